@@ -1,0 +1,1 @@
+"""grill: interview practice in the terminal (CLI and Textual UI)."""

@@ -1,0 +1,82 @@
+"""`grill` command line: the argument tree, and lazy dispatch to one module per command."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from checkers.cli import add_check_arguments
+from questions.model import LEVELS
+
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="grill",
+        description="Interview practice in the terminal. With no command, opens the app.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, target: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.set_defaults(target=target)
+        return sub
+
+    practice = command("practice", "app.commands.practice:run", "practise cards in the app")
+    practice.add_argument("--due", action="store_true", help="start with the cards due today")
+    practice.add_argument("--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)")
+
+    mock = command("mock", "app.commands.mock:run", "a timed mock interview")
+    mock.add_argument("--pack", action="append", default=[], metavar="P", help="draw from this pack (repeatable)")
+    mock.add_argument("--level", choices=LEVELS, default="middle", help="the level you interview for")
+    mock.add_argument("--questions", type=int, default=5, metavar="N", help="how many questions (default 5)")
+    mock.add_argument("--minutes", type=float, metavar="M", help="overall time limit")
+    mock.add_argument("--seed", type=int, metavar="S", help="make the draw reproducible")
+    mock.add_argument("--interviewer", action="store_true", help="two people: one asks and ticks, one answers aloud")
+    mock.add_argument("--report", metavar="FILE", help="also write the final report as Markdown")
+
+    check = command("check", "checkers.cli:run", "grade a PyTorch training-loop snippet for retained graphs")
+    add_check_arguments(check)
+
+    lint = command("lint", "app.commands.lint:run", "validate question packs or cards")
+    lint.add_argument("paths", nargs="*", metavar="PATH", help="packs or card files (default: every pack grill loads)")
+    lint.add_argument("--json", action="store_true", help="print problems as a JSON list")
+    lint.add_argument("--run", action="store_true", help="also grade each code task: starter must leak, solution must be clean")
+
+    new = command("new", "app.commands.new:run", "write a card skeleton to fill in")
+    new.add_argument("pack_dir", metavar="PACK_DIR")
+    new.add_argument("card_id", metavar="CARD_ID")
+
+    stats = command("stats", "app.commands.stats:run", "print progress figures")
+    stats.add_argument("--json", action="store_true", help="as JSON")
+
+    export = command("export", "app.commands.export:run", "export progress or the full history")
+    export.add_argument("--format", choices=("md", "json"), default="md", help="md: readable report; json: full history")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+
+    import_ = command("import", "app.commands.import_:run", "merge a JSON export into the history (idempotent)")
+    import_.add_argument("file", metavar="FILE")
+    return parser
+
+
+def dispatch(target: str, args: argparse.Namespace) -> int:
+    module, _, function = target.partition(":")
+    return getattr(importlib.import_module(module), function)(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    target = getattr(args, "target", "app.commands.practice:run")
+    if args.command is None:
+        args.due, args.pack = False, []
+    try:
+        return dispatch(target, args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

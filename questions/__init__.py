@@ -1,0 +1,1 @@
+"""Question packs: the card model, loader, linter and the shipped packs."""

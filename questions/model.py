@@ -1,0 +1,182 @@
+"""The card and pack model: the single source of truth for the loader, `grill lint` and the JSON Schema.
+
+Every field carries a docstring under it; `use_attribute_docstrings` copies those into the
+generated schema, so editors show the same words the loader enforces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+FORMAT_VERSION = 1
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+"""A string that must say something: empty or blank strings are rejected."""
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=80)]
+"""Lower-case words joined by hyphens, used for ids that appear in file names and history."""
+
+Level = Literal["junior", "middle", "senior", "principal"]
+LEVELS: tuple[Level, ...] = ("junior", "middle", "senior", "principal")
+Importance = Literal["must know", "should know", "nice to know"]
+Device = Literal["auto", "cpu", "cuda"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
+    )
+
+
+class KeyPoint(_Strict):
+    point: Text
+    """One short claim a good answer makes."""
+    signals: list[Text] = Field(default_factory=list)
+    """Words or phrases whose presence in a typed answer suggests the point was made."""
+
+
+class TimedAnswer(_Strict):
+    text: Text
+    """The answer, as a candidate would say it."""
+    seconds: int = Field(ge=5, le=600)
+    """How long saying it should take (about 20 s for basic, 50 s for solid)."""
+
+
+class Tiers(_Strict):
+    """What a candidate at each seniority is expected to say."""
+
+    junior: Text
+    middle: Text
+    senior: Text
+    principal: Text
+
+
+class Example(_Strict):
+    language: Text
+    """Language of the code, for syntax highlighting (`python` is checked to parse)."""
+    code: Text
+    """The code itself."""
+    note: Text
+    """What the example shows."""
+
+
+class FollowUp(_Strict):
+    question: Text
+    answer: Text
+
+
+class RedFlag(_Strict):
+    flag: Text
+    """Something that, said in an interview, costs the question."""
+    signals: list[Text] = Field(default_factory=list)
+    """Phrases whose presence in a typed answer suggests the flag was said."""
+
+
+class Grading(_Strict):
+    """How the checkers run a code task."""
+
+    device: Device = "auto"
+    """Where to run: `auto` takes CUDA when available."""
+    steps: int = Field(default=60, ge=10, le=2000)
+    """Training-loop iterations the grader observes before judging."""
+
+
+class CodeTask(_Strict):
+    prompt: Text
+    """What the candidate must do to the starter code."""
+    starter: Text
+    """Code shown in the editor; it must leak (graded `leak`)."""
+    solution: Text
+    """Reference solution, revealed only after an attempt; it must grade `clean`."""
+    hints: list[Text] = Field(min_length=1)
+    """Hints in the order they are offered."""
+    grading: Grading = Field(default_factory=Grading)
+
+
+class Card(_Strict):
+    id: Slug
+    """Unique across every loaded pack; history is keyed by it, so never reuse one."""
+    question: Text
+    """The question as an interviewer asks it."""
+    level: Level
+    """Where the question is usually asked."""
+    importance: Importance
+    frequency: int = Field(ge=0, le=100)
+    """How often it comes up in interviews, in percent."""
+    tags: list[Slug] = Field(min_length=1)
+    key_points: list[KeyPoint] = Field(min_length=3, max_length=7)
+    """The 3 to 7 claims a good answer makes."""
+    basic: TimedAnswer
+    """A ~20 s answer."""
+    solid: TimedAnswer
+    """A ~50 s answer."""
+    tiers: Tiers
+    deep_dive: Text
+    """Markdown."""
+    examples: list[Example] = Field(min_length=1)
+    follow_ups: list[FollowUp] = Field(min_length=1)
+    red_flags: list[RedFlag] = Field(min_length=1)
+    code_task: CodeTask | None = None
+
+
+class Manifest(_Strict):
+    """`pack.yaml` at the root of a pack folder."""
+
+    name: Slug
+    """Short id of the pack."""
+    title: Text
+    description: Text
+    format_version: Literal[1]
+    """Card format version this pack is written for."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A load or lint problem, located in a file so editors and terminals can jump to it."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.path}:{self.line}:{self.column}: {self.message}"
+        return f"{text} (hint: {self.hint})" if self.hint else text
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "column": self.column,
+                "message": self.message, "hint": self.hint}
+
+
+@dataclass(frozen=True)
+class LoadedCard:
+    card: Card
+    path: Path
+    pack: str
+
+
+@dataclass(frozen=True)
+class Pack:
+    manifest: Manifest
+    root: Path
+    cards: tuple[LoadedCard, ...]
+
+
+@dataclass
+class Library:
+    """Everything grill loaded, and everything it could not."""
+
+    packs: list[Pack] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def cards(self) -> list[LoadedCard]:
+        return [card for pack in self.packs for card in pack.cards]
+
+    def card(self, card_id: str) -> LoadedCard | None:
+        return next((c for c in self.cards if c.card.id == card_id), None)
