@@ -1,0 +1,33 @@
+"""Where grill keeps user data and finds packs.
+
+`GRILL_HOME` overrides the per-OS data directory (tests, several profiles); `GRILL_PACKS`
+adds pack folders, separated by os.pathsep.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+SHIPPED_PACKS = Path(__file__).resolve().parent.parent / "questions"
+
+
+def data_dir() -> Path:
+    home = os.environ.get("GRILL_HOME")
+    return Path(home).expanduser() if home else Path(platformdirs.user_data_dir("grill", appauthor=False))
+
+
+def user_packs_dir() -> Path:
+    return data_dir() / "packs"
+
+
+def history_path() -> Path:
+    return data_dir() / "history.db"
+
+
+def pack_search_path() -> list[Path]:
+    """Shipped packs first, then the user's folder, then each `GRILL_PACKS` entry."""
+    extra = [Path(p).expanduser() for p in os.environ.get("GRILL_PACKS", "").split(os.pathsep) if p]
+    return [SHIPPED_PACKS, user_packs_dir(), *extra]

@@ -1,0 +1,1 @@
+"""Progress: attempts, history storage, scheduling and statistics. Headless: no Textual here."""

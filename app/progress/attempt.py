@@ -1,0 +1,45 @@
+"""One answered card, as practice, mock and history all see it."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Literal
+
+from questions.model import Level
+
+Rating = Literal["again", "hard", "good", "easy"]
+RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
+Mode = Literal["practice", "mock"]
+
+
+@dataclass(frozen=True)
+class CodeResult:
+    """The evidence of a graded code task, kept with the attempt."""
+
+    verdict: str
+    pattern: str | None
+    growth_bytes_per_step: float
+    retained_paths: tuple[str, ...]
+    code: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    card_id: str
+    mode: Mode
+    rating: Rating
+    tier: Level
+    phase_seconds: dict[str, float]
+    """Seconds spent per phase, e.g. {"answer": 41.2, "review": 30.0, "follow_ups": 12.5}."""
+    key_points_hit: tuple[str, ...] = ()
+    key_points_missed: tuple[str, ...] = ()
+    red_flags_said: tuple[str, ...] = ()
+    answer_text: str = ""
+    code: CodeResult | None = None
+    session_id: str | None = None
+    """Groups the attempts of one mock interview."""
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    """Stable identity, so importing the same export twice changes nothing."""
