@@ -16,7 +16,6 @@ setup: $(STAMP) system
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
