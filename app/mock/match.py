@@ -1,0 +1,157 @@
+"""Pre-mark key points and red flags in a typed answer from the card's signal phrases.
+
+The marks are a suggestion the candidate confirms or corrects, so the matcher aims to be
+forgiving about wording without inventing hits:
+
+- case and light inflection do not matter (`graphs`, `Graph`; `detached`, `detaching`);
+- word order does not matter: a phrase matches when all its content words appear within a
+  short window of the answer ("graph of the computation" matches "computation graph");
+- stop words are ignored, so "the" or "is" never make a match on their own;
+- a red flag preceded by a negation ("never call retain_graph=True to silence it") is not
+  counted, because saying that a wrong thing is wrong is not saying the wrong thing.
+
+The stemmer is a dozen suffix rules rather than a dependency: signals are short technical
+phrases, and a full stemmer (or NLTK) would buy little for its weight.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from questions.model import Card
+
+STOP_WORDS = frozenset("""
+a an the and or but if so as of to in on at by for with from into onto about over under
+is are was were be been being am do does did done have has had having it its it's this that
+these those there here then than too very just also only even such which who whom whose what
+when where why how i me my we our you your he she they them their his her can could will would
+should shall may might must one ones some any each every all both more most other same own
+""".split())
+"""Function words that carry no meaning on their own; dropped from phrases and answers alike."""
+
+NEGATIONS = frozenset({"not", "no", "never", "nor", "without", "avoid", "instead", "neither"})
+"""Words that, just before a red-flag phrase, mean the candidate is rejecting it."""
+
+NEGATION_REACH = 4
+"""How many words before a red-flag match a negation may stand and still cancel it."""
+
+WINDOW_SLACK = 4
+"""Extra words allowed between a phrase's content words: the window is its length plus this."""
+
+_TOKEN = re.compile(r"[a-z0-9_]+")
+_SUFFIXES = ("edly", "ingly", "ings", "ing", "ed", "ly", "es", "s")
+_MIN_STEM = 3
+
+
+def stem(word: str) -> str:
+    """Fold a lower-case word to a crude stem so inflected forms compare equal.
+
+    `stores`, `stored`, `storing` and `store` all become `stor`; `memories` becomes `memory`.
+    """
+    if len(word) <= _MIN_STEM or "_" in word or word.isdigit():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ation", "ations")):
+        word = word[: word.rindex("ation") + 2]
+    for suffix in _SUFFIXES:
+        if not word.endswith(suffix) or len(word) - len(suffix) < _MIN_STEM:
+            continue
+        if suffix == "s" and word[-2] in "su":
+            break
+        word = word[: -len(suffix)]
+        if suffix in ("ing", "ings", "ed", "edly", "ingly") and _doubled(word):
+            word = word[:-1]
+        break
+    if word.endswith("e") and len(word) > _MIN_STEM:
+        word = word[:-1]
+    return word
+
+
+def _doubled(word: str) -> bool:
+    return len(word) > _MIN_STEM and word[-1] == word[-2] and word[-1] not in "lsz"
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word stems of `text`; code like `loss.item()` yields `loss`, `item`."""
+    text = text.lower().replace("n't", " not").replace("’", "'")
+    return [stem(word) for word in _TOKEN.findall(text)]
+
+
+def content_words(phrase: str) -> list[str]:
+    """The stems of a phrase that must be present for it to match (stop words dropped)."""
+    return [word for word in tokens(phrase) if word not in STOP_WORDS]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One key point or red flag, and the phrase that matched it (None when nothing did)."""
+
+    text: str
+    matched_by: str | None = None
+
+    @property
+    def hit(self) -> bool:
+        return self.matched_by is not None
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Pre-marks for one answer, in the card's order of key points and red flags."""
+
+    key_points: tuple[Mark, ...]
+    red_flags: tuple[Mark, ...]
+
+    @property
+    def key_points_hit(self) -> frozenset[int]:
+        return frozenset(i for i, mark in enumerate(self.key_points) if mark.hit)
+
+    @property
+    def red_flags_hit(self) -> frozenset[int]:
+        return frozenset(i for i, mark in enumerate(self.red_flags) if mark.hit)
+
+
+def find_phrase(phrase: str, answer: Sequence[str], *, reject_negated: bool = False) -> bool:
+    """Whether all content words of `phrase` occur within one window of the answer's stems.
+
+    With `reject_negated`, an occurrence preceded closely by a negation does not count,
+    unless the phrase itself contains one ("no graph" is then matched literally).
+    """
+    needed = content_words(phrase)
+    if not needed:
+        return False
+    window = len(needed) + WINDOW_SLACK
+    check_negation = reject_negated and not NEGATIONS.intersection(needed)
+    for start, word in enumerate(answer):
+        if word not in needed:
+            continue
+        span = answer[start : start + window]
+        if not set(needed).issubset(span):
+            continue
+        if check_negation and NEGATIONS.intersection(answer[max(0, start - NEGATION_REACH) : start]):
+            continue
+        return True
+    return False
+
+
+def _first_match(phrases: Iterable[str], answer: Sequence[str], *, reject_negated: bool) -> str | None:
+    return next((p for p in phrases if find_phrase(p, answer, reject_negated=reject_negated)), None)
+
+
+def pre_mark(card: Card, answer: str) -> Marks:
+    """Mark which of the card's key points and red flags the typed `answer` seems to state.
+
+    Each is tried by its signal phrases first, then by its own text.
+    """
+    words = tokens(answer)
+    key_points = tuple(
+        Mark(kp.point, _first_match([*kp.signals, kp.point], words, reject_negated=False))
+        for kp in card.key_points
+    )
+    red_flags = tuple(
+        Mark(rf.flag, _first_match([*rf.signals, rf.flag], words, reject_negated=True))
+        for rf in card.red_flags
+    )
+    return Marks(key_points, red_flags)

@@ -1,0 +1,43 @@
+"""Turn a mock's report into history attempts, so a mock feeds scheduling like practice does."""
+
+from __future__ import annotations
+
+from app.mock.report import MockReport
+from app.mock.session import QuestionRun
+from app.progress.attempt import Attempt, CodeResult
+
+
+def attempts(report: MockReport) -> list[Attempt]:
+    """One `Attempt(mode="mock")` per question reached, grouped by the session's id.
+
+    Questions never reached are not recorded: nothing was attempted, and an Again for them
+    would punish the card for the session's clock.
+    """
+    result = []
+    for run, score in zip(report.runs, report.score.questions):
+        if not run.reached:
+            continue
+        phases = {"answer": run.answer.seconds}
+        if run.code:
+            phases["code"] = run.code.seconds
+        if run.follow_ups:
+            phases["follow_ups"] = sum(r.seconds for r in run.follow_ups)
+        result.append(Attempt(
+            card_id=run.card.id, mode="mock", rating=score.rating, tier=report.level,
+            phase_seconds=phases, key_points_hit=score.key_points_hit,
+            key_points_missed=score.key_points_missed, red_flags_said=score.red_flags_said,
+            answer_text=run.answer.text, code=_code_result(run), session_id=report.session_id,
+            started_at=report.started_at,
+        ))
+    return result
+
+
+def _code_result(run: QuestionRun) -> CodeResult | None:
+    if run.code is None or run.code.verdict is None:
+        return None
+    verdict = run.code.verdict
+    return CodeResult(
+        verdict=verdict.verdict, pattern=verdict.pattern,
+        growth_bytes_per_step=verdict.growth_bytes_per_step,
+        retained_paths=tuple(r.path for r in verdict.retained), code=run.code.text,
+    )

@@ -1,0 +1,128 @@
+"""The end-of-mock report: one value the report screen shows and `--report FILE` writes as Markdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from app.mock.score import Judgement, MockScore, QuestionScore, score_session
+from app.mock.session import MockSession, Mode, QuestionRun, StepRecord
+from questions.model import Level
+
+
+@dataclass(frozen=True)
+class MockReport:
+    session_id: str
+    level: Level
+    mode: Mode
+    seed: int | None
+    minutes: float | None
+    session_overrun: bool
+    runs: tuple[QuestionRun, ...]
+    score: MockScore
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+    @property
+    def seconds(self) -> float:
+        return sum(run.seconds for run in self.runs)
+
+    @property
+    def budget(self) -> float:
+        return sum(run.budget for run in self.runs if run.reached)
+
+    def study_next(self) -> list[tuple[QuestionRun, QuestionScore]]:
+        """Questions not fully answered, weakest first: what to practise after this mock."""
+        pairs = [(r, s) for r, s in zip(self.runs, self.score.questions)
+                 if s.score < 1.0 or s.key_points_missed or s.red_flags_said]
+        return sorted(pairs, key=lambda pair: pair[1].score)
+
+
+def build_report(session: MockSession, judgements: list[Judgement],
+                 started_at: datetime | None = None) -> MockReport:
+    runs = session.runs()
+    return MockReport(
+        session_id=session.session_id, level=session.level, mode=session.mode, seed=session.seed,
+        minutes=session.minutes, session_overrun=session.session_overrun, runs=tuple(runs),
+        score=score_session(runs, judgements),
+        started_at=started_at or datetime.now(timezone.utc),
+    )
+
+
+def clock(seconds: float) -> str:
+    """Elapsed time as m:ss (whole seconds, rounded down)."""
+    minutes, secs = divmod(int(max(0.0, seconds)), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+def percent(share: float) -> str:
+    return f"{round(share * 100)}%"
+
+
+def _timing(record: StepRecord) -> str:
+    if not record.reached:
+        return "not reached"
+    note = " (time ran out)" if record.timed_out else ""
+    return f"{clock(record.seconds)} of {clock(record.step.budget)}{note}"
+
+
+def render_markdown(report: MockReport) -> str:
+    """The whole report as Markdown: a summary table, each question in detail, what to study."""
+    lines = [
+        f"# Mock interview, {report.started_at:%Y-%m-%d %H:%M} UTC",
+        "",
+        f"Level: {report.level} · mode: {report.mode} · questions: {len(report.runs)}"
+        + (f" · seed: {report.seed}" if report.seed is not None else "")
+        + (f" · limit: {report.minutes:g} min" if report.minutes is not None else ""),
+        "",
+        f"**Overall score: {percent(report.score.overall)}** · time used {clock(report.seconds)}"
+        f" of {clock(report.budget)} budgeted",
+    ]
+    if report.session_overrun:
+        lines += ["", "The session's time limit ran out before the end; questions not reached score 0."]
+    lines += ["", "| # | Card | Score | Time / budget | Red flags | Code |", "| --- | --- | --- | --- | --- | --- |"]
+    for n, (run, score) in enumerate(zip(report.runs, report.score.questions), 1):
+        time_cell = f"{clock(run.seconds)} / {clock(run.budget)}" if run.reached else "not reached"
+        lines.append(f"| {n} | `{run.card.id}` | {percent(score.score)} | {time_cell} | "
+                     f"{len(score.red_flags_said) or '-'} | {score.verdict or '-'} |")
+    for n, (run, score) in enumerate(zip(report.runs, report.score.questions), 1):
+        lines += ["", *_question_section(n, run, score)]
+    lines += ["", "## What to study next", ""]
+    study = report.study_next()
+    if not study:
+        lines.append("Nothing: every question was answered in full. Try a higher `--level`.")
+    for run, score in study:
+        missed = "; ".join(score.key_points_missed)
+        detail = f"missed: {missed}" if missed else "every key point made"
+        if score.red_flags_said:
+            detail += f"; avoid saying: {'; '.join(score.red_flags_said)}"
+        if score.verdict not in (None, "clean"):
+            detail += f"; code: {score.verdict}"
+        lines.append(f"- `{run.card.id}` ({percent(score.score)}): {detail}")
+    return "\n".join(lines) + "\n"
+
+
+def _question_section(n: int, run: QuestionRun, score: QuestionScore) -> list[str]:
+    lines = [f"## {n}. {run.card.question}", "",
+             f"Card `{run.card.id}` · score {percent(score.score)} · rating {score.rating}"]
+    if not run.reached:
+        return [*lines, "", "Not reached: the session's time ran out first."]
+    lines += ["", f"- Answer: {_timing(run.answer)}"]
+    if run.code:
+        lines.append(f"- Code task: {_timing(run.code)}")
+    lines += ["", "Key points:"]
+    lines += [f"- [{'x' if kp.point in score.key_points_hit else ' '}] {kp.point}" for kp in run.card.key_points]
+    if score.red_flags_said:
+        lines += ["", "Red flags said:", *[f"- {flag}" for flag in score.red_flags_said]]
+    if run.answer.text.strip():
+        lines += ["", "Your answer:", "", *[f"> {line}" for line in run.answer.text.strip().splitlines()]]
+    if run.code:
+        verdict = run.code.verdict
+        message = f": {verdict.message}" if verdict and verdict.message else ""
+        lines += ["", f"Code verdict: **{score.verdict}**{message}"]
+    for record in run.follow_ups:
+        follow_up = run.card.follow_ups[record.step.follow_up or 0]
+        lines += ["", f"Follow-up: *{follow_up.question}* ({_timing(record)})", ""]
+        if record.text.strip():
+            lines.append(f"- Said: {' '.join(record.text.split())}")
+        lines.append(f"- Expected: {follow_up.answer}")
+    return lines

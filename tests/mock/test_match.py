@@ -1,0 +1,81 @@
+"""The matcher pre-marks key points and red flags from paraphrased typed answers."""
+
+from app.mock.match import content_words, find_phrase, pre_mark, stem, tokens
+
+
+def test_inflected_forms_share_a_stem():
+    assert len({stem(w) for w in ("store", "stores", "stored", "storing")}) == 1
+    assert stem("graphs") == stem("graph")
+    assert stem("memories") == stem("memory")
+    assert stem("accumulation") == stem("accumulates") == stem("accumulate")
+    assert stem("stopped") == stem("stop")
+
+
+def test_code_is_split_into_words():
+    assert tokens("total += loss.item()") == ["total", "loss", "item"]
+    assert tokens("Don't") == ["do", "not"]
+
+
+def test_stop_words_are_not_content():
+    assert content_words("the graph is kept") == ["graph", "kept"]
+    assert not find_phrase("the of is", tokens("the graph of it is big"))
+
+
+def test_word_order_and_case_do_not_matter():
+    answer = tokens("It is the Graph of the COMPUTATION that stays around")
+    assert find_phrase("computation graph", answer)
+
+
+def test_words_far_apart_do_not_make_a_phrase():
+    answer = tokens("the computation finished early and then, much later in another part "
+                    "of the program entirely, we drew a graph")
+    assert not find_phrase("computation graph", answer)
+
+
+def test_a_correct_paraphrase_hits_its_key_points(cards):
+    card = cards["loss-accumulation"].card
+    answer = ("Because total is a tensor that still has a grad_fn, each step's graphs of computation "
+              "stay reachable and memory grows with every iteration. I'd accumulate loss.item() "
+              "instead so only a Python float is kept.")
+    marks = pre_mark(card, answer)
+    assert marks.key_points_hit == {0, 1, 2}
+    assert marks.red_flags_hit == set()
+
+
+def test_a_partial_answer_hits_only_what_it_says(cards):
+    card = cards["no-grad-eval"].card
+    marks = pre_mark(card, "eval() changes how Dropout behaves.")
+    assert marks.key_points_hit == {2}
+    assert marks.key_points[2].matched_by == "dropout"
+
+
+def test_an_answer_stating_a_red_flag_is_caught(cards):
+    card = cards["loss-accumulation"].card
+    marks = pre_mark(card, "Just call torch.cuda.empty_cache() after each step and it goes away.")
+    assert marks.red_flags_hit == {0}
+
+
+def test_a_red_flag_the_candidate_rejects_is_not_counted(cards):
+    card = cards["loss-accumulation"].card
+    marks = pre_mark(card, "You should never reach for retain_graph here; detach instead.")
+    assert 1 not in marks.red_flags_hit
+    assert 1 in marks.key_points_hit
+
+
+def test_a_red_flag_in_different_words_is_caught(cards):
+    card = cards["no-grad-eval"].card
+    marks = pre_mark(card, "Calling eval turns autograd off, so you don't need anything else.")
+    assert marks.red_flags_hit == {0}
+
+
+def test_an_unrelated_answer_matches_nothing(cards):
+    for loaded in cards.values():
+        marks = pre_mark(loaded.card, "I would ask the product team about the deadline and write "
+                                      "a design document before choosing a database.")
+        assert marks.key_points_hit == set(), loaded.card.id
+        assert marks.red_flags_hit == set(), loaded.card.id
+
+
+def test_an_empty_answer_matches_nothing(cards):
+    marks = pre_mark(cards["retain-graph-error"].card, "")
+    assert not marks.key_points_hit and not marks.red_flags_hit

@@ -1,0 +1,94 @@
+"""Scores, the Markdown report and the attempts sent to the history."""
+
+import pytest
+
+from app.mock.record import attempts
+from app.mock.report import build_report, render_markdown
+from app.mock.score import Judgement, score_session
+from app.mock.session import MockSession
+from checkers.verdict import Verdict
+
+
+def finished(cards, clock, names, verdict=None, minutes=None):
+    """A session where every step is answered in 10 s, except as `minutes` cuts it short."""
+    session = MockSession([cards[n] for n in names], level="junior", clock=clock, minutes=minutes)
+    session.start()
+    while session.state != "finished":
+        clock.advance(10)
+        if session.current.kind == "code" and verdict:
+            session.set_verdict(Verdict(verdict=verdict, device="cpu", message=f"graded {verdict}"))
+        if session.tick() == "timed_out":
+            clock.advance(10)
+            session.tick()
+        else:
+            session.submit(f"said in step {session.index}")
+    return session
+
+
+def test_key_points_share_is_the_score(cards, clock):
+    session = finished(cards, clock, ["retain-graph-error"])
+    score = score_session(session.runs(), [Judgement(key_points=frozenset({0, 1, 3}))])
+    question = score.questions[0]
+    assert question.score == pytest.approx(0.75)
+    assert question.rating == "good"
+    assert question.key_points_missed == (cards["retain-graph-error"].card.key_points[2].point,)
+
+
+def test_a_red_flag_zeroes_the_question(cards, clock):
+    session = finished(cards, clock, ["retain-graph-error"])
+    score = score_session(session.runs(), [Judgement(frozenset({0, 1, 2, 3}), frozenset({0}))])
+    assert score.questions[0].score == 0 and score.questions[0].rating == "again"
+    assert score.questions[0].red_flags_said == (cards["retain-graph-error"].card.red_flags[0].flag,)
+
+
+@pytest.mark.parametrize(("verdict", "expected_score", "expected_rating"), [
+    ("clean", 1.0, "easy"), ("leak", 0.5, "hard"), ("error", 0.5, "again"), (None, 0.5, "again"),
+])
+def test_the_code_verdict_counts_for_half_of_a_code_question(cards, clock, verdict, expected_score, expected_rating):
+    session = finished(cards, clock, ["loss-accumulation"], verdict=verdict)
+    score = score_session(session.runs(), [Judgement(key_points=frozenset({0, 1, 2}))])
+    question = score.questions[0]
+    assert question.verdict == (verdict or "not run")
+    assert question.score == expected_score
+    assert question.rating == expected_rating
+
+
+def test_overall_is_the_mean_and_unreached_questions_count_as_zero(cards, clock):
+    session = finished(cards, clock, ["no-grad-eval", "retain-graph-error"], minutes=0.5)
+    runs = session.runs()
+    assert runs[0].reached and not runs[1].reached
+    score = score_session(runs, [Judgement(frozenset({0, 1, 2})), Judgement(frozenset({0, 1, 2, 3}))])
+    assert [q.score for q in score.questions] == [1.0, 0.0]
+    assert score.overall == 0.5
+
+
+def test_the_report_totals_and_sections(cards, clock):
+    session = finished(cards, clock, ["no-grad-eval", "loss-accumulation"], verdict="leak")
+    report = build_report(session, [Judgement(frozenset({0, 2})), Judgement(frozenset({0, 1, 2}), frozenset({0}))])
+    text = render_markdown(report)
+    assert report.seconds == 10 * len(session.steps)
+    assert "**Overall score: 33%**" in text
+    assert f"time used {len(session.steps) * 10 // 60}:{len(session.steps) * 10 % 60:02d}" in text
+    assert "| 1 | `no-grad-eval` | 67% | 0:30 / 3:00 | - | - |" in text
+    assert "| 2 | `loss-accumulation` | 0% | 0:30 / 8:00 | 1 | leak |" in text
+    assert "- [ ] Without a graph, activations are not saved" in text
+    assert "Red flags said:\n- Calling torch.cuda.empty_cache() fixes the growth" in text
+    assert "Follow-up: *How does inference_mode differ from no_grad?* (0:10 of 1:00)" in text
+    assert "Code verdict: **leak**: graded leak" in text
+    study = text.split("## What to study next")[1]
+    assert study.index("`loss-accumulation` (0%)") < study.index("`no-grad-eval` (67%)")
+    assert "missed: Without a graph, activations are not saved" in study
+
+
+def test_attempts_are_recorded_per_reached_question(cards, clock):
+    session = finished(cards, clock, ["loss-accumulation", "no-grad-eval"], verdict="clean", minutes=0.5)
+    report = build_report(session, [Judgement(frozenset({0, 1})), Judgement()])
+    recorded = attempts(report)
+    assert [a.card_id for a in recorded] == ["loss-accumulation"]
+    attempt = recorded[0]
+    assert attempt.mode == "mock" and attempt.session_id == session.session_id
+    assert attempt.rating == "hard" and attempt.tier == "junior"
+    # The 30 s limit struck during the follow-up, which then ran 10 s of grace.
+    assert attempt.phase_seconds == {"answer": 10, "code": 10, "follow_ups": 20}
+    assert attempt.code.verdict == "clean"
+    assert attempt.key_points_missed == (cards["loss-accumulation"].card.key_points[2].point,)
