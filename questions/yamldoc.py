@@ -1,0 +1,215 @@
+"""Read a YAML file into plain data while keeping the node tree, so problems point at line:column.
+
+PyYAML's `safe_load` throws positions away and silently keeps the last of two equal keys;
+composing the node tree ourselves (with the C parser when PyYAML has it) keeps both the
+positions and the chance to report duplicates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+
+from questions.model import Problem
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # PyYAML built without libyaml: same results, slower
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+Loc = tuple[str | int, ...]
+"""A path into the document, in pydantic's `loc` form: ("key_points", 1, "signals", 0)."""
+
+TODO = "TODO"
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_scalars = SafeConstructor()
+
+
+@dataclass
+class YamlDocument:
+    """One parsed file: its data for validation, its nodes for locating problems."""
+
+    path: str
+    lines: list[str]
+    root: yaml.MappingNode
+    data: dict
+    todos: list[tuple[Loc, yaml.ScalarNode]] = field(default_factory=list)
+    """Text values that still contain the TODO marker `grill new` writes."""
+    unreadable: set[int] = field(default_factory=set)
+    """ids of nodes already reported as unreadable, so validation does not report them again."""
+
+    def node_at(self, loc: Loc) -> yaml.Node:
+        """The deepest node `loc` reaches; steps it cannot follow (pydantic union tags) are skipped."""
+        node: yaml.Node = self.root
+        for part in loc:
+            child = _child(node, part)
+            if child is not None:
+                node = child
+        return node
+
+    def key_at(self, loc: Loc) -> yaml.ScalarNode | None:
+        """The key node naming `loc`'s last step, when that step is a mapping key."""
+        if not loc or not isinstance(loc[-1], str):
+            return None
+        parent = self.node_at(loc[:-1])
+        if not isinstance(parent, yaml.MappingNode):
+            return None
+        keys = [key for key, _ in parent.value if key.value == loc[-1]]
+        return keys[-1] if keys else None
+
+    def problem(self, node: yaml.Node, message: str, hint: str = "") -> Problem:
+        line, column = position(node)
+        return Problem(self.path, line, column, message, hint)
+
+    def text_position(self, node: yaml.ScalarNode, line_index: int, offset: int) -> tuple[int, int]:
+        """Where line `line_index` (0-based) and 1-based `offset` of a scalar's text sit in the file.
+
+        Only a literal block (`|`) keeps its lines as written; it starts on the line after
+        the indicator. Other styles fold or escape lines, so they point at the value's start.
+        """
+        if node.style != "|":
+            return position(node)
+        line = node.start_mark.line + 1 + line_index
+        text_lines = node.value.splitlines()
+        written = self.lines[line] if line < len(self.lines) else ""
+        content = text_lines[line_index] if line_index < len(text_lines) else ""
+        indent = len(written) - len(content) if content and written.endswith(content) else 0
+        return line + 1, indent + max(offset, 1)
+
+
+def position(node: yaml.Node) -> tuple[int, int]:
+    """1-based line and column where a node starts."""
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def describe_loc(loc: Loc) -> str:
+    """`key_points[1].signals[0]`: the way a reader of the YAML file names a value."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def read_yaml(path: Path, display: str | None = None) -> tuple[YamlDocument | None, list[Problem]]:
+    """Parse one file whose top level must be a mapping; never raises for bad content."""
+    shown = display or str(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, [_bad_bytes(shown, path.read_bytes(), error)]
+    except OSError as error:
+        return None, [Problem(shown, 1, 1, f"cannot read the file: {error.strerror}", "check that it exists and is readable")]
+    return parse_yaml(text, shown)
+
+
+def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]]:
+    lines = text.splitlines()
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as error:
+        return None, [_syntax_problem(path, lines, error)]
+    except yaml.YAMLError as error:  # reader errors (control characters) carry no mark
+        return None, [Problem(path, 1, 1, f"not valid YAML: {error}", "remove control characters from the file")]
+    if root is None:
+        return None, [Problem(path, 1, 1, "the file is empty", "write the fields, or delete the file")]
+    if not isinstance(root, yaml.MappingNode):
+        kind = "a list" if isinstance(root, yaml.SequenceNode) else "plain text"
+        line, column = position(root)
+        return None, [Problem(path, line, column, f"the top level must be a mapping of fields, not {kind}",
+                              "start each line with a field name, like 'id: my-card'")]
+    builder = _Builder(path)
+    data = builder.mapping(root, ())
+    return YamlDocument(path, lines, root, data, builder.todos, builder.unreadable), builder.problems
+
+
+class _Builder:
+    """Turns nodes into Python values, noting duplicate keys and TODO markers on the way."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.problems: list[Problem] = []
+        self.todos: list[tuple[Loc, yaml.ScalarNode]] = []
+        self.unreadable: set[int] = set()
+
+    def value(self, node: yaml.Node, loc: Loc) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node, loc)
+        if isinstance(node, yaml.MappingNode):
+            return self.mapping(node, loc)
+        return [self.value(item, (*loc, index)) for index, item in enumerate(node.value)]
+
+    def scalar(self, node: yaml.ScalarNode, loc: Loc) -> Any:
+        if node.tag == _STR_TAG:
+            if TODO in node.value:
+                self.todos.append((loc, node))
+            return node.value
+        construct = _scalars.yaml_constructors.get(node.tag)
+        try:
+            if construct is None:
+                raise ValueError(f"the tag {node.tag} is not supported")
+            return construct(_scalars, node)
+        except (ConstructorError, ValueError) as error:
+            reason = error.problem if isinstance(error, ConstructorError) else str(error)
+            self.unreadable.add(id(node))
+            line, column = position(node)
+            self.problems.append(Problem(self.path, line, column, f"cannot read this value: {reason}",
+                                         "quote the value to keep it as text"))
+            return node.value
+
+    def mapping(self, node: yaml.MappingNode, loc: Loc) -> dict:
+        data: dict = {}
+        first_seen: dict[Any, yaml.Node] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                line, column = position(key_node)
+                self.problems.append(Problem(self.path, line, column, "a key must be a plain name",
+                                             "write 'name: value'"))
+                continue
+            key = key_node.value
+            if key in first_seen:
+                line, column = position(key_node)
+                self.problems.append(Problem(
+                    self.path, line, column,
+                    f"duplicate key '{key}' (first at line {first_seen[key].start_mark.line + 1})",
+                    "YAML would silently keep only the last one: remove or rename one of them"))
+            first_seen[key] = key_node
+            data[key] = self.value(value_node, (*loc, key))
+        return data
+
+
+def _child(node: yaml.Node, part: str | int) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+        matches = [value for key, value in node.value if key.value == part]
+        return matches[-1] if matches else None
+    if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+        return node.value[part]
+    return None
+
+
+def _syntax_problem(path: str, lines: list[str], error: yaml.MarkedYAMLError) -> Problem:
+    mark = error.problem_mark or error.context_mark
+    line, column = mark.line + 1, mark.column + 1
+    written = lines[mark.line] if mark.line < len(lines) else ""
+    if "\t" in written[: len(written) - len(written.lstrip())]:
+        return Problem(path, line, written.index("\t") + 1, "a tab is used for indentation",
+                       "YAML indents with spaces only: replace the tabs with spaces")
+    context = ""
+    if error.context:
+        since = error.context_mark.line + 1 if error.context_mark else line
+        context = f" ({error.context}" + (f" that starts at line {since})" if since != line else ")")
+    hint = ("a ': ' inside plain text starts a new field: put the whole text in quotes"
+            if "mapping values are not allowed" in (error.problem or "")
+            else "check the quotes, brackets and indentation here and on the lines before")
+    return Problem(path, line, column, f"not valid YAML: {error.problem}{context}", hint)
+
+
+def _bad_bytes(path: str, raw: bytes, error: UnicodeDecodeError) -> Problem:
+    before = raw[: error.start]
+    line = before.count(b"\n") + 1
+    column = error.start - (before.rfind(b"\n") + 1) + 1
+    return Problem(path, line, column, "the file is not UTF-8 text", "save it with UTF-8 encoding")
