@@ -1,0 +1,325 @@
+"""The history: every attempt and each card's schedule, in one SQLite file that survives crashes.
+
+Each write is one transaction holding both the attempt and the card's new schedule, in WAL
+mode with full sync, so a crash or `kill -9` loses at most the answer not yet recorded. A
+file grill cannot read (damaged, someone else's, or from a newer grill) raises HistoryError
+before anything is written to it: grill never repairs, overwrites or deletes it on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import fsrs
+
+from app import paths
+from app.progress.attempt import Attempt, Rating
+from app.progress.clock import day_start, end_of_local_day, local_day, parse_stamp, stamp, to_utc, utc_now
+from app.progress.rating import cap_for_verdict
+from app.progress.records import attempt_from_dict, attempt_to_dict
+from app.progress.scheduler import CardSchedule, StateName, replay, review
+from app.progress.schema import APPLICATION_ID, SCHEMA_VERSION, migrate, schema_version
+
+DEFAULT_NEW_PER_DAY = 10
+"""New cards introduced per day when the `new_per_day` setting is unset."""
+
+_JSON_COLUMNS = ("phase_seconds", "key_points_hit", "key_points_missed", "red_flags_said", "code")
+_ATTEMPT_COLUMNS = ("id", "card_id", "mode", "rating", "tier", "started_at", *_JSON_COLUMNS,
+                    "answer_text", "session_id", "answer_seconds", "is_review")
+_SELECT_ATTEMPTS = f"SELECT {', '.join(_ATTEMPT_COLUMNS[:-2])} FROM attempts"
+_INSERT_ATTEMPT = (f"INSERT OR IGNORE INTO attempts ({', '.join(_ATTEMPT_COLUMNS)}) "
+                   f"VALUES ({', '.join('?' * len(_ATTEMPT_COLUMNS))})")
+
+
+class HistoryError(Exception):
+    """The history file cannot be used; says which file, what is wrong and what to do."""
+
+    def __init__(self, path: Path, message: str, what_to_do: str):
+        self.path, self.message, self.what_to_do = Path(path), message, what_to_do
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"Cannot use the history file {self.path}: {self.message}; {self.what_to_do}."
+
+
+def _corrupt(path: Path) -> HistoryError:
+    return HistoryError(path, "it is not a readable grill history (damaged, or not a database)",
+                        "grill left it untouched: move it aside to start a fresh history, "
+                        "or restore it from a backup")
+
+
+def _error_for(path: Path, error: sqlite3.Error) -> HistoryError:
+    """Translate SQLite's failure into what the user can do about it."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or "not a database" in str(error) or "malformed" in str(error):
+        return _corrupt(path)
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")) or "unable to open" in str(error):
+        return HistoryError(path, f"it cannot be written ({error})",
+                            "check the folder's permissions, or set GRILL_HOME to a writable folder")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return HistoryError(path, "another grill is holding it locked", "close the other grill and try again")
+    if name.startswith("SQLITE_FULL"):
+        return HistoryError(path, "the disk is full", "free some space and try again")
+    return HistoryError(path, f"SQLite failed ({error})", "try again; if it persists, move the file aside")
+
+
+def _check_readable(path: Path) -> None:
+    """Look at an existing file read-only, so a bad one is refused before any write touches it."""
+    try:
+        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        raise _error_for(path, error) from error
+    try:
+        application_id = probe.execute("PRAGMA application_id").fetchone()[0]
+        version = schema_version(probe)
+        has_tables = probe.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+    except sqlite3.Error as error:
+        raise _error_for(path, error) from error
+    finally:
+        probe.close()
+    if application_id != APPLICATION_ID and (version or has_tables):
+        raise HistoryError(path, "it is an SQLite database, but not one grill wrote",
+                           "grill left it untouched: point GRILL_HOME at another folder, or move the file aside")
+    if version > SCHEMA_VERSION:
+        raise HistoryError(path, f"it was written by a newer grill (schema version {version}; "
+                                 f"this grill reads up to {SCHEMA_VERSION})",
+                           "upgrade grill to use it; grill left the file untouched")
+
+
+@dataclass(frozen=True)
+class CardProgress:
+    """Where one card stands, as home and the practice screen show it."""
+
+    due: datetime
+    state: StateName
+    reps: int
+    lapses: int
+    last_rating: Rating
+    last_seen: datetime
+
+
+def effective_rating(attempt: Attempt) -> Rating:
+    """The rating scheduling uses: a code verdict caps the self-grade, even if the caller forgot."""
+    return cap_for_verdict(attempt.rating, attempt.code.verdict if attempt.code else None)
+
+
+def _attempt_row(attempt: Attempt, rating: Rating, is_review: bool) -> tuple:
+    data = attempt_to_dict(attempt)
+    data["rating"] = rating
+    for column in _JSON_COLUMNS:
+        data[column] = None if data[column] is None else json.dumps(data[column])
+    data["answer_seconds"] = attempt.phase_seconds.get("answer")
+    data["is_review"] = int(is_review)
+    return tuple(data[column] for column in _ATTEMPT_COLUMNS)
+
+
+def _attempt_from_row(row: Sequence) -> Attempt:
+    data = dict(zip(_ATTEMPT_COLUMNS, row))
+    for column in _JSON_COLUMNS:
+        data[column] = None if data[column] is None else json.loads(data[column])
+    return attempt_from_dict(data)
+
+
+class History:
+    """One open history file. Safe to share between the UI thread and its workers."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path):
+        self.connection = connection
+        """For read-only aggregate queries (statistics); writes go through the methods."""
+        self.path = path
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, path: Path | None = None) -> History:
+        """Open (creating it if needed) and migrate the history; default is `app.paths.history_path()`."""
+        path = Path(path) if path is not None else paths.history_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise HistoryError(path, f"its folder cannot be created ({error.strerror})",
+                               "check the permissions, or set GRILL_HOME to a writable folder") from error
+        if path.exists() and path.stat().st_size > 0:
+            _check_readable(path)
+        connection = None
+        try:
+            connection = sqlite3.connect(path, isolation_level=None, timeout=10, check_same_thread=False)
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            migrate(connection)
+        except sqlite3.Error as error:
+            if connection is not None:
+                connection.close()
+            raise _error_for(path, error) from error
+        return cls(connection, path)
+
+    def close(self) -> None:
+        with self._lock:
+            self.connection.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _guard(self) -> Iterator[sqlite3.Connection]:
+        """Serialise threads, and turn SQLite failures into a HistoryError naming the file."""
+        with self._lock:
+            try:
+                yield self.connection
+            except sqlite3.Error as error:
+                raise _error_for(self.path, error) from error
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._guard() as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                connection.rollback()
+                raise
+            connection.execute("COMMIT")
+
+    # -- writing -------------------------------------------------------------------------
+
+    def record(self, attempt: Attempt) -> None:
+        """Store the attempt and the card's new schedule together; a known `attempt.id` is a no-op."""
+        with self._transaction() as connection:
+            current = self._schedule(connection, attempt.card_id)
+            started = to_utc(attempt.started_at)
+            in_order = current is None or started > current.last_seen
+            if not self._insert(connection, attempt, is_review=current is not None):
+                return
+            if in_order:
+                self._save_schedule(connection, attempt.card_id,
+                                    review(current, effective_rating(attempt), started))
+            else:
+                self._replay_card(connection, attempt.card_id)
+
+    def merge(self, attempts: Iterable[Attempt]) -> int:
+        """Add the attempts not already here (by id), in one transaction; returns how many were new.
+
+        Importing the same export twice therefore changes nothing the second time. Each card
+        that gained attempts has its schedule replayed from all of them, in time order.
+        """
+        added, touched = 0, set()
+        with self._transaction() as connection:
+            for attempt in attempts:
+                if self._insert(connection, attempt, is_review=False):
+                    added += 1
+                    touched.add(attempt.card_id)
+            for card_id in touched:
+                self._replay_card(connection, card_id)
+        return added
+
+    def _insert(self, connection: sqlite3.Connection, attempt: Attempt, *, is_review: bool) -> bool:
+        cursor = connection.execute(_INSERT_ATTEMPT, _attempt_row(attempt, effective_rating(attempt), is_review))
+        if cursor.rowcount == 0:
+            return False
+        misses = [(attempt.id, attempt.card_id, "key_point", text) for text in attempt.key_points_missed]
+        misses += [(attempt.id, attempt.card_id, "red_flag", text) for text in attempt.red_flags_said]
+        connection.executemany("INSERT INTO misses (attempt_id, card_id, kind, text) VALUES (?, ?, ?, ?)", misses)
+        return True
+
+    def _replay_card(self, connection: sqlite3.Connection, card_id: str) -> None:
+        rows = connection.execute(
+            "SELECT id, rating, started_at FROM attempts WHERE card_id = ? ORDER BY started_at, id", (card_id,)
+        ).fetchall()
+        connection.execute("UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (rows[0][0], card_id))
+        schedule = replay([(rating, parse_stamp(started_at)) for _, rating, started_at in rows])
+        self._save_schedule(connection, card_id, schedule)
+
+    @staticmethod
+    def _save_schedule(connection: sqlite3.Connection, card_id: str, schedule: CardSchedule) -> None:
+        connection.execute(
+            "INSERT OR REPLACE INTO card_state (card_id, memory, due, reps, lapses, last_rating, last_seen, "
+            "introduced_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (card_id, json.dumps(schedule.memory.to_dict()), stamp(schedule.due), schedule.reps,
+             schedule.lapses, schedule.last_rating, stamp(schedule.last_seen), stamp(schedule.introduced_at)),
+        )
+
+    @staticmethod
+    def _schedule(connection: sqlite3.Connection, card_id: str) -> CardSchedule | None:
+        row = connection.execute(
+            "SELECT memory, reps, lapses, last_rating, last_seen, introduced_at FROM card_state WHERE card_id = ?",
+            (card_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        memory, reps, lapses, last_rating, last_seen, introduced_at = row
+        return CardSchedule(fsrs.Card.from_dict(json.loads(memory)), reps, lapses, last_rating,
+                            parse_stamp(last_seen), parse_stamp(introduced_at))
+
+    # -- reading -------------------------------------------------------------------------
+
+    def attempts(self, card_id: str | None = None) -> list[Attempt]:
+        """Attempts oldest first, for one card or all."""
+        with self._guard() as connection:
+            if card_id is None:
+                rows = connection.execute(f"{_SELECT_ATTEMPTS} ORDER BY started_at, id")
+            else:
+                rows = connection.execute(f"{_SELECT_ATTEMPTS} WHERE card_id = ? ORDER BY started_at, id", (card_id,))
+            return [_attempt_from_row(row) for row in rows]
+
+    def progress(self, card_id: str) -> CardProgress | None:
+        with self._guard() as connection:
+            schedule = self._schedule(connection, card_id)
+        if schedule is None:
+            return None
+        return CardProgress(due=schedule.due, state=schedule.state, reps=schedule.reps, lapses=schedule.lapses,
+                            last_rating=schedule.last_rating, last_seen=schedule.last_seen)
+
+    def due_queue(self, card_ids: Sequence[str], *, now: datetime | None = None,
+                  new_per_day: int | None = None, extra: int = 0) -> list[str]:
+        """What to practise next, from among `card_ids` (the cards the caller can show).
+
+        First the cards due by the end of today (local time), most overdue first; then new
+        cards in the order given, up to the daily limit less those already introduced today;
+        then, when `extra` > 0, up to `extra` more: not-yet-due cards soonest first, and after
+        them further new cards beyond the limit.
+        """
+        now = to_utc(now) if now is not None else utc_now()
+        limit = new_per_day if new_per_day is not None else int(self.get_setting("new_per_day", DEFAULT_NEW_PER_DAY))
+        with self._guard() as connection:
+            known = dict(connection.execute("SELECT card_id, due FROM card_state"))
+            introduced_today = connection.execute(
+                "SELECT count(*) FROM card_state WHERE introduced_at >= ?", (stamp(day_start(local_day(now))),)
+            ).fetchone()[0]
+        cutoff = stamp(end_of_local_day(now))
+        wanted = list(dict.fromkeys(card_ids))
+        seen = sorted((known[c], c) for c in wanted if c in known)
+        new = [c for c in wanted if c not in known]
+        due = [c for when, c in seen if when < cutoff]
+        fresh_allowed = max(0, limit - introduced_today)
+        queue = due + new[:fresh_allowed]
+        if extra > 0:
+            later = [c for when, c in seen if when >= cutoff] + new[fresh_allowed:]
+            queue += later[:extra]
+        return queue
+
+    # -- settings ------------------------------------------------------------------------
+
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        with self._guard() as connection:
+            row = connection.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Values are stored as JSON; anything json.dumps refuses raises ValueError."""
+        try:
+            text = json.dumps(value)
+        except TypeError as error:
+            raise ValueError(f"setting {key!r} must be JSON-serialisable: {error}") from error
+        with self._transaction() as connection:
+            connection.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, text))

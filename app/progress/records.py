@@ -1,0 +1,34 @@
+"""An Attempt as plain JSON data: the shape of a history row's columns and of an export.
+
+`attempt_from_dict` trusts its input (rows grill wrote itself); files from outside go
+through `app.progress.transfer`, which validates them first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from app.progress.attempt import Attempt, CodeResult
+from app.progress.clock import parse_stamp, stamp
+
+
+def attempt_to_dict(attempt: Attempt) -> dict:
+    data = asdict(attempt)
+    data["started_at"] = stamp(attempt.started_at)
+    for name in ("key_points_hit", "key_points_missed", "red_flags_said"):
+        data[name] = list(data[name])
+    if attempt.code is not None:
+        data["code"]["retained_paths"] = list(attempt.code.retained_paths)
+    return data
+
+
+def attempt_from_dict(data: dict) -> Attempt:
+    data = dict(data)
+    data["started_at"] = parse_stamp(data["started_at"])
+    for name in ("key_points_hit", "key_points_missed", "red_flags_said"):
+        data[name] = tuple(data[name])
+    if data.get("code") is not None:
+        code = dict(data["code"])
+        code["retained_paths"] = tuple(code["retained_paths"])
+        data["code"] = CodeResult(**code)
+    return Attempt(**data)

@@ -1,0 +1,88 @@
+"""A history grill cannot use is refused with a clear message, and never touched."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.progress.history import History, HistoryError
+from progress_factories import attempt
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def sqlite_file(path: Path, script: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path)
+    connection.executescript(script)
+    connection.close()
+    return path
+
+
+BAD_FILES = {
+    "not a database": lambda path: path.write_bytes(b"these are my interview notes, not SQLite\n" * 200),
+    "from a newer grill": lambda path: sqlite_file(
+        path, "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id); PRAGMA user_version = 99;"),
+    "another program's database": lambda path: sqlite_file(path, "CREATE TABLE songs (title TEXT);"),
+}
+EXPECTED = {
+    "not a database": "not a readable grill history",
+    "from a newer grill": "written by a newer grill (schema version 99",
+    "another program's database": "not one grill wrote",
+}
+
+
+@pytest.mark.parametrize("case", BAD_FILES)
+def test_a_bad_file_gets_a_clear_message_and_is_left_byte_for_byte(home, case):
+    path = home / "history.db"
+    home.mkdir()
+    BAD_FILES[case](path)
+    before = snapshot(home)
+    with pytest.raises(HistoryError) as raised:
+        History.open()
+    assert EXPECTED[case] in raised.value.message
+    assert raised.value.path == path
+    assert snapshot(home) == before
+
+
+def test_the_message_is_one_sentence_naming_the_file_and_what_to_do(home):
+    home.mkdir()
+    (home / "history.db").write_bytes(b"\x00garbage" * 100)
+    with pytest.raises(HistoryError) as raised:
+        History.open()
+    text = str(raised.value)
+    assert str(home / "history.db") in text
+    assert raised.value.what_to_do in text
+    assert text.endswith(".") and "\n" not in text
+
+
+def test_a_folder_that_cannot_be_created_is_reported(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("in the way")
+    monkeypatch.setenv("GRILL_HOME", str(blocker / "grill"))
+    with pytest.raises(HistoryError, match="folder cannot be created"):
+        History.open()
+
+
+def test_damage_inside_a_valid_file_surfaces_as_history_error_not_sqlite(home):
+    with History.open() as history:
+        history.merge(attempt(f"card-{n}", answer_text="x" * 500) for n in range(200))
+    path = home / "history.db"
+    data = bytearray(path.read_bytes())
+    page = 4096  # keep page 1 (header and schema), trash every table and index page
+    data[page:] = b"\xff" * (len(data) - page)
+    path.write_bytes(bytes(data))
+    with pytest.raises(HistoryError, match="not a readable grill history"):
+        with History.open() as damaged:
+            damaged.attempts()
+
+
+def test_an_empty_file_is_taken_as_a_fresh_history(home):
+    home.mkdir()
+    (home / "history.db").touch()
+    with History.open() as history:
+        assert history.attempts() == []
