@@ -1,0 +1,1 @@
+"""The Textual app: home, practice and code-task screens. Never imports torch."""

@@ -1,0 +1,166 @@
+"""GrillApp: owns the library, the history, the settings and the shared sandbox grader.
+
+Packs load in a worker after the first paint; the history opens on mount (SQLite, quick). A
+history that cannot be opened is shown on screen and the app keeps working without it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from app.ui.commands import ScreenCommands
+from app.ui.grading import Grader, SandboxGrader
+from app.ui.messages import LibraryLoaded
+from app.ui.settings import Settings
+from questions.model import Library, LoadedCard
+
+if TYPE_CHECKING:
+    from app.progress.attempt import Attempt
+    from app.progress.history import History
+
+
+class GrillApp(App):
+    TITLE = "grill"
+    CSS_PATH = "grill.tcss"
+    COMMANDS = App.COMMANDS | {ScreenCommands}
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
+
+    def __init__(self, library: Library | None = None, history: History | None = None, *,
+                 start_screen: Callable[[], Screen] | None = None,
+                 start_with_due: bool = False, grader: Grader | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """`start_with_due` opens today's queue once packs are loaded; `grader` and `clock` serve tests."""
+        super().__init__()
+        self.library = library
+        self.history = history
+        self.history_error: str | None = None
+        self.settings = Settings()
+        self.grader: Grader = grader or SandboxGrader()
+        self.clock = clock
+        self._start_screen = start_screen
+        self._start_with_due = start_with_due
+
+    def on_mount(self) -> None:
+        if self.history is None:
+            self.history, self.history_error = open_history()
+        self.settings = Settings.load(self.history)
+        self.theme = self.settings.textual_theme
+        if self._start_screen is not None:
+            self.push_screen(self._start_screen())
+            return
+        from app.ui.screens.home import HomeScreen
+
+        self.push_screen(HomeScreen())
+        if self.history_error:
+            self.notify(self.history_error, title="History unavailable", severity="error", timeout=10)
+        if self.library is None:
+            self._load_library()
+        elif self._start_with_due:
+            self._open_due_queue()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="library")
+    def _load_library(self) -> None:
+        from app.paths import pack_search_path
+        from questions.loader import load_library
+
+        self.post_message(LibraryLoaded(load_library(pack_search_path())))
+
+    @on(LibraryLoaded)
+    def _library_loaded(self, message: LibraryLoaded) -> None:
+        self.library = message.library
+        from app.ui.screens.home import HomeScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.refresh_all()
+        if self._start_with_due:
+            self._open_due_queue()
+
+    def _open_due_queue(self) -> None:
+        self.screen.run_action("practise_due")
+
+    def practise(self, queue: Sequence[LoadedCard]) -> None:
+        from app.ui.screens.practice import PracticeScreen
+
+        if queue:
+            self.push_screen(PracticeScreen(list(queue)))
+
+    def due_queue(self, card_ids: list[str]) -> list[str]:
+        """Today's queue; without a history every card is new, so the new-card limit applies."""
+        if self.history is None:
+            return card_ids[: self.settings.new_per_day]
+        return self.history.due_queue(card_ids, new_per_day=self.settings.new_per_day)
+
+    def seen_cards(self, card_ids: list[str]) -> set[str]:
+        if self.history is None:
+            return set()
+        return {card_id for card_id in card_ids if self.history.progress(card_id) is not None}
+
+    def record_attempt(self, attempt: Attempt) -> None:
+        if self.history is None:
+            self.notify(f"Rated {attempt.rating}; not recorded because the history is unavailable.",
+                        severity="warning")
+            return
+        from app.progress.history import HistoryError
+
+        try:
+            self.history.record(attempt)
+        except HistoryError as error:
+            self.notify(str(error), title="Could not record", severity="error", timeout=10)
+        else:
+            self.notify(f"Rated {attempt.rating.capitalize()} and recorded.", timeout=3)
+
+    def open_settings(self) -> None:
+        from app.ui.dialogs.settings import SettingsDialog
+
+        self.push_screen(SettingsDialog(self.settings), self._apply_settings)
+
+    def _apply_settings(self, settings: Settings | None) -> None:
+        if settings is None or settings == self.settings:
+            return
+        self.settings = settings
+        self.theme = settings.textual_theme
+        self._save_settings()
+        from app.ui.screens.home import HomeScreen
+
+        if isinstance(self.screen, HomeScreen):
+            self.screen.refresh_all()
+
+    def action_toggle_theme(self) -> None:
+        self._apply_settings(replace(self.settings, theme="light" if self.settings.theme == "dark" else "dark"))
+
+    def _save_settings(self) -> None:
+        if self.history is None:
+            return
+        from app.progress.history import HistoryError
+
+        try:
+            self.settings.save(self.history)
+        except HistoryError as error:
+            self.notify(str(error), title="Settings not saved", severity="error")
+
+    def open_stats(self) -> None:
+        self.notify("Statistics are not available yet.", severity="warning")
+
+    def on_unmount(self) -> None:
+        self.grader.close()
+        if self.history is not None:
+            self.history.close()
+
+
+def open_history() -> tuple[History | None, str | None]:
+    """The user's history, or None and a message saying what is wrong and what to do."""
+    from app.progress.history import History, HistoryError
+
+    try:
+        return History.open(), None
+    except HistoryError as error:
+        return None, str(error)

@@ -1,0 +1,68 @@
+"""Settings: the tier you practise at, where code runs, new cards per day, and the theme."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.validation import Integer
+from textual.widgets import Button, Input, Label, Select
+
+from app.ui.settings import DEVICES, THEMES, Settings
+from questions.model import LEVELS
+
+
+class SettingsDialog(ModalScreen[Settings | None]):
+    """Returns the edited Settings, or None when cancelled."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__()
+        self.settings = settings
+
+    def compose(self) -> ComposeResult:
+        s = self.settings
+        with Vertical(id="settings"):
+            yield Label("Settings", id="settings-title")
+            yield Label("Tier you practise at")
+            yield Select([(level, level) for level in LEVELS], value=s.tier, allow_blank=False,
+                         id="settings-tier")
+            yield Label("Device for code tasks (auto takes CUDA when present)")
+            yield Select([(d, d) for d in DEVICES], value=s.device, allow_blank=False, id="settings-device")
+            yield Label("New cards per day (0 to 500)")
+            yield Input(str(s.new_per_day), id="settings-new-per-day", type="integer",
+                        validators=[Integer(minimum=0, maximum=500)])
+            yield Label("Theme")
+            yield Select([(t, t) for t in THEMES], value=s.theme, allow_blank=False, id="settings-theme")
+            yield Label("", id="settings-error")
+            with Horizontal(id="settings-buttons"):
+                yield Button("Save (ctrl+s)", variant="primary", id="settings-save")
+                yield Button("Cancel (esc)", id="settings-cancel")
+
+    @on(Button.Pressed, "#settings-save")
+    def action_save(self) -> None:
+        new_per_day = self.query_one("#settings-new-per-day", Input)
+        result = new_per_day.validate(new_per_day.value)
+        if result is not None and not result.is_valid:
+            self.query_one("#settings-error", Label).update("New cards per day must be a whole number from 0 to 500.")
+            new_per_day.focus()
+            return
+        self.dismiss(replace(
+            self.settings,
+            tier=self.query_one("#settings-tier", Select).value,
+            device=self.query_one("#settings-device", Select).value,
+            new_per_day=int(new_per_day.value),
+            theme=self.query_one("#settings-theme", Select).value,
+        ))
+
+    @on(Button.Pressed, "#settings-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,35 @@
+"""Results that workers post back to the UI thread; only their handlers touch widgets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from checkers.verdict import Verdict
+from questions.model import Library
+
+
+@dataclass
+class LibraryLoaded(Message):
+    library: Library
+
+
+@dataclass
+class GradeFinished(Message):
+    run: int
+    """Which run this answers; results of a cancelled run are dropped."""
+    verdict: Verdict
+
+
+@dataclass
+class GradeFailed(Message):
+    """Grading itself failed (no sandbox, no CUDA...): not a verdict on the candidate's code."""
+
+    run: int
+    message: str
+
+
+@dataclass
+class SandboxWarmed(Message):
+    error: str | None = None

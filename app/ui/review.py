@@ -1,0 +1,119 @@
+"""The practice flow as values: what each reveal shows, time per phase, and the self-grade.
+
+Headless: no Textual here, so the rules can be tested without a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.mock.match import pre_mark
+from app.progress.attempt import Attempt, CodeResult, Rating
+from app.progress.rating import cap_for_verdict, rating_from_self_grade
+from checkers.verdict import Verdict
+from questions.model import Card, Level
+
+StepKind = Literal["key_points", "basic", "solid", "tier", "deep_dive", "examples",
+                   "follow_up_question", "follow_up_answer", "red_flags"]
+
+
+@dataclass(frozen=True)
+class RevealStep:
+    kind: StepKind
+    index: int = 0
+    """Which follow-up, for the two follow-up kinds."""
+
+    @property
+    def phase(self) -> str:
+        return "follow_ups" if self.kind.startswith("follow_up") else "review"
+
+
+def reveal_plan(card: Card) -> tuple[RevealStep, ...]:
+    """The order of the progressive reveal: model answers first, then depth, then follow-ups."""
+    steps = [RevealStep(kind) for kind in ("key_points", "basic", "solid", "tier", "deep_dive", "examples")]
+    for index in range(len(card.follow_ups)):
+        steps += [RevealStep("follow_up_question", index), RevealStep("follow_up_answer", index)]
+    steps.append(RevealStep("red_flags"))
+    return tuple(steps)
+
+
+@dataclass
+class PhaseTimer:
+    """Seconds spent in each phase of a card; the clock is injected so tests need not wait."""
+
+    clock: Callable[[], float]
+    phase: str = "answer"
+    totals: dict[str, float] = field(default_factory=dict)
+    _since: float | None = None
+
+    def __post_init__(self) -> None:
+        self._since = self.clock()
+
+    def switch(self, phase: str) -> None:
+        if phase != self.phase:
+            self._close()
+            self.phase = phase
+
+    def seconds(self) -> dict[str, float]:
+        """Totals so far, including the phase still running, rounded to tenths."""
+        now = self.clock()
+        totals = dict(self.totals)
+        totals[self.phase] = totals.get(self.phase, 0.0) + now - self._since
+        return {phase: round(value, 1) for phase, value in totals.items()}
+
+    def _close(self) -> None:
+        now = self.clock()
+        self.totals[self.phase] = self.totals.get(self.phase, 0.0) + now - self._since
+        self._since = now
+
+
+def pretick(card: Card, answer: str) -> tuple[frozenset[int], frozenset[int]]:
+    """Key points and red flags the typed answer seems to state, by the mock matcher's rules.
+
+    Only a suggestion: the candidate confirms or corrects every tick before it counts.
+    """
+    marks = pre_mark(card, answer)
+    return marks.key_points_hit, marks.red_flags_hit
+
+
+@dataclass(frozen=True)
+class SelfGrade:
+    """What the candidate says they covered: indexes into the card's key points and red flags."""
+
+    points_hit: frozenset[int]
+    flags_said: frozenset[int]
+
+
+def rate(card: Card, grade: SelfGrade, verdict: Verdict | None) -> Rating:
+    """The self-grade's rating, capped by the code verdict when the card has a code task."""
+    rating = rating_from_self_grade(len(grade.points_hit), len(card.key_points), bool(grade.flags_said))
+    if card.code_task is None or verdict is None:
+        return rating
+    return cap_for_verdict(rating, verdict.verdict)
+
+
+def build_attempt(card: Card, grade: SelfGrade, *, tier: Level, phase_seconds: dict[str, float],
+                  answer: str, verdict: Verdict | None, code: str) -> Attempt:
+    code_result = None
+    if card.code_task is not None and verdict is not None:
+        code_result = CodeResult(
+            verdict=verdict.verdict,
+            pattern=verdict.pattern,
+            growth_bytes_per_step=verdict.growth_bytes_per_step,
+            retained_paths=tuple(item.path for item in verdict.retained),
+            code=code,
+        )
+    return Attempt(
+        card_id=card.id,
+        mode="practice",
+        rating=rate(card, grade, verdict),
+        tier=tier,
+        phase_seconds=phase_seconds,
+        key_points_hit=tuple(p.point for i, p in enumerate(card.key_points) if i in grade.points_hit),
+        key_points_missed=tuple(p.point for i, p in enumerate(card.key_points) if i not in grade.points_hit),
+        red_flags_said=tuple(f.flag for i, f in enumerate(card.red_flags) if i in grade.flags_said),
+        answer_text=answer,
+        code=code_result,
+    )

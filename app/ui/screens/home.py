@@ -1,0 +1,210 @@
+"""Home: packs and progress, the filterable card list, today's queue, and load problems."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from app.ui.catalog import STATUSES, CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
+from questions.model import LEVELS, LoadedCard
+
+ALL_PACKS = "*all*"
+
+
+class HomeScreen(Screen):
+    BINDINGS = [
+        Binding("p", "practise_selected", "Practise"),
+        Binding("d", "practise_due", "Due queue"),
+        Binding("slash", "focus_search", "Search"),
+        Binding("s", "stats", "Stats"),
+        Binding("o", "settings", "Settings"),
+        Binding("t", "app.toggle_theme", "Theme"),
+        Binding("q", "app.quit", "Quit"),
+        Binding("escape", "focus_cards", "Cards", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.card_filter = CardFilter()
+        self.shown: list[LoadedCard] = []
+        self.due: list[str] = []
+        self.seen: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="home-history-error")
+        with Horizontal(id="home-body"):
+            with Vertical(id="home-side"):
+                yield Label("Packs", classes="home-heading")
+                yield OptionList(id="home-packs")
+                yield Select([(level, level) for level in LEVELS], prompt="Any level", id="home-level")
+                yield Select([], prompt="Any tag", id="home-tag")
+                yield Select([(f"{s} cards" if s == "all" else s, s) for s in STATUSES], value="all",
+                             allow_blank=False, id="home-status")
+                yield Static("", id="home-due")
+            with Vertical(id="home-main"):
+                yield Input(placeholder="Search cards (/)", id="home-search")
+                yield DataTable(id="home-cards", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="home-problems"):
+            yield Static("", id="home-problems-text", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.sub_title = "Home"
+        table = self.query_one("#home-cards", DataTable)
+        table.add_column("Question", key="question")
+        table.add_column("Level", key="level", width=9)
+        table.add_column("Status", key="status", width=6)
+        table.loading = self.app.library is None
+        table.focus()
+        self.refresh_all()
+
+    def on_screen_resume(self) -> None:
+        self.app.sub_title = "Home"
+        self.refresh_all()
+
+    def refresh_all(self) -> None:
+        """Re-read library and history: after loading, after practice, after settings change."""
+        app = self.app
+        error = self.query_one("#home-history-error", Static)
+        error.update(f"History unavailable, nothing will be recorded: {app.history_error}"
+                     if app.history_error else "")
+        error.display = bool(app.history_error)
+        if app.library is None:
+            self.query_one("#home-due", Static).update("Loading packs…")
+            return
+        self.query_one("#home-cards", DataTable).loading = False
+        cards = app.library.cards
+        self.due = app.due_queue([loaded.card.id for loaded in cards])
+        self.seen = app.seen_cards([loaded.card.id for loaded in cards])
+        self._fill_packs()
+        self._fill_tags(all_tags(cards))
+        self._fill_due()
+        self._fill_problems()
+        self._fill_cards()
+
+    def _fill_packs(self) -> None:
+        packs = self.query_one("#home-packs", OptionList)
+        highlighted = packs.highlighted
+        summaries = pack_summaries(self.app.library, due=set(self.due), seen=self.seen)
+        packs.clear_options()
+        total = sum(s.cards for s in summaries)
+        packs.add_option(Option(f"All packs  [dim]{total} cards[/dim]", id=ALL_PACKS))
+        for s in summaries:
+            packs.add_option(Option(f"{s.title}\n[dim]{s.cards} cards · {s.seen} seen · {s.due} due[/dim]",
+                                    id=s.name))
+        packs.highlighted = highlighted if highlighted is not None else 0
+
+    def _fill_tags(self, tags: list[str]) -> None:
+        select = self.query_one("#home-tag", Select)
+        current = select.value
+        select.set_options([(tag, tag) for tag in tags])
+        if current in tags:
+            select.value = current
+
+    def _fill_due(self) -> None:
+        new = sum(card_id not in self.seen for card_id in self.due)
+        reviews = len(self.due) - new
+        text = f"[b]Due today: {len(self.due)}[/b]\n{reviews} reviews · {new} new"
+        if self.due:
+            text += "\n[dim]d starts the queue[/dim]"
+        self.query_one("#home-due", Static).update(text)
+
+    def _fill_problems(self) -> None:
+        problems = self.app.library.problems
+        box = self.query_one("#home-problems", VerticalScroll)
+        box.display = bool(problems)
+        heading = f"{len(problems)} problem(s) loading packs; these cards are skipped (grill lint explains):"
+        self.query_one("#home-problems-text", Static).update(
+            "\n".join([heading, *(f"{p.path}:{p.line}: {p.message}" for p in problems)]))
+
+    def _fill_cards(self) -> None:
+        table = self.query_one("#home-cards", DataTable)
+        due = set(self.due)
+        self.shown = filter_cards(self.app.library.cards, self.card_filter, due=due, seen=self.seen)
+        selected = self.selected_card
+        table.clear()
+        question_width = max(20, table.size.width - 9 - 6 - 8)
+        table.columns["question"].width = question_width
+        table.columns["question"].auto_width = False
+        for loaded in self.shown:
+            card = loaded.card
+            status = "due" if card.id in due else "new" if card.id not in self.seen else "later"
+            table.add_row(card.question, card.level, status, key=card.id)
+        if selected is not None and selected in self.shown:
+            table.move_cursor(row=self.shown.index(selected))
+
+    @property
+    def selected_card(self) -> LoadedCard | None:
+        table = self.query_one("#home-cards", DataTable)
+        if not self.shown or table.cursor_row is None or table.cursor_row >= len(self.shown):
+            return None
+        return self.shown[table.cursor_row]
+
+    def on_resize(self) -> None:
+        if self.app.library is not None:
+            self._fill_cards()
+
+    @on(Input.Changed, "#home-search")
+    def _search(self, event: Input.Changed) -> None:
+        self._apply(text=event.value)
+
+    @on(Input.Submitted, "#home-search")
+    def _search_done(self) -> None:
+        self.action_focus_cards()
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        value = None if event.value is Select.NULL else event.value
+        field = {"home-level": "level", "home-tag": "tag", "home-status": "status"}[event.select.id]
+        self._apply(**{field: value})
+
+    @on(OptionList.OptionHighlighted, "#home-packs")
+    def _pack_chosen(self, event: OptionList.OptionHighlighted) -> None:
+        pack = event.option.id
+        self._apply(pack=None if pack == ALL_PACKS else pack)
+
+    def _apply(self, **changes) -> None:
+        new_filter = replace(self.card_filter, **changes)
+        if new_filter != self.card_filter:
+            self.card_filter = new_filter
+            if self.app.library is not None:
+                self._fill_cards()
+
+    @on(DataTable.RowSelected, "#home-cards")
+    def action_practise_selected(self) -> None:
+        """Practise the listed cards, starting with the selected one."""
+        selected = self.selected_card
+        if selected is None:
+            self.notify("No card selected: loosen the filter or wait for packs to load.", severity="warning")
+            return
+        start = self.shown.index(selected)
+        self.app.practise(self.shown[start:])
+
+    def action_practise_due(self) -> None:
+        if self.app.library is None:
+            return
+        queue = order_by_queue(self.app.library.cards, self.due)
+        if not queue:
+            self.notify("Nothing is due today. Pick a card and press p to practise anyway.")
+            return
+        self.app.practise(queue)
+
+    def action_focus_search(self) -> None:
+        self.query_one("#home-search", Input).focus()
+
+    def action_focus_cards(self) -> None:
+        self.query_one("#home-cards", DataTable).focus()
+
+    def action_stats(self) -> None:
+        self.app.open_stats()
+
+    def action_settings(self) -> None:
+        self.app.open_settings()

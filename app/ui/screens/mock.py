@@ -1,0 +1,207 @@
+"""The timed mock interview, candidate mode: countdown, session progress, typed answers, code.
+
+`MockStepsScreen` holds what both modes share (the clock bar, stepping through the session,
+the code task); `MockScreen` adds the candidate's answer box. The session's own clock drives
+the countdown, so tests inject a fake one and call `tick_clock()` instead of waiting.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, Static, TextArea
+
+from app.mock.session import Event, MockSession, Step, mmss
+from app.ui.widgets.code_task import CodeTaskPanel
+
+TICK_SECONDS = 0.25
+STEP_NAMES = {"answer": "answer", "code": "code task", "follow_up": "follow-up"}
+
+
+class MockStepsScreen(Screen):
+    """Steps through a `MockSession`; subclasses show each step and say what was answered."""
+
+    BINDINGS = [
+        Binding("ctrl+n", "next", "Next question", priority=True),
+        Binding("ctrl+r", "run_code", "Run code", priority=True),
+        Binding("escape", "cancel_run", "Cancel run"),
+        Binding("ctrl+e", "end", "End interview", priority=True),
+    ]
+
+    def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
+        super().__init__()
+        self.session, self.report_path = session, report_path
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="mock-bar"):
+            yield Static("", id="mock-step")
+            yield Static("", id="mock-countdown")
+            yield ProgressBar(total=len(self.session.steps), show_eta=False, id="mock-progress")
+        yield Static("", id="mock-notice")
+        with Vertical(id="mock-body"):
+            yield from self.compose_body()
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.app.sub_title = f"Mock interview · {self.session.level} · {self.session.mode}"
+        if self.session.state == "ready":
+            self.session.start()
+        self.set_interval(TICK_SECONDS, self.tick_clock)
+        self.show_step(self.session.current)
+
+    # -- the clock -------------------------------------------------------------------------
+
+    def tick_clock(self) -> None:
+        """Called a few times a second (tests call it after moving their fake clock)."""
+        if self.session.state == "finished":
+            return
+        self.sync_step()
+        event = self.session.tick()
+        self._refresh_bar()
+        if event is not None:
+            self._after(event)
+
+    def _refresh_bar(self) -> None:
+        session, step = self.session, self.session.current
+        if step is None:
+            return
+        card = session.cards[step.question].card
+        name = STEP_NAMES[step.kind]
+        if step.follow_up is not None:
+            name += f" {step.follow_up + 1}"
+        self.query_one("#mock-step", Static).update(
+            f"Question {step.question + 1} of {len(session.cards)} · [b]{name}[/b] · {card.level}")
+        countdown = self.query_one("#mock-countdown", Static)
+        countdown.update(f"⏱ {mmss(max(0.0, session.remaining()))}")
+        countdown.set_class(session.state == "overtime", "-over")
+        self.query_one("#mock-progress", ProgressBar).update(progress=session.index)
+        notice = self.query_one("#mock-notice", Static)
+        if session.state == "overtime":
+            what = "The interview's time is up" if session.session_overrun else "Time is up"
+            notice.update(f"{what}: moving on in {mmss(session.grace_left())}. ctrl+n moves on now.")
+        notice.display = session.state == "overtime"
+
+    # -- moving through the steps -------------------------------------------------------------
+
+    def action_next(self) -> None:
+        self.sync_step()
+        self._after(self.session.submit())
+
+    def action_end(self) -> None:
+        self.sync_step()
+        self.session.finish_early()
+        self._after("finished")
+
+    def _after(self, event: Event) -> None:
+        if event == "timed_out":
+            self.app.bell()
+            return
+        self._cancel_code_run()
+        if event == "finished":
+            self.finish()
+        else:
+            self.show_step(self.session.current)
+
+    def show_step(self, step: Step | None) -> None:
+        """Lay out the step now current; subclasses extend it."""
+        self._refresh_bar()
+        body = self.query_one("#mock-body")
+        for panel in self.query(CodeTaskPanel):
+            panel.remove()
+        if step is not None and step.kind == "code":
+            task = self.session.cards[step.question].card.code_task
+            device = self.app.settings.device
+            device = task.grading.device if device == "auto" else device
+            panel = CodeTaskPanel(task, self.app.grader, device=device, clock=self.app.clock,
+                                  id="mock-code")
+            body.mount(panel)
+            self.call_after_refresh(panel.editor.focus)
+        self.refresh_bindings()
+
+    def sync_step(self) -> None:
+        """Hand the session what is on screen now: the typed text, or the code and its verdict."""
+        step = self.session.current
+        if step is None or step.kind != "code":
+            return
+        panel = self._code_panel()
+        if panel is not None:
+            self.session.set_draft(panel.editor.text)
+            if panel.verdict is not None:
+                self.session.set_verdict(panel.verdict)
+
+    def finish(self) -> None:
+        raise NotImplementedError
+
+    # -- code ------------------------------------------------------------------------------
+
+    def _code_panel(self) -> CodeTaskPanel | None:
+        panels = self.query(CodeTaskPanel)
+        return panels.first() if panels else None
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("run_code", "cancel_run"):
+            step = self.session.current
+            return step is not None and step.kind == "code"
+        return True
+
+    def action_run_code(self) -> None:
+        panel = self._code_panel()
+        if panel is not None:
+            panel.run()
+
+    def action_cancel_run(self) -> None:
+        self._cancel_code_run()
+
+    def _cancel_code_run(self) -> None:
+        panel = self._code_panel()
+        if panel is not None:
+            panel.cancel()
+
+
+class MockScreen(MockStepsScreen):
+    """Candidate mode: read the question, type the answer before the countdown ends."""
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="mock-prompt")
+        yield TextArea(id="mock-answer", soft_wrap=True,
+                       placeholder="Type your answer. ctrl+n when done; the clock keeps running.")
+
+    @property
+    def answer(self) -> TextArea:
+        return self.query_one("#mock-answer", TextArea)
+
+    def show_step(self, step: Step | None) -> None:
+        super().show_step(step)
+        if step is None:
+            return
+        self.query_one("#mock-prompt", Static).update(self._prompt(step))
+        self.answer.display = step.kind != "code"
+        self.answer.load_text("")
+        if step.kind != "code":
+            self.answer.focus()
+
+    def _prompt(self, step: Step) -> str:
+        if step.kind == "follow_up":
+            return f"[b]Follow-up:[/b] {step.prompt}"
+        if step.kind == "code":
+            return f"[b]Code task:[/b] run your fix (ctrl+r) before moving on: the last run counts."
+        return f"[b]{step.prompt}[/b]"
+
+    def sync_step(self) -> None:
+        step = self.session.current
+        if step is not None and step.kind != "code":
+            self.session.set_draft(self.answer.text)
+        super().sync_step()
+
+    def finish(self) -> None:
+        from app.ui.screens.mock_review import MockReviewScreen
+
+        self.app.switch_screen(MockReviewScreen(self.session, report_path=self.report_path))

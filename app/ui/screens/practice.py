@@ -1,0 +1,183 @@
+"""Practising a queue of cards: answer against the clock, reveal, follow-ups, self-grade, record.
+
+Each card gets a fresh PracticeScreen; recording one switches to the next card's screen.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
+
+from app.ui.dialogs.self_grade import SelfGradeDialog
+from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
+from app.ui.widgets.clock import AnswerClock
+from app.ui.widgets.code_task import CodeTaskPanel
+from app.ui.widgets.reveal import RevealSection
+from questions.model import LEVELS, LoadedCard
+
+STEP_NAMES = {
+    "key_points": "key points", "basic": "basic answer", "solid": "solid answer", "tier": "tier answer",
+    "deep_dive": "deep dive", "examples": "examples", "follow_up_question": "follow-up",
+    "follow_up_answer": "follow-up answer", "red_flags": "red flags",
+}
+CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution"}
+
+
+class PracticeScreen(Screen):
+    BINDINGS = [
+        Binding("ctrl+n", "reveal", "Reveal next", priority=True),
+        Binding("ctrl+g", "self_grade", "Self-grade", priority=True),
+        Binding("ctrl+t", "switch_tier", "Tier", priority=True),
+        Binding("ctrl+o", "toggle_code", "Code/answer", priority=True),
+        Binding("ctrl+r", "run_code", "Run", priority=True),
+        Binding("ctrl+l", "reset_code", "Reset code", priority=True),
+        Binding("ctrl+s", "show_solution", "Solution", priority=True),
+        Binding("escape", "escape", "Cancel run / leave"),
+    ]
+
+    def __init__(self, queue: list[LoadedCard], position: int = 0) -> None:
+        super().__init__()
+        self.queue, self.position = queue, position
+        self.loaded = queue[position]
+        self.card = self.loaded.card
+        self.plan = reveal_plan(self.card)
+        self.revealed = 0
+        self.tier = self.app.settings.tier
+        self.timer = PhaseTimer(self.app.clock)
+        self._phase_before_code = "answer"
+
+    def compose(self) -> ComposeResult:
+        card = self.card
+        yield Header()
+        with Vertical(id="practice-top"):
+            yield Static(card.question, id="practice-question")
+            with Horizontal(id="practice-meta"):
+                yield Static(self._meta_text(), id="practice-card-meta")
+                yield AnswerClock(self.app.clock, basic=card.basic.seconds, solid=card.solid.seconds,
+                                  id="practice-clock")
+        with TabbedContent(id="practice-tabs"):
+            with TabPane("Answer", id="tab-answer"):
+                with VerticalScroll(id="practice-scroll"):
+                    yield TextArea(id="practice-answer", soft_wrap=True,
+                                   placeholder="Type your answer, or think it through, then reveal (ctrl+n).")
+                    yield Static(self._next_text(), id="practice-next")
+            if card.code_task is not None:
+                with TabPane("Code task", id="tab-code"):
+                    yield CodeTaskPanel(card.code_task, self.app.grader, device=self._device(),
+                                        clock=self.app.clock, id="practice-code")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.sub_title = f"Practice · card {self.position + 1} of {len(self.queue)} · {self.loaded.pack}"
+        self.query_one("#practice-answer", TextArea).focus()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in CODE_ACTIONS and self.card.code_task is None:
+            return False
+        if action == "show_solution" and self.code_panel.completed_runs == 0:
+            return None
+        return True
+
+    @property
+    def code_panel(self) -> CodeTaskPanel:
+        return self.query_one("#practice-code", CodeTaskPanel)
+
+    @property
+    def answer_text(self) -> str:
+        return self.query_one("#practice-answer", TextArea).text
+
+    def action_reveal(self) -> None:
+        if self.revealed >= len(self.plan):
+            self.action_self_grade()
+            return
+        self.query_one("#practice-tabs", TabbedContent).active = "tab-answer"
+        self.query_one(AnswerClock).stop()
+        step = self.plan[self.revealed]
+        self.timer.switch(step.phase)
+        self._phase_before_code = step.phase
+        section = RevealSection(self.card, step, self.tier)
+        self.query_one("#practice-scroll").mount(section, before="#practice-next")
+        self.revealed += 1
+        self.query_one("#practice-next", Static).update(self._next_text())
+        self.call_after_refresh(section.scroll_visible, top=True, animate=False)
+
+    def action_switch_tier(self) -> None:
+        self.tier = LEVELS[(LEVELS.index(self.tier) + 1) % len(LEVELS)]
+        self.query_one("#practice-card-meta", Static).update(self._meta_text())
+        for section in self.query(RevealSection):
+            if section.step.kind == "tier":
+                section.show_tier(self.tier)
+
+    def action_toggle_code(self) -> None:
+        tabs = self.query_one("#practice-tabs", TabbedContent)
+        tabs.active = "tab-answer" if tabs.active == "tab-code" else "tab-code"
+
+    @on(TabbedContent.TabActivated, "#practice-tabs")
+    def _track_code_time(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-code":
+            self._phase_before_code = self.timer.phase
+            self.timer.switch("code")
+            self.code_panel.editor.focus()
+        else:
+            self.timer.switch(self._phase_before_code)
+
+    def action_run_code(self) -> None:
+        self.query_one("#practice-tabs", TabbedContent).active = "tab-code"
+        self.code_panel.run()
+
+    def action_reset_code(self) -> None:
+        self.query_one("#practice-tabs", TabbedContent).active = "tab-code"
+        self.code_panel.reset()
+
+    def action_show_solution(self) -> None:
+        if self.code_panel.show_solution():
+            self.refresh_bindings()
+
+    def action_escape(self) -> None:
+        if self.card.code_task is not None and self.code_panel.cancel():
+            return
+        self.app.pop_screen()
+
+    def action_self_grade(self) -> None:
+        self.query_one(AnswerClock).stop()
+        points, flags = pretick(self.card, self.answer_text)
+        self.app.push_screen(SelfGradeDialog(self.card, points=points, flags=flags, verdict=self._verdict()),
+                             self._record)
+
+    def _record(self, grade: SelfGrade | None) -> None:
+        if grade is None:
+            return
+        code = self.code_panel.editor.text if self.card.code_task is not None else ""
+        attempt = build_attempt(self.card, grade, tier=self.tier, phase_seconds=self.timer.seconds(),
+                                answer=self.answer_text, verdict=self._verdict(), code=code)
+        self.app.record_attempt(attempt)
+        if self.card.code_task is not None:
+            self.code_panel.cancel()
+        if self.position + 1 < len(self.queue):
+            self.app.switch_screen(PracticeScreen(self.queue, self.position + 1))
+        else:
+            self.app.pop_screen()
+            self.app.notify(f"Queue done: {len(self.queue)} card(s) practised.", title="Well done")
+
+    def _verdict(self):
+        return self.code_panel.verdict if self.card.code_task is not None else None
+
+    def _device(self) -> str:
+        """The settings' device, unless it is `auto` and the card asks for a specific one."""
+        device = self.app.settings.device
+        return self.card.code_task.grading.device if device == "auto" else device
+
+    def _meta_text(self) -> str:
+        card = self.card
+        return (f"[b]{card.level}[/b] · {card.importance} · asked {card.frequency}% · "
+                f"tier [b]{self.tier}[/b] · {self.position + 1}/{len(self.queue)}")
+
+    def _next_text(self) -> str:
+        if self.revealed >= len(self.plan):
+            return "[dim]All revealed. ctrl+g (or ctrl+n) to self-grade.[/dim]"
+        step = self.plan[self.revealed]
+        return f"[dim]ctrl+n reveals the {STEP_NAMES[step.kind]} · ctrl+g self-grades now[/dim]"

@@ -1,0 +1,63 @@
+"""The settings the app remembers between runs, with defaults, kept in the history database.
+
+Headless: no Textual here. A stored value that is not valid (edited by hand, or from an older
+grill) falls back to its default instead of breaking the app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Literal, get_args
+
+from questions.model import LEVELS, Device, Level
+
+if TYPE_CHECKING:
+    from app.progress.history import History
+
+Theme = Literal["dark", "light"]
+THEMES: tuple[Theme, ...] = get_args(Theme)
+DEVICES: tuple[Device, ...] = get_args(Device)
+TEXTUAL_THEMES: dict[Theme, str] = {"dark": "textual-dark", "light": "textual-light"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    tier: Level = "middle"
+    """The seniority whose answer is revealed while practising (switchable per card)."""
+    device: Device = "auto"
+    """Where code tasks run: `auto` takes CUDA when the machine has it."""
+    new_per_day: int = 10
+    """How many never-seen cards join the due queue each day."""
+    theme: Theme = "dark"
+
+    def __post_init__(self) -> None:
+        if self.tier not in LEVELS:
+            raise ValueError(f"tier must be one of {', '.join(LEVELS)}, not {self.tier!r}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
+        if isinstance(self.new_per_day, bool) or not isinstance(self.new_per_day, int) or not 0 <= self.new_per_day <= 500:
+            raise ValueError(f"new cards per day must be a whole number from 0 to 500, not {self.new_per_day!r}")
+        if self.theme not in THEMES:
+            raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
+
+    @classmethod
+    def load(cls, history: History | None) -> Settings:
+        """Read each setting, keeping the default for any missing or invalid one."""
+        settings = cls()
+        if history is None:
+            return settings
+        for item in fields(cls):
+            stored = history.get_setting(item.name, getattr(settings, item.name))
+            try:
+                settings = replace(settings, **{item.name: stored})
+            except ValueError:
+                continue
+        return settings
+
+    def save(self, history: History) -> None:
+        for item in fields(self):
+            history.set_setting(item.name, getattr(self, item.name))
+
+    @property
+    def textual_theme(self) -> str:
+        return TEXTUAL_THEMES[self.theme]

@@ -1,0 +1,1 @@
+"""Reusable widgets, each carrying its own DEFAULT_CSS."""

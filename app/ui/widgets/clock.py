@@ -1,0 +1,58 @@
+"""A running answer clock, measured against the card's basic and solid budgets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+def mmss(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class AnswerClock(Static):
+    """Counts up from when the card was shown until `stop`; turns warning past basic, red past solid."""
+
+    DEFAULT_CSS = """
+    AnswerClock { width: auto; padding: 0 1; }
+    AnswerClock.-over-basic { color: $warning; }
+    AnswerClock.-over-solid { color: $error; }
+    AnswerClock.-stopped { text-style: dim; }
+    """
+
+    def __init__(self, clock: Callable[[], float], *, basic: int, solid: int, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self._started = clock()
+        self._stopped: float | None = None
+        self.basic, self.solid = basic, solid
+
+    @property
+    def elapsed(self) -> float:
+        return (self._stopped if self._stopped is not None else self._clock()) - self._started
+
+    @property
+    def running(self) -> bool:
+        return self._stopped is None
+
+    def on_mount(self) -> None:
+        self._tick()
+        self._timer = self.set_interval(0.5, self._tick)
+
+    def stop(self) -> None:
+        if self._stopped is None:
+            self._stopped = self._clock()
+            self._timer.stop()
+            self.add_class("-stopped")
+            self._tick()
+
+    def _tick(self) -> None:
+        elapsed = self.elapsed
+        self.set_class(self.basic <= elapsed < self.solid, "-over-basic")
+        self.set_class(elapsed >= self.solid, "-over-solid")
+        label = "stopped" if self._stopped is not None else "answering"
+        self.update(Text.assemble((f"⏱ {mmss(elapsed)}", "bold"),
+                                  f" {label} · basic {mmss(self.basic)} · solid {mmss(self.solid)}"))

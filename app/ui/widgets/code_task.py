@@ -1,0 +1,195 @@
+"""The code task view: the editor, running it in the sandbox, and the result beside it."""
+
+from __future__ import annotations
+
+import time
+
+from rich.syntax import Syntax
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets.text_area import Selection
+from textual.widgets import DataTable, Label, LoadingIndicator, Static, TextArea
+
+from app.ui.grading import Grader
+from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
+from app.ui.widgets.verdict_panel import VerdictPanel
+from checkers.verdict import Verdict
+from questions.model import CodeTask
+
+
+class CodeTaskPanel(Vertical):
+    """Edit the starter, run it (ctrl+r), cancel (esc), reset (ctrl+l), and after one run, see the solution.
+
+    Grading runs in a thread worker so the UI stays responsive; `cancel` kills the sandbox
+    child at once and drops whatever that run would have returned.
+    """
+
+    DEFAULT_CSS = """
+    CodeTaskPanel { height: 1fr; }
+    CodeTaskPanel > #code-prompt { padding: 0 1; color: $text-muted; }
+    CodeTaskPanel > #code-split { height: 1fr; }
+    CodeTaskPanel #code-editor { width: 1fr; height: 1fr; }
+    CodeTaskPanel #code-side { width: 1fr; height: 1fr; }
+    CodeTaskPanel.-narrow > #code-split { layout: vertical; }
+    CodeTaskPanel.-narrow #code-editor { width: 1fr; height: 1fr; min-height: 6; }
+    CodeTaskPanel.-narrow #code-side { width: 1fr; height: 1fr; }
+    CodeTaskPanel #code-progress { height: 1; display: none; padding: 0 1; }
+    CodeTaskPanel.-running #code-progress { display: block; }
+    CodeTaskPanel #code-progress LoadingIndicator { width: 8; height: 1; }
+    CodeTaskPanel #code-status { padding: 0 1; color: $text-muted; }
+    CodeTaskPanel #code-solution { display: none; height: auto; padding: 0 1; }
+    CodeTaskPanel.-solution #code-solution { display: block; }
+    CodeTaskPanel.-solution VerdictPanel { height: auto; max-height: 50%; }
+    """
+
+    NARROW_BELOW = 100
+    """Below this many columns the result goes under the editor instead of beside it."""
+
+    def __init__(self, task: CodeTask, grader: Grader, *, device: str, clock=time.monotonic,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.task, self.grader, self.device, self._clock = task, grader, device, clock
+        self.run_number = 0
+        """Increases with every run and cancel, so a stale result is recognised and dropped."""
+        self.completed_runs = 0
+        self.running = False
+        self.verdict: Verdict | None = None
+        self._run_started = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.task.prompt, id="code-prompt")
+        with Horizontal(id="code-split"):
+            yield TextArea.code_editor(self.task.starter, language="python", show_line_numbers=True,
+                                       id="code-editor")
+            with Vertical(id="code-side"):
+                with Horizontal(id="code-progress"):
+                    yield LoadingIndicator()
+                    yield Label("", id="code-elapsed")
+                yield Label("ctrl+r runs your code in the sandbox", id="code-status")
+                yield VerdictPanel()
+                yield Static("", id="code-solution")
+
+    @property
+    def editor(self) -> TextArea:
+        return self.query_one("#code-editor", TextArea)
+
+    def on_mount(self) -> None:
+        self._elapsed_timer = self.set_interval(0.2, self._show_elapsed, pause=True)
+        self._warm()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < self.NARROW_BELOW, "-narrow")
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="warm")
+    def _warm(self) -> None:
+        """Start the sandbox's warm worker now, so the first run does not wait for torch."""
+        try:
+            self.grader.warm(self.device)
+        except Exception as error:  # shown to the user; the run itself reports it again
+            self.post_message(SandboxWarmed(error=str(error)))
+        else:
+            self.post_message(SandboxWarmed())
+
+    def run(self) -> None:
+        if self.running:
+            return
+        self.run_number += 1
+        self.running = True
+        self._run_started = self._clock()
+        self.add_class("-running")
+        self._set_status("")
+        self._show_elapsed()
+        self._elapsed_timer.resume()
+        self._grade(self.run_number, self.editor.text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="grade")
+    def _grade(self, run: int, source: str) -> None:
+        try:
+            verdict = self.grader.grade(source, device=self.device, steps=self.task.grading.steps)
+        except Exception as error:  # the sandbox could not grade at all; say why, no traceback
+            self.post_message(GradeFailed(run, f"{type(error).__name__}: {error}"))
+        else:
+            self.post_message(GradeFinished(run, verdict))
+
+    def cancel(self) -> bool:
+        """Stop the running grade at once; returns whether anything was running."""
+        if not self.running:
+            return False
+        self.grader.cancel()
+        self.run_number += 1
+        self._finish_run()
+        self._set_status("Cancelled. ctrl+r runs again.")
+        self.editor.focus()
+        return True
+
+    def reset(self) -> None:
+        self.editor.load_text(self.task.starter)
+        self.editor.focus()
+
+    def show_solution(self) -> bool:
+        if self.completed_runs == 0:
+            return False
+        self.query_one("#code-solution", Static).update(
+            Syntax(self.task.solution.rstrip(), "python", theme="ansi_dark", line_numbers=True))
+        self.add_class("-solution")
+        return True
+
+    @on(GradeFinished)
+    def _on_grade_finished(self, message: GradeFinished) -> None:
+        message.stop()
+        if message.run != self.run_number:
+            return
+        self._finish_run()
+        self.completed_runs += 1
+        self.verdict = message.verdict
+        self._set_status("")
+        self.query_one(VerdictPanel).show(message.verdict)
+        error = message.verdict.error
+        if error is not None and error.line:
+            self.select_line(error.line)
+
+    @on(GradeFailed)
+    def _on_grade_failed(self, message: GradeFailed) -> None:
+        message.stop()
+        if message.run != self.run_number:
+            return
+        self._finish_run()
+        self._set_status(f"Could not grade: {message.message}")
+
+    @on(SandboxWarmed)
+    def _on_sandbox_warmed(self, message: SandboxWarmed) -> None:
+        message.stop()
+        if message.error and not self.running:
+            self._set_status(f"Sandbox not ready: {message.error}")
+
+    @on(DataTable.RowSelected, "#verdict-retained")
+    def _jump_to_retained(self, event: DataTable.RowSelected) -> None:
+        if self.verdict is None or event.row_key.value is None:
+            return
+        line = self.verdict.retained[int(event.row_key.value)].line
+        if line:
+            self.editor.move_cursor((line - 1, 0), center=True)
+            self.editor.focus()
+
+    def select_line(self, line: int) -> None:
+        """Put the cursor on a 1-based line and select it, so the line stands out."""
+        editor = self.editor
+        row = min(max(line - 1, 0), editor.document.line_count - 1)
+        editor.selection = Selection((row, len(editor.document.get_line(row))), (row, 0))
+        editor.scroll_cursor_visible(center=True)
+        editor.focus()
+
+    def _finish_run(self) -> None:
+        self.running = False
+        self.remove_class("-running")
+        self._elapsed_timer.pause()
+
+    def _show_elapsed(self) -> None:
+        seconds = self._clock() - self._run_started
+        self.query_one("#code-elapsed", Label).update(f"Running on {self.device}… {seconds:.1f} s · esc cancels")
+
+    def _set_status(self, text: str) -> None:
+        status = self.query_one("#code-status", Label)
+        status.update(text)
+        status.display = bool(text)
