@@ -1,0 +1,189 @@
+"""What a candidate may reach: importable modules, torch through capability proxies, and
+every denied family of torch's API with the reason it is denied, in one place.
+
+The candidate never holds a real module. `import torch` gives a `ModuleProxy` that resolves
+names on the real module only after checking them here, and hands out further modules only
+under their own canonical name, so `torch.os` or `torch.nn.functional.torch` lead nowhere.
+Imported inside the sandbox child; torch itself is imported lazily, on first resolution.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from fnmatch import fnmatchcase
+from types import ModuleType
+
+from checkers.refusal import not_available
+
+ALLOWED_MODULES: dict[str, str] = {
+    "torch": "the code under test is PyTorch",
+    "torch.nn": "layers and nn.Module",
+    "torch.nn.functional": "activations and losses",
+    "torch.nn.init": "weight initialisation",
+    "torch.nn.utils": "gradient clipping (names below are listed one by one)",
+    "torch.nn.utils.rnn": "packing padded sequences",
+    "torch.optim": "optimizers",
+    "torch.optim.lr_scheduler": "learning-rate schedules",
+    "torch.autograd": "grad, backward, Function",
+    "torch.autograd.functional": "jacobian, hessian",
+    "torch.autograd.graph": "saved-tensor hooks",
+    "torch.cuda": "device queries and memory counters",
+    "torch.amp": "mixed precision",
+    "torch.linalg": "linear algebra",
+    "torch.fft": "Fourier transforms",
+    "torch.special": "special functions",
+    "torch.random": "seeding",
+    "torch.utils": "only as the way to torch.utils.data",
+    "torch.utils.data": "datasets and single-process loaders",
+    "math": "pure functions",
+    "random": "seeded randomness",
+    "collections": "deque, Counter, defaultdict, namedtuple",
+    "collections.abc": "abstract container types",
+    "itertools": "iteration helpers",
+    "functools": "partial, reduce, lru_cache",
+    "statistics": "mean and friends",
+    "copy": "deepcopy of models",
+    "time": "timing a loop",
+}
+"""Modules a snippet may import or reach, each only under this exact name."""
+
+ONLY_NAMES: dict[str, frozenset[str]] = {
+    "torch.utils": frozenset({"data"}),
+    "torch.utils.data": frozenset({
+        "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "StackDataset",
+        "ConcatDataset", "ChainDataset", "Subset", "random_split", "default_collate",
+        "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+        "WeightedRandomSampler", "BatchSampler", "get_worker_info",
+    }),
+    "torch.nn.utils": frozenset({
+        "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
+        "parameters_to_vector", "vector_to_parameters", "weight_norm", "spectral_norm",
+        "remove_weight_norm", "remove_spectral_norm", "rnn",
+    }),
+}
+"""Modules too broad to open whole: only these names of them are offered."""
+
+DENIED: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("torch.load", "torch.serialization*"), "unpickling runs arbitrary code"),
+    (("torch.save",), "writes files"),
+    (("torch.*File*", "torch.get_file_path"), "reads or writes files"),
+    (("torch.*Storage*", "torch.storage", "torch.is_storage"),
+     "storages map files (from_file) and raw memory"),
+    (("torch.compile", "torch.compiler", "torch.cond", "torch.while_loop", "torch.export*",
+      "torch.jit*", "torch.fx*"),
+     "compilation writes generated code and starts compiler processes"),
+    (("torch.ops", "torch.classes", "torch.library"), "load_library loads native code"),
+    (("torch.hub",), "downloads and imports code"),
+    (("torch.set_num_threads", "torch.set_num_interop_threads", "torch.init_num_threads"),
+     "the sandbox runs torch on one thread"),
+    (("torch.multiprocessing", "torch.distributed"), "starts processes"),
+    (("torch.cuda.memory", "torch.cuda.tunable", "torch.cuda.gds"),
+     "these write snapshots and tuning files"),
+)
+"""Names on otherwise allowed torch modules that stay closed, grouped by why."""
+
+DENIED_ATTRIBUTES: dict[str, str] = {
+    "numpy": "a numpy array can write itself to a file (tofile, dump)",
+    "tofile": "writes files",
+    "dump": "pickles to files",
+    "storage": "storages map files and raw memory",
+    "untyped_storage": "storages map files and raw memory",
+    "from_file": "reads any file, and creates files with shared=True",
+    "data_ptr": "raw addresses",
+    "const_data_ptr": "raw addresses",
+    "share_memory_": "creates shared-memory files",
+    "share_memory": "creates shared-memory files",
+    "compile": "compilation writes generated code and starts compiler processes",
+    "load_library": "loads native code",
+}
+"""Attribute names refused on every object, because some torch object offers them."""
+
+
+def denial_reason(path: str) -> str | None:
+    """Why a dotted torch path is closed, or None when no family covers it."""
+    for patterns, reason in DENIED:
+        if any(fnmatchcase(path, pattern) for pattern in patterns):
+            return reason
+    return None
+
+
+class ModuleProxy:
+    """Stands in for an allowed module; every attribute goes through `resolve`."""
+
+    __slots__ = ("_grill_module",)
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_grill_module", name)
+
+    def __getattr__(self, attr: str):
+        return resolve(self._grill_module, attr)
+
+    def __setattr__(self, attr: str, value) -> None:
+        raise not_available(f"{self._grill_module}.{attr} = ...")
+
+    def __delattr__(self, attr: str) -> None:
+        raise not_available(f"del {self._grill_module}.{attr}")
+
+    def __repr__(self) -> str:
+        return f"<module '{self._grill_module}' (sandboxed)>"
+
+
+def import_proxy(name: str) -> ModuleProxy:
+    """The proxy an `import name` statement gets; refuses modules not on the allowlist."""
+    if name not in ALLOWED_MODULES or denial_reason(name):
+        raise not_available(name)
+    importlib.import_module(name)
+    return ModuleProxy(name)
+
+
+def resolve(module: str, attr: str):
+    """`module.attr` for candidate code: checked, then wrapped when it is itself a module."""
+    path = f"{module}.{attr}"
+    if attr.startswith("_") or denial_reason(path) or attr not in ONLY_NAMES.get(module, (attr,)):
+        raise not_available(path)
+    if path in SAFE_REPLACEMENTS:
+        return SAFE_REPLACEMENTS[path]()
+    real = importlib.import_module(module)
+    try:
+        value = getattr(real, attr)
+    except AttributeError:
+        raise AttributeError(f"module '{module}' has no attribute '{attr}'") from None
+    return wrap_value(path, value)
+
+
+def wrap_value(path: str, value):
+    """Modules travel only as proxies, and only under their canonical allowed name."""
+    if isinstance(value, ModuleType):
+        if value.__name__ == path and path in ALLOWED_MODULES:
+            return ModuleProxy(path)
+        raise not_available(path)
+    return value
+
+
+@functools.cache
+def single_process_data_loader():
+    """torch's DataLoader with worker processes closed: workers outlive a kill and hold pipes."""
+    from torch.utils.data import DataLoader as TorchDataLoader
+
+    class DataLoader(TorchDataLoader):
+        def __init__(self, *args, num_workers: int = 0, **kwargs):
+            check_loader_setting("num_workers", num_workers)
+            check_loader_setting("multiprocessing_context", kwargs.get("multiprocessing_context"))
+            super().__init__(*args, num_workers=0, **kwargs)
+
+        def __setattr__(self, name, value):
+            check_loader_setting(name, value)
+            super().__setattr__(name, value)
+
+    DataLoader.__module__ = "torch.utils.data"
+    return DataLoader
+
+
+def check_loader_setting(name: str, value) -> None:
+    if (name == "num_workers" and value) or (name == "multiprocessing_context" and value is not None):
+        raise not_available(f"DataLoader({name}={value!r})")
+
+
+SAFE_REPLACEMENTS = {"torch.utils.data.DataLoader": single_process_data_loader}
+"""Names answered by a restricted stand-in instead of the real object."""

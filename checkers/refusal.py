@@ -1,0 +1,52 @@
+"""The two ways a candidate's snippet stops early: a policy refusal and its own exception.
+
+Both carry the candidate's line so that the user sees `line 7: ...` and nothing of grill.
+"""
+
+from __future__ import annotations
+
+import sys
+
+CANDIDATE_MARK = "__grill_candidate__"
+"""Key set in every candidate namespace; frames whose globals hold it run candidate code."""
+
+
+class Refused(Exception):
+    """The snippet used something the sandbox does not offer (an import, an attribute...)."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.message = message
+        self.line = line
+
+
+class CandidateError(Exception):
+    """The snippet itself raised; `traceback` shows only the candidate's own frames."""
+
+    def __init__(self, kind: str, message: str, line: int | None, traceback: str = ""):
+        super().__init__(f"{kind}: {message}" + (f" (line {line})" if line else ""))
+        self.kind = kind
+        self.message = message
+        self.line = line
+        self.traceback = traceback
+
+
+def candidate_line() -> int | None:
+    """The line of the innermost candidate frame on the current stack, if any."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get(CANDIDATE_MARK):
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+refused_at_runtime: list[Refused] = []
+"""Refusals raised while a snippet runs, kept so that `except Exception: pass` cannot hide one."""
+
+
+def not_available(subject: str) -> Refused:
+    """The one refusal wording users see: `'torch.os' is not available in the sandbox`."""
+    refusal = Refused(f"'{subject}' is not available in the sandbox", candidate_line())
+    refused_at_runtime.append(refusal)
+    return refusal
