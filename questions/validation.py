@@ -92,7 +92,8 @@ def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
     if kind == "string_type":
         return f"'{where}' must be text, not {_kind(value)}", _as_text_hint(value)
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        hint = "remove the quotes around the number" if isinstance(value, str) else "write a whole number, like 40"
+        quoted_number = isinstance(value, str) and value.strip().lstrip("-").isdigit()
+        hint = "remove the quotes around the number" if quoted_number else "write a whole number, like 40"
         return f"'{where}' must be a whole number, not {_kind(value)}", hint
     if kind in ("greater_than_equal", "less_than_equal"):
         bound = "at least" if kind == "greater_than_equal" else "at most"

@@ -1,0 +1,71 @@
+"""`grill lint`: print every problem in the given packs or cards; exit 0 when clean, 1 when not."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from app.paths import pack_search_path
+from questions.lint import LintReport, grade_code_tasks, lint_paths, sort_problems
+from questions.loader import CARD_SUFFIX, pack_folders
+from questions.model import LoadedCard, Problem
+
+EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = [Path(p) for p in args.paths]
+    for path in paths:
+        error = _usage_error(path)
+        if error:
+            print(f"grill lint: {path}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+    report = lint_paths(paths or pack_search_path())
+    problems = report.problems
+    if args.run:
+        try:
+            from checkers.api import grade_source  # imports torch: only when asked to grade
+        except ImportError as error:
+            print(f"grill lint --run: the grader is not available ({error})", file=sys.stderr)
+            return EXIT_USAGE
+        problems = sort_problems(problems + grade_code_tasks(report.cards, grade_source, _show_progress))
+    problems = [replace(p, path=_shown(p.path)) for p in problems]
+    if args.json:
+        print(json.dumps([p.to_dict() for p in problems], indent=2))
+    else:
+        for problem in problems:
+            print(problem)
+        print(_summary(report, problems))
+    return EXIT_PROBLEMS if problems else EXIT_CLEAN
+
+
+def _usage_error(path: Path) -> str:
+    if not path.exists():
+        return "no such file or folder"
+    if path.is_file() and path.suffix != CARD_SUFFIX:
+        return f"not a card file (cards end in {CARD_SUFFIX})"
+    if path.is_dir() and not pack_folders(path, problems := []) and not problems:
+        return "no pack here (no pack.yaml in it or in its sub-folders)"
+    return ""
+
+
+def _shown(path: str) -> str:
+    """Paths under the working folder are shown relative to it, as a user would type them."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _summary(report: LintReport, problems: list[Problem]) -> str:
+    checked = f"{len(report.cards)} card{'s' if len(report.cards) != 1 else ''} loaded"
+    if not problems:
+        return f"no problems; {checked}"
+    files = len({p.path for p in problems})
+    return f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {files} file{'s' if files != 1 else ''}; {checked}"
+
+
+def _show_progress(card: LoadedCard, part: str) -> None:
+    print(f"grading {card.card.id} {part}...", file=sys.stderr, flush=True)

@@ -1,0 +1,97 @@
+"""What `grill lint` checks: every load problem in the given packs or cards, and optionally
+whether each code task's starter really leaks and its solution really does not.
+
+Content is tested like code: a starter that already passes, or a reference solution that
+fails, would make the exercise meaningless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from questions.loader import MANIFEST_NAME, load_card_file, load_library
+from questions.model import LoadedCard, Problem
+from questions.yamldoc import position, read_yaml
+
+if TYPE_CHECKING:
+    from checkers.verdict import Verdict
+
+EXPECTED_VERDICTS = {"starter": "leak", "solution": "clean"}
+"""What each part of a code task must grade as."""
+
+
+class Grader(Protocol):
+    """`checkers.api.grade_source`'s shape, so tests can pass a fake one."""
+
+    def __call__(self, source: str, *, device: str, steps: int) -> Verdict: ...
+
+
+@dataclass
+class LintReport:
+    problems: list[Problem]
+    cards: list[LoadedCard]
+    """The cards that loaded cleanly: the ones whose code tasks `--run` grades."""
+    packs: int
+
+
+def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
+    """File order, then position; duplicates (a card named directly and through its pack) once."""
+    return sorted(set(problems), key=lambda p: (p.path, p.line, p.column, p.message))
+
+
+def lint_paths(paths: Sequence[Path]) -> LintReport:
+    """Check packs, folders of packs and card files.
+
+    Folders load together, so duplicate ids across them are found; a card file named on its
+    own is checked alone.
+    """
+    folders = [p for p in paths if p.is_dir()] + [p.parent for p in paths if p.name == MANIFEST_NAME]
+    library = load_library(folders)
+    problems, cards = list(library.problems), library.cards
+    for path in paths:
+        if path.is_file() and path.name != MANIFEST_NAME:
+            card, card_problems = load_card_file(path)
+            problems += card_problems
+            if card is not None and all(card.path.resolve() != c.path.resolve() for c in cards):
+                cards.append(card)
+    return LintReport(sort_problems(problems), cards, len(library.packs))
+
+
+def grade_code_tasks(cards: Iterable[LoadedCard], grade: Grader,
+                     progress: Callable[[LoadedCard, str], None] | None = None) -> list[Problem]:
+    """Grade every code task's starter and solution; each unexpected verdict is a Problem at its key."""
+    problems = []
+    for loaded in cards:
+        task = loaded.card.code_task
+        if task is None:
+            continue
+        for part, expected in EXPECTED_VERDICTS.items():
+            if progress is not None:
+                progress(loaded, part)
+            verdict = grade(getattr(task, part), device=task.grading.device, steps=task.grading.steps)
+            if verdict.verdict != expected:
+                message, hint = _mismatch(part, expected, verdict)
+                problems.append(Problem(str(loaded.path), *_key_position(loaded.path, part), message, hint))
+    return problems
+
+
+def _mismatch(part: str, expected: str, verdict: Verdict) -> tuple[str, str]:
+    where = f"code_task.{part}"
+    detail = f": {verdict.message}" if verdict.message else ""
+    if not verdict.graded:
+        return (f"'{where}' could not be graded ({verdict.verdict}){detail}",
+                verdict.hint or f"run it with 'grill check' to see why; it must grade {expected}")
+    if part == "starter":
+        return (f"'{where}' must leak but graded {verdict.verdict}",
+                "the starter must keep graphs alive across iterations, so the candidate has a leak to fix")
+    return (f"'{where}' must grade clean but graded {verdict.verdict}{detail}",
+            "the reference solution must let each iteration's graph go")
+
+
+def _key_position(path: Path, part: str) -> tuple[int, int]:
+    doc, _ = read_yaml(path)
+    key = doc.key_at(("code_task", part)) if doc is not None else None
+    return position(key) if key is not None else (1, 1)

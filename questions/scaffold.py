@@ -1,0 +1,140 @@
+"""Card and manifest skeletons for `grill new`: every field present, each to fill in marked TODO.
+
+The loader reports every TODO left as a problem, so an unfinished card never reaches practice;
+once the TODOs are replaced with real values the card loads.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import TypeAdapter, ValidationError
+
+from questions.loader import CARD_SUFFIX, MANIFEST_NAME
+from questions.model import FORMAT_VERSION, Slug
+from questions.schema_export import CARD_SCHEMA, PACK_SCHEMA
+
+_slug = TypeAdapter(Slug)
+_SOURCE_TREE = CARD_SCHEMA.parent.parent.parent
+
+CARD_TEMPLATE = """\
+# yaml-language-server: $schema={schema}
+id: {card_id}
+question: TODO the question, as an interviewer would ask it
+level: TODO  # junior, middle, senior or principal: where it is usually asked
+importance: TODO  # must know, should know or nice to know
+frequency: TODO  # how often it comes up in interviews, 0 to 100 (percent)
+tags: [TODO]  # lower-case words joined by hyphens
+key_points:  # the 3 to 7 short claims a good answer makes
+  - point: TODO the first claim
+    signals: [TODO]  # optional: words that show the point was made in a typed answer
+  - point: TODO the second claim
+    signals: [TODO]
+  - point: TODO the third claim
+    signals: [TODO]
+basic:
+  text: TODO the answer in about 20 seconds
+  seconds: 20
+solid:
+  text: TODO the answer in about 50 seconds
+  seconds: 50
+tiers:
+  junior: TODO what a junior candidate is expected to say
+  middle: TODO what a middle candidate adds
+  senior: TODO what a senior candidate adds
+  principal: TODO what a principal candidate adds
+deep_dive: |
+  TODO the full explanation, in Markdown
+examples:
+  - language: python
+    code: |
+      # TODO a short, runnable example
+    note: TODO what the example shows
+follow_ups:
+  - question: TODO a question an interviewer asks next
+    answer: TODO its answer
+red_flags:
+  - flag: TODO something that, said in an interview, costs the question
+    signals: [TODO]  # optional: phrases that show the flag was said
+code_task:  # optional: delete this whole block if the card has no code task
+  prompt: TODO what the candidate must change in the starter
+  starter: |
+    # TODO a complete training loop that keeps graphs alive across iterations
+  solution: |
+    # TODO the same loop without the leak
+  hints:
+    - TODO the first hint
+  grading:
+    device: auto  # auto, cpu or cuda
+    steps: 60  # training-loop iterations the grader observes
+"""
+
+MANIFEST_TEMPLATE = """\
+# yaml-language-server: $schema={schema}
+name: {name}
+title: TODO a short title for the pack
+description: TODO what the pack covers
+format_version: {version}
+"""
+
+
+class ScaffoldError(Exception):
+    """A skeleton that cannot be written; the message says why and what to do."""
+
+
+def card_skeleton(card_id: str, pack_dir: Path) -> str:
+    return CARD_TEMPLATE.format(schema=_schema_ref(CARD_SCHEMA, pack_dir), card_id=card_id)
+
+
+def manifest_skeleton(pack_dir: Path) -> str:
+    name = pack_dir.resolve().name
+    return MANIFEST_TEMPLATE.format(schema=_schema_ref(PACK_SCHEMA, pack_dir),
+                                    name=name if _is_slug(name) else "TODO", version=FORMAT_VERSION)
+
+
+def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
+    """Write `<pack_dir>/<card_id>.yaml`, and `pack.yaml` when the folder has none; never overwrite.
+
+    Returns the files written.
+    """
+    if not _is_slug(card_id):
+        raise ScaffoldError(f"'{card_id}' is not a valid card id: use lower-case words joined by hyphens, "
+                            "like 'retained-graph'")
+    if pack_dir.exists() and not pack_dir.is_dir():
+        raise ScaffoldError(f"{pack_dir} is a file, not a pack folder")
+    card_path = pack_dir / f"{card_id}{CARD_SUFFIX}"
+    if card_path.exists():
+        raise ScaffoldError(f"{card_path} already exists; not overwriting it (choose another id or delete the file)")
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    manifest = pack_dir / MANIFEST_NAME
+    if not manifest.exists():
+        _write_new(manifest, manifest_skeleton(pack_dir))
+        written.append(manifest)
+    _write_new(card_path, card_skeleton(card_id, pack_dir))
+    return [*written, card_path]
+
+
+def _write_new(path: Path, text: str) -> None:
+    try:
+        with path.open("x", encoding="utf-8") as file:  # "x": fail rather than overwrite, even in a race
+            file.write(text)
+    except FileExistsError:
+        raise ScaffoldError(f"{path} already exists; not overwriting it") from None
+
+
+def _schema_ref(schema: Path, pack_dir: Path) -> str:
+    """Relative to the pack inside this source tree (so it survives a move), absolute elsewhere."""
+    pack = pack_dir.resolve()
+    if pack.is_relative_to(_SOURCE_TREE):
+        return Path(os.path.relpath(schema, pack)).as_posix()
+    return schema.as_posix()
+
+
+def _is_slug(text: str) -> bool:
+    try:
+        _slug.validate_python(text)
+    except ValidationError:
+        return False
+    return True
