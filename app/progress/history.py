@@ -133,7 +133,7 @@ class History:
 
     def __init__(self, connection: sqlite3.Connection, path: Path):
         self.connection = connection
-        """For read-only aggregate queries (statistics); writes go through the methods."""
+        """Prefer `reading()`, which also holds the lock; writes go through the methods."""
         self.path = path
         self._lock = threading.RLock()
 
@@ -172,8 +172,9 @@ class History:
         self.close()
 
     @contextmanager
-    def _guard(self) -> Iterator[sqlite3.Connection]:
-        """Serialise threads, and turn SQLite failures into a HistoryError naming the file."""
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection for read-only queries (statistics), held against other threads;
+        SQLite failures come out as a HistoryError naming the file."""
         with self._lock:
             try:
                 yield self.connection
@@ -182,7 +183,7 @@ class History:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._guard() as connection:
+        with self.reading() as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
@@ -265,7 +266,7 @@ class History:
 
     def attempts(self, card_id: str | None = None) -> list[Attempt]:
         """Attempts oldest first, for one card or all."""
-        with self._guard() as connection:
+        with self.reading() as connection:
             if card_id is None:
                 rows = connection.execute(f"{_SELECT_ATTEMPTS} ORDER BY started_at, id")
             else:
@@ -273,7 +274,7 @@ class History:
             return [_attempt_from_row(row) for row in rows]
 
     def progress(self, card_id: str) -> CardProgress | None:
-        with self._guard() as connection:
+        with self.reading() as connection:
             schedule = self._schedule(connection, card_id)
         if schedule is None:
             return None
@@ -291,7 +292,7 @@ class History:
         """
         now = to_utc(now) if now is not None else utc_now()
         limit = new_per_day if new_per_day is not None else int(self.get_setting("new_per_day", DEFAULT_NEW_PER_DAY))
-        with self._guard() as connection:
+        with self.reading() as connection:
             known = dict(connection.execute("SELECT card_id, due FROM card_state"))
             introduced_today = connection.execute(
                 "SELECT count(*) FROM card_state WHERE introduced_at >= ?", (stamp(day_start(local_day(now))),)
@@ -311,7 +312,7 @@ class History:
     # -- settings ------------------------------------------------------------------------
 
     def get_setting(self, key: str, default: Any = None) -> Any:
-        with self._guard() as connection:
+        with self.reading() as connection:
             row = connection.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return default if row is None else json.loads(row[0])
 

@@ -1,0 +1,198 @@
+"""Progress figures for the stats screen, `grill stats` and the Markdown export.
+
+Everything that grows with the number of attempts is an SQL aggregate; Python only touches
+per-card or per-day rows, so 100,000 attempts still compute in well under half a second.
+Cards are grouped into packs through a temporary table of the loaded cards and their time
+budgets, joined in SQL.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timedelta
+
+from app.progress.clock import day_start, end_of_local_day, local_day, stamp, to_utc, utc_now
+from app.progress.history import History
+from questions.model import LEVELS, LoadedCard
+
+ACTIVITY_DAYS = 30
+TOP_MISSES = 10
+ALL_PACKS = "all"
+"""The single group when no cards are given, so packs are unknown."""
+OTHER_PACK = "other"
+"""Cards in the history that no loaded pack has any more; they are never due."""
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+@dataclass(frozen=True)
+class PackFigures:
+    pack: str
+    cards: int
+    """Cards the pack has (for `all` and `other`: the cards seen)."""
+    seen: int
+    due: int
+    """Due by the end of today."""
+    reviews: int
+    """Attempts on a card already seen before: what retention is measured on."""
+    recalled: int
+    """Reviews not rated Again."""
+
+    @property
+    def retention(self) -> float | None:
+        return _share(self.recalled, self.reviews)
+
+
+@dataclass(frozen=True)
+class TierFigures:
+    tier: str
+    reviews: int
+    recalled: int
+
+    @property
+    def retention(self) -> float | None:
+        return _share(self.recalled, self.reviews)
+
+
+@dataclass(frozen=True)
+class AnswerTime:
+    """How long answers took against each card's ~20 s basic and ~50 s solid budgets."""
+
+    answers: int
+    """Attempts with a timed answer phase."""
+    mean_seconds: float | None
+    budgeted: int
+    """Timed answers whose card is loaded, so its budgets are known."""
+    within_basic: int
+    within_solid: int
+    """Includes those within the basic budget."""
+    mean_basic_budget: float | None
+    mean_solid_budget: float | None
+
+
+@dataclass(frozen=True)
+class Missed:
+    card_id: str
+    text: str
+    times: int
+
+
+@dataclass(frozen=True)
+class DayActivity:
+    day: date
+    attempts: int
+
+
+@dataclass(frozen=True)
+class Stats:
+    generated_at: datetime
+    attempts: int
+    cards_seen: int
+    due_today: int
+    streak_days: int
+    """Consecutive days with practice, ending today (or yesterday, until today is over)."""
+    packs: tuple[PackFigures, ...]
+    tiers: tuple[TierFigures, ...]
+    answer_time: AnswerTime
+    missed_key_points: tuple[Missed, ...]
+    red_flags_said: tuple[Missed, ...]
+    activity: tuple[DayActivity, ...]
+    """The last ACTIVITY_DAYS local days, oldest first, including days without practice."""
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["generated_at"] = stamp(self.generated_at)
+        data["activity"] = [{"day": a.day.isoformat(), "attempts": a.attempts} for a in self.activity]
+        for key, figures in (("packs", self.packs), ("tiers", self.tiers)):
+            for row, item in zip(data[key], figures):
+                row["retention"] = item.retention
+        return data
+
+
+def compute_stats(history: History, cards: Sequence[LoadedCard] | None = None, *,
+                  now: datetime | None = None) -> Stats:
+    """All the figures at `now`; without `cards`, per-pack figures collapse into one group."""
+    now = to_utc(now) if now is not None else utc_now()
+    today = local_day(now)
+    with history.reading() as db:
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS stats_cards "
+                   "(card_id TEXT PRIMARY KEY, pack TEXT NOT NULL, basic REAL, solid REAL)")
+        db.execute("DELETE FROM temp.stats_cards")
+        db.executemany("INSERT OR IGNORE INTO temp.stats_cards VALUES (?, ?, ?, ?)",
+                       [(c.card.id, c.pack, c.card.basic.seconds, c.card.solid.seconds) for c in cards or ()])
+        unknown = ALL_PACKS if cards is None else OTHER_PACK
+        attempts = db.execute("SELECT count(*) FROM attempts").fetchone()[0]
+        packs = _pack_figures(db, cards, unknown, cutoff=stamp(end_of_local_day(now)))
+        tiers = _tier_figures(db)
+        answer_time = AnswerTime(*db.execute(
+            "SELECT count(a.answer_seconds), avg(a.answer_seconds), count(c.basic), "
+            "coalesce(sum(a.answer_seconds <= c.basic), 0), coalesce(sum(a.answer_seconds <= c.solid), 0), "
+            "avg(c.basic), avg(c.solid) "
+            "FROM attempts AS a LEFT JOIN temp.stats_cards AS c "
+            "ON c.card_id = a.card_id AND a.answer_seconds IS NOT NULL").fetchone())
+        missed = [_top_misses(db, kind) for kind in ("key_point", "red_flag")]
+        days = [date.fromisoformat(d) for (d,) in db.execute(
+            "SELECT DISTINCT date(started_at, 'localtime') AS d FROM attempts ORDER BY d DESC")]
+        since = stamp(day_start(today - timedelta(days=ACTIVITY_DAYS - 1)))
+        recent = dict(db.execute(
+            "SELECT date(started_at, 'localtime') AS d, count(*) FROM attempts WHERE started_at >= ? GROUP BY d",
+            (since,)))
+    return Stats(
+        generated_at=now,
+        attempts=attempts,
+        cards_seen=sum(p.seen for p in packs),
+        due_today=sum(p.due for p in packs),
+        streak_days=_streak(days, today),
+        packs=packs,
+        tiers=tiers,
+        answer_time=answer_time,
+        missed_key_points=missed[0],
+        red_flags_said=missed[1],
+        activity=tuple(DayActivity(day, recent.get(day.isoformat(), 0))
+                       for day in (today - timedelta(days=n) for n in range(ACTIVITY_DAYS - 1, -1, -1))),
+    )
+
+
+def _pack_figures(db, cards: Sequence[LoadedCard] | None, unknown: str, cutoff: str) -> tuple[PackFigures, ...]:
+    size = Counter(c.pack for c in cards or ())
+    seen, due = Counter(), Counter()
+    for pack, is_due in db.execute(
+            "SELECT coalesce(c.pack, ?), s.due < ? FROM card_state AS s "
+            "LEFT JOIN temp.stats_cards AS c USING (card_id)", (unknown, cutoff)):
+        seen[pack] += 1
+        if is_due and pack != OTHER_PACK:
+            due[pack] += 1
+    reviewed = {pack: (reviews, recalled) for pack, reviews, recalled in db.execute(
+        "SELECT coalesce(c.pack, ?) AS pack, sum(a.is_review), sum(a.is_review AND a.rating != 'again') "
+        "FROM attempts AS a LEFT JOIN temp.stats_cards AS c USING (card_id) GROUP BY pack", (unknown,))}
+    names = list(size) + sorted(set(seen) - set(size))
+    return tuple(PackFigures(pack, size[pack] or seen[pack], seen[pack], due[pack], *reviewed.get(pack, (0, 0)))
+                 for pack in names)
+
+
+def _tier_figures(db) -> tuple[TierFigures, ...]:
+    rows = {tier: (reviews, recalled) for tier, reviews, recalled in db.execute(
+        "SELECT tier, sum(is_review), sum(is_review AND rating != 'again') FROM attempts GROUP BY tier")}
+    return tuple(TierFigures(tier, *rows[tier]) for tier in LEVELS if tier in rows)
+
+
+def _top_misses(db, kind: str) -> tuple[Missed, ...]:
+    return tuple(Missed(*row) for row in db.execute(
+        "SELECT card_id, text, count(*) AS times FROM misses WHERE kind = ? "
+        "GROUP BY card_id, text ORDER BY times DESC, card_id, text LIMIT ?", (kind, TOP_MISSES)))
+
+
+def _streak(days_newest_first: list[date], today: date) -> int:
+    days_newest_first = [day for day in days_newest_first if day <= today]
+    expected = today if days_newest_first and days_newest_first[0] == today else today - timedelta(days=1)
+    streak = 0
+    for day in days_newest_first:
+        if day != expected:
+            break
+        streak += 1
+        expected -= timedelta(days=1)
+    return streak
