@@ -1,0 +1,188 @@
+"""The loader: every bad card is reported at the exact line and column, and never stops the others."""
+
+from pathlib import Path
+
+import pytest
+
+from app.paths import pack_search_path
+from questions.loader import load_card_file, load_library, load_pack
+
+PACKS = Path(__file__).parent / "fixtures" / "packs"
+BAD = PACKS / "bad-cards"
+
+# One fixture file per failure mode, and exactly what the loader must say about it.
+BAD_CARDS = {
+    "unknown-field": ["7:1: unknown field 'colour'"],
+    "misspelt-field": ["1:1: missing required field 'question'", "2:1: unknown field 'quesiton'"],
+    "extra-tier": ["22:3: unknown field 'staff' in 'tiers'"],
+    "missing-field": ["1:1: missing required field 'deep_dive'"],
+    "missing-nested-field": ["15:3: missing required field 'seconds' in 'solid'"],
+    "number-as-text": ["5:12: 'frequency' must be a whole number, not text ('40')"],
+    "empty-text": ["2:11: 'question' is empty"],
+    "blank-text": ["22:12: 'deep_dive' is empty"],
+    "null-text": ["22:11: 'deep_dive' must be text, not nothing (null)"],
+    "decimal-frequency": ["5:12: 'frequency' must be a whole number, not a number (40.0)"],
+    "out-of-range": ["5:12: 'frequency' must be at most 100, not 140"],
+    "seconds-too-short": ["13:12: 'basic.seconds' must be at least 5, not 2"],
+    "unknown-level": ["3:8: 'level' must be 'junior', 'middle', 'senior' or 'principal', not 'expert'"],
+    "too-few-key-points": ["8:3: 'key_points' needs at least 3 items, has 2"],
+    "bad-tag": ["6:8: 'tags[0]' must be lower-case words joined by hyphens, not 'No Grad'"],
+    "yes-no-as-text": ["29:13: 'follow_ups[0].answer' must be text, not a yes/no value (false)"],
+    "text-instead-of-list": ["6:7: 'tags' must be a list, not text ('no-grad')"],
+    "text-instead-of-mapping": ["11:8: 'basic' must be a mapping of fields, not text ('It stops autograd from recording.')"],
+    "bad-device": ["67:13: 'code_task.grading.device' must be 'auto', 'cpu' or 'cuda', not 'tpu'"],
+    "duplicate-key": ["6:1: duplicate key 'level' (first at line 3)"],
+    "unsupported-tag": ["5:12: cannot read this value: the tag !weird is not supported"],
+    "bad-python-example": ["29:31: 'examples[0].code' is not valid Python: '(' was never closed"],
+    "bad-python-inline": ["25:11: 'examples[0].code' is not valid Python: invalid syntax (line 2 of the code)"],
+    "bad-python-starter": ["54:7: 'code_task.starter' is not valid Python: unindent does not match any outer indentation level"],
+    "todo-left": ["2:11: unfinished: 'question' still says TODO"],
+    "todo-in-enum": ["3:8: unfinished: 'level' still says TODO"],
+    "id-does-not-match": ["1:5: card id 'another-name' does not match the file name 'id-does-not-match.yaml'"],
+    "tab-indentation": ["18:1: a tab is used for indentation"],
+    "colon-in-text": ["2:28: not valid YAML: mapping values are not allowed in this context"],
+    "unclosed-bracket": ["7:11: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 6)"],
+    "plain-text": ["1:1: the top level must be a mapping of fields, not plain text"],
+    "top-level-list": ["1:1: the top level must be a mapping of fields, not a list"],
+    "empty-file": ["1:1: the file is empty"],
+}
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRILL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("GRILL_PACKS", raising=False)
+
+
+def located(problems) -> list[str]:
+    return [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in problems]
+
+
+def test_every_bad_fixture_is_covered():
+    """The table above and the fixture folder list the same failure modes."""
+    on_disk = {p.stem for p in BAD.glob("*.yaml")} - {"pack", "fine-card"}
+    assert on_disk == set(BAD_CARDS)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CARDS))
+def test_bad_card_is_reported_at_its_exact_position(name):
+    path = BAD / f"{name}.yaml"
+    card, problems = load_card_file(path)
+    assert card is None
+    assert located(problems) == [f"{path}:{expected}" for expected in BAD_CARDS[name]]
+    assert all(p.hint for p in problems), "every problem says how to fix it"
+
+
+def test_valid_cards_load_with_every_field():
+    pack, problems = load_pack(PACKS / "good")
+    assert problems == []
+    assert pack.manifest.name == "fixture-good"
+    by_id = {loaded.card.id: loaded for loaded in pack.cards}
+    assert sorted(by_id) == ["detach-metrics", "minimal-card"]
+    task = by_id["detach-metrics"].card.code_task
+    assert (task.grading.device, task.grading.steps) == ("cpu", 60)
+    assert by_id["minimal-card"].card.code_task is None
+    assert by_id["minimal-card"].pack == "fixture-good"
+    assert by_id["minimal-card"].path == PACKS / "good" / "minimal-card.yaml"
+
+
+def test_one_broken_card_does_not_stop_the_rest_of_its_pack():
+    pack, problems = load_pack(BAD)
+    assert [loaded.card.id for loaded in pack.cards] == ["fine-card"]
+    assert {Path(p.path).stem for p in problems} == set(BAD_CARDS)
+
+
+def test_a_folder_of_packs_and_a_pack_folder_both_work_as_entries():
+    from_parent = load_library([PACKS])
+    from_pack = load_library([PACKS / "good"])
+    assert "fixture-good" in {p.manifest.name for p in from_parent.packs}
+    assert [p.manifest.name for p in from_pack.packs] == ["fixture-good"]
+
+
+def test_missing_entries_are_skipped_silently(tmp_path):
+    library = load_library([tmp_path / "no-such-folder", PACKS / "good"])
+    assert library.problems == []
+    assert len(library.cards) == 2
+
+
+def test_the_same_folder_listed_twice_loads_once():
+    library = load_library([PACKS / "good", PACKS / "good"])
+    assert library.problems == []
+    assert len(library.packs) == 1
+
+
+def test_extra_folders_from_grill_packs_join_the_user_folder(tmp_path, monkeypatch):
+    user_pack = tmp_path / "home" / "packs" / "mine"
+    user_pack.mkdir(parents=True)
+    (user_pack / "pack.yaml").write_text(
+        "name: mine\ntitle: Mine\ndescription: A user pack.\nformat_version: 1\n")
+    monkeypatch.setenv("GRILL_PACKS", f"{PACKS / 'good'}:{PACKS / 'dup-first'}")
+    names = {pack.manifest.name for pack in load_library(pack_search_path()).packs}
+    assert {"mine", "fixture-good", "dup-first"} <= names
+
+
+def test_duplicate_ids_across_packs_keep_the_first_and_report_the_second():
+    library = load_library([PACKS / "dup-first", PACKS / "dup-second"])
+    first, second = library.packs
+    assert [c.card.id for c in first.cards] == ["shared-card"]
+    assert [c.card.id for c in second.cards] == ["only-in-second"]
+    assert located(library.problems) == [
+        f"{PACKS / 'dup-second' / 'shared-card.yaml'}:1:5: duplicate card id 'shared-card' "
+        f"(first in {PACKS / 'dup-first' / 'shared-card.yaml'})"]
+
+
+def test_a_broken_manifest_skips_its_pack_but_not_the_others():
+    library = load_library([PACKS / "manifest-missing-title", PACKS / "good"])
+    assert [p.manifest.name for p in library.packs] == ["fixture-good"]
+    assert library.card("hidden-card") is None
+    assert located(library.problems) == [
+        f"{PACKS / 'manifest-missing-title' / 'pack.yaml'}:1:1: missing required field 'title'"]
+
+
+def test_a_manifest_from_a_later_format_is_refused():
+    pack, problems = load_pack(PACKS / "manifest-future-version")
+    assert pack is None
+    assert located(problems) == [
+        f"{PACKS / 'manifest-future-version' / 'pack.yaml'}:4:17: 'format_version' must be 1, not 2"]
+
+
+def test_cards_without_a_manifest_are_reported_not_ignored():
+    library = load_library([PACKS / "no-manifest"])
+    assert library.packs == []
+    assert located(library.problems) == [
+        f"{PACKS / 'no-manifest' / 'pack.yaml'}:1:1: this folder has card files but no pack.yaml"]
+
+
+def test_a_second_pack_with_a_taken_name_is_reported():
+    library = load_library([PACKS / "good", PACKS / "same-name"])
+    assert len(library.packs) == 1
+    assert located(library.problems) == [
+        f"{PACKS / 'same-name' / 'pack.yaml'}:1:7: a pack named 'fixture-good' is already loaded from {PACKS / 'good'}"]
+
+
+def test_a_card_with_the_yml_extension_is_pointed_out(tmp_path):
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "pack.yaml").write_text((PACKS / "good" / "pack.yaml").read_text())
+    (pack / "minimal-card.yml").write_text((PACKS / "good" / "minimal-card.yaml").read_text())
+    _, problems = load_pack(pack)
+    assert located(problems) == [f"{pack / 'minimal-card.yml'}:1:1: not loaded: card files end in .yaml"]
+
+
+def test_a_todo_inside_a_literal_block_points_at_its_own_line(tmp_path):
+    text = (PACKS / "good" / "minimal-card.yaml").read_text().replace(
+        "deep_dive: Autograd records only when grad mode is on.",
+        "deep_dive: |\n  Autograd records only when grad mode is on.\n\n  TODO explain inference_mode.")
+    path = tmp_path / "minimal-card.yaml"
+    path.write_text(text)
+    _, problems = load_card_file(path)
+    lines = text.splitlines()
+    assert [(p.line, p.column) for p in problems] == [(25, 3)]
+    assert lines[24].strip().startswith("TODO")
+
+
+def test_text_that_is_not_utf8_is_reported_at_the_bad_byte(tmp_path):
+    path = tmp_path / "latin.yaml"
+    path.write_bytes(b"id: latin\nquestion: caf\xe9\n")
+    _, problems = load_card_file(path)
+    assert located(problems) == [f"{path}:2:14: the file is not UTF-8 text"]
