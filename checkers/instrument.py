@@ -1,0 +1,139 @@
+"""Find a snippet's training loop and insert the grader's sampling calls into it.
+
+The candidate writes an ordinary loop; grill adds `__grill_step__()` as the first statement
+of every iteration of the training loop, and `__grill_done__()` right after the outermost
+loop around it (in the same function), so a function-local loop is scanned before its frame
+returns. The training loop is the innermost loop whose own body calls `backward()` or
+`step()` (directly, or through a function the snippet defines): that is the step, not a
+per-parameter update loop or a per-timestep loop inside it. A snippet that never calls
+either is sampled on its outermost loops.
+
+This runs after the sandbox policy, on trusted grounds: it only adds calls to the two hook
+names, copying the loop's line number so the candidate's line numbers stay as written.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+STEP_HOOK = "__grill_step__"
+DONE_HOOK = "__grill_done__"
+TRAINING_CALLS = frozenset({"backward", "step"})
+
+Loop = ast.For | ast.While
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+class StopGrading(BaseException):
+    """Raised from `__grill_step__` once enough steps were observed.
+
+    A BaseException, so the candidate's `except Exception:` does not swallow it; the sandbox
+    re-raises any exception whose class sets `grill_control`.
+    """
+
+    grill_control = True
+
+
+def instrument(tree: ast.Module) -> ast.Module:
+    """Insert the sampling hooks into `tree` (in place) and return it."""
+    loops = training_loops(tree)
+    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    for loop in loops:
+        loop.body.insert(0, _hook_call(STEP_HOOK, loop))
+    done_after = {id(top): top for top in (_outermost_loop(loop, parents) for loop in loops)}
+    for top in done_after.values():
+        body = _holding_list(parents[id(top)], top)
+        body.insert(body.index(top) + 1, _hook_call(DONE_HOOK, top))
+    return ast.fix_missing_locations(tree)
+
+
+def training_loops(tree: ast.Module) -> list[Loop]:
+    """The loops to sample, in source order (see the module docstring for the rule)."""
+    trainers = _training_functions(tree)
+    all_loops = [node for node in ast.walk(tree) if isinstance(node, (ast.For, ast.While))]
+    training = [loop for loop in all_loops if _trains_directly(loop, trainers)]
+    if training:
+        chosen = [loop for loop in training
+                  if not any(other is not loop and _contains(loop, other) for other in training)]
+    else:
+        chosen = [loop for loop in all_loops
+                  if not any(other is not loop and _contains(other, loop) for other in all_loops)]
+    return sorted(chosen, key=lambda loop: (loop.lineno, loop.col_offset))
+
+
+def _outermost_loop(loop: Loop, parents: dict[int, ast.AST]) -> Loop:
+    """The outermost loop around `loop` within its function (or module)."""
+    top, node = loop, loop
+    while id(node) in parents and not isinstance(node := parents[id(node)], _SCOPES):
+        if isinstance(node, (ast.For, ast.While)):
+            top = node
+    return top
+
+
+def _holding_list(parent: ast.AST, statement: ast.stmt) -> list:
+    for field in ("body", "orelse", "finalbody"):
+        body = getattr(parent, field, None)
+        if isinstance(body, list) and any(s is statement for s in body):
+            return body
+    raise ValueError(f"statement at line {statement.lineno} has no enclosing block")
+
+
+def _hook_call(name: str, where: ast.AST) -> ast.Expr:
+    call = ast.Expr(ast.Call(ast.Name(name, ast.Load()), [], []))
+    for node in ast.walk(call):
+        ast.copy_location(node, where)
+    return call
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    """Whether `inner` lies inside `outer` without crossing a function or class boundary."""
+    return any(node is inner for node in _scope_nodes(outer) if node is not outer)
+
+
+def _scope_nodes(root: ast.AST) -> Iterator[ast.AST]:
+    """`root` and everything under it that belongs to the same scope."""
+    yield root
+    for child in ast.iter_child_nodes(root):
+        if not isinstance(child, _SCOPES):
+            yield from _scope_nodes(child)
+
+
+def _own_nodes(loop: Loop) -> Iterator[ast.AST]:
+    """Nodes of a loop's body that are not inside a nested loop or scope."""
+    stack = list(loop.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.For, ast.While, *_SCOPES)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _called_name(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    return None
+
+
+def _trains_directly(loop: Loop, trainers: set[str]) -> bool:
+    names = {_called_name(node) for node in _own_nodes(loop) if isinstance(node, ast.Call)}
+    return bool(names & (TRAINING_CALLS | trainers))
+
+
+def _training_functions(tree: ast.Module) -> set[str]:
+    """Names of functions the snippet defines that call backward()/step(), transitively."""
+    calls = {
+        node.name: {_called_name(c) for c in ast.walk(node) if isinstance(c, ast.Call)}
+        for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    trainers: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, called in calls.items():
+            if name not in trainers and called & (TRAINING_CALLS | trainers):
+                trainers.add(name)
+                changed = True
+    return trainers

@@ -1,0 +1,188 @@
+"""Find every tensor that still holds an autograd graph, and say how the snippet reaches it.
+
+The scan starts from the snippet's names (module globals, or a function's locals) and goes
+breadth-first through containers at any depth, object and class attributes, and the
+closures and default arguments of functions the snippet defined, so the first path found is
+the shortest: `running`, `losses[17]`, `cache['h'][3]`, `tracker.history[-1]`. Parameters
+and other leaf tensors hold no graph and are not reported; a leaf's `.grad` is, when it has
+one (`create_graph=True`).
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import torch
+
+MAX_OBJECTS = 100_000
+MAX_DEPTH = 24
+_ATOMS = (type(None), bool, int, float, complex, str, bytes, bytearray, range,
+          torch.dtype, torch.device, torch.Size, types.ModuleType, types.BuiltinFunctionType)
+_MODULE_TABLES = ("_parameters", "_buffers", "_modules")
+_MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "add", "update", "setdefault"})
+
+
+@dataclass(frozen=True)
+class Found:
+    path: str
+    tensor: torch.Tensor
+
+
+def is_grader_name(name: str) -> bool:
+    """Names the sandbox or grader put in the namespace (`_getattr_`, `__grill_step__`...)."""
+    return name.startswith("__") or (name.startswith("_") and name.endswith("_")) or name == "_print"
+
+
+def graph_tensors(roots: Mapping[str, object], filename: str) -> Iterator[Found]:
+    """Each graph-bearing tensor reachable from `roots`, once, with its shortest path."""
+    queue = deque((name, value, 0) for name, value in roots.items() if not is_grader_name(name))
+    seen: set[int] = {id(roots)}
+    while queue and len(seen) < MAX_OBJECTS:
+        path, value, depth = queue.popleft()
+        if isinstance(value, _ATOMS) or id(value) in seen or _is_grill_object(value):
+            continue
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            if value.grad_fn is not None:
+                yield Found(path, value)
+            elif value.grad is not None and value.grad.grad_fn is not None and id(value.grad) not in seen:
+                seen.add(id(value.grad))
+                yield Found(f"{path}.grad", value.grad)
+            hooks = getattr(value, "_backward_hooks", None)
+            if hooks:
+                queue.append((f"{path}._backward_hooks", hooks, depth + 1))
+            continue
+        if depth < MAX_DEPTH:
+            queue.extend((child_path, child, depth + 1)
+                         for child_path, child in _children(path, value, filename))
+
+
+def _is_grill_object(value: object) -> bool:
+    """The sandbox's capability proxies and the grader's own objects: not the snippet's data."""
+    return type(value).__module__.startswith("checkers.")
+
+
+def _children(path: str, value: object, filename: str) -> Iterator[tuple[str, object]]:
+    if isinstance(value, (list, tuple, deque)):
+        for index, item in enumerate(value):
+            yield f"{path}[{index}]", item
+    elif isinstance(value, dict):
+        for key, item in list(value.items()):
+            yield f"{path}[{_key(key)}]", item
+    elif isinstance(value, (set, frozenset)):
+        for item in value:
+            yield f"{path}{{...}}", item
+    elif isinstance(value, types.FunctionType):
+        if value.__code__.co_filename == filename:
+            yield from _function_children(path, value)
+    elif isinstance(value, types.MethodType):
+        yield path, value.__self__
+        yield path, value.__func__
+    elif isinstance(value, type):
+        if _defined_by_snippet(value, filename):
+            for name, item in list(vars(value).items()):
+                if not name.startswith("__"):
+                    yield f"{path}.{name}", item
+    else:
+        yield from _attributes(path, value, filename)
+
+
+def _function_children(path: str, function: types.FunctionType) -> Iterator[tuple[str, object]]:
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
+        try:
+            yield f"{path}.<closure>.{name}", cell.cell_contents
+        except ValueError:  # a cell not yet assigned
+            continue
+    for index, default in enumerate(function.__defaults__ or ()):
+        yield f"{path}.<defaults>[{index}]", default
+    for name, default in (function.__kwdefaults__ or {}).items():
+        yield f"{path}.<defaults>.{name}", default
+
+
+def _attributes(path: str, value: object, filename: str) -> Iterator[tuple[str, object]]:
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict):
+        for name, item in list(attributes.items()):
+            if isinstance(value, torch.nn.Module) and name in _MODULE_TABLES:
+                for inner, child in list(item.items()):
+                    yield f"{path}.{inner}", child
+            else:
+                yield f"{path}.{name}", item
+    for name in getattr(type(value), "__slots__", ()):
+        if isinstance(name, str) and hasattr(value, name):
+            yield f"{path}.{name}", getattr(value, name)
+    cls = type(value)
+    if _defined_by_snippet(cls, filename):
+        yield cls.__name__, cls
+
+
+def _defined_by_snippet(cls: type, filename: str) -> bool:
+    return any(isinstance(member, types.FunctionType) and member.__code__.co_filename == filename
+               for member in vars(cls).values())
+
+
+def _key(key: object) -> str:
+    if isinstance(key, (str, int, float, bool, type(None), tuple)):
+        return repr(key)
+    return f"<{type(key).__name__}>"
+
+
+# -- where was it put there? ------------------------------------------------------------------
+
+def assignment_line(tree: ast.Module, path: str) -> int | None:
+    """The snippet line that most likely stored the tensor at `path`.
+
+    Looks for assignments to the path's last name (`running += loss`, `self.history = ...`)
+    and, when the path indexes into a container, calls that fill it (`losses.append(...)`).
+    A line inside a loop wins over one outside it; among equals the last one wins.
+    """
+    name, indexed = _last_name(path)
+    if name is None:
+        return None
+    in_loop = _lines_in_loops(tree)
+    candidates: list[tuple[bool, bool, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in ast.walk(target):
+                    hit = _names(part) == name
+                    if hit:
+                        fills = isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign)
+                        candidates.append((node.lineno in in_loop, fills == indexed or not indexed, node.lineno))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _MUTATORS and _names(node.func.value) == name:
+            candidates.append((node.lineno in in_loop, indexed, node.lineno))
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: (c[1], c[0], c[2]))[2]
+
+
+def _names(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _last_name(path: str) -> tuple[str | None, bool]:
+    """`tracker.history[3]` -> ("history", True); `running` -> ("running", False)."""
+    head = path.split("[", 1)[0]
+    indexed = "[" in path
+    parts = [p for p in head.split(".") if p and not p.startswith("<")]
+    return (parts[-1] if parts else None), indexed
+
+
+def _lines_in_loops(tree: ast.Module) -> set[int]:
+    lines: set[int] = set()
+    for loop in ast.walk(tree):
+        if isinstance(loop, (ast.For, ast.While)):
+            for node in ast.walk(loop):
+                if hasattr(node, "lineno"):
+                    lines.add(node.lineno)
+    return lines
