@@ -37,14 +37,13 @@ class MockReport:
         return sorted(pairs, key=lambda pair: pair[1].score)
 
 
-def build_report(session: MockSession, judgements: list[Judgement],
-                 started_at: datetime | None = None) -> MockReport:
+def build_report(session: MockSession, judgements: list[Judgement]) -> MockReport:
     runs = session.runs()
     return MockReport(
         session_id=session.session_id, level=session.level, mode=session.mode, seed=session.seed,
         minutes=session.minutes, session_overrun=session.session_overrun, runs=tuple(runs),
         score=score_session(runs, judgements),
-        started_at=started_at or datetime.now(timezone.utc),
+        started_at=session.started_at or datetime.now(timezone.utc),
     )
 
 

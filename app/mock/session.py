@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Callable, Literal, Sequence
 
 from checkers.verdict import Verdict
@@ -157,6 +158,8 @@ class MockSession:
         self._started = self._step_started = self._overtime_since = 0.0
         self.session_overrun = False
         """True once the `--minutes` deadline has passed."""
+        self.started_at: datetime | None = None
+        """Wall-clock start, for the report; all timing uses the injected clock."""
 
     # -- reading the state -------------------------------------------------------------
 
@@ -201,6 +204,7 @@ class MockSession:
         if self.state != "ready":
             raise RuntimeError("the session has already started")
         self._started = self._step_started = self._clock()
+        self.started_at = datetime.now(timezone.utc)
         self.state = "running"
 
     def set_draft(self, text: str) -> None:

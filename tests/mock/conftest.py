@@ -43,3 +43,53 @@ def cards() -> dict[str, LoadedCard]:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+class FakeGrader:
+    """Stands in for the sandbox: `clean` when the code calls .item(), else `leak`, at once."""
+
+    def __init__(self) -> None:
+        self.graded: list[str] = []
+        self.cancelled = 0
+
+    def warm(self, device: str) -> None:
+        pass
+
+    def grade(self, source: str, *, device: str, steps: int):
+        from checkers.verdict import Verdict
+
+        self.graded.append(source)
+        kind = "clean" if ".item()" in source else "leak"
+        return Verdict(verdict=kind, device=device, steps=steps, message=f"fake grader says {kind}")
+
+    def cancel(self) -> None:
+        self.cancelled += 1
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch):
+    from app.progress.history import History
+
+    monkeypatch.setenv("GRILL_HOME", str(tmp_path / "home"))
+    with History.open(tmp_path / "history.db") as opened:
+        yield opened
+
+
+SIZE = (120, 40)
+
+
+def app_for(session, history, clock, screen_class, **screen_kwargs):
+    """A GrillApp that opens straight on a mock screen, with a fake grader and the fake clock."""
+    from app.ui.app import GrillApp
+
+    grader = FakeGrader()
+    app = GrillApp(history=history, grader=grader, clock=clock,
+                   start_screen=lambda: screen_class(session, **screen_kwargs))
+    return app, grader
+
+
+def text_of(app, selector) -> str:
+    return str(app.screen.query_one(selector).render())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -24,6 +25,18 @@ STEP_NAMES = {"answer": "answer", "code": "code task", "follow_up": "follow-up"}
 
 class MockStepsScreen(Screen):
     """Steps through a `MockSession`; subclasses show each step and say what was answered."""
+
+    DEFAULT_CSS = """
+    MockStepsScreen #mock-bar { height: 1; padding: 0 1; }
+    MockStepsScreen #mock-step { width: 1fr; }
+    MockStepsScreen #mock-countdown { width: auto; padding: 0 2; text-style: bold; }
+    MockStepsScreen #mock-countdown.-over { color: $error; }
+    MockStepsScreen #mock-progress { width: 30; }
+    MockStepsScreen #mock-notice { display: none; padding: 0 1; background: $error 30%; }
+    MockStepsScreen #mock-body { height: 1fr; }
+    MockStepsScreen #mock-prompt { padding: 1 1; height: auto; }
+    MockStepsScreen #mock-answer { height: 1fr; }
+    """
 
     BINDINGS = [
         Binding("ctrl+n", "next", "Next question", priority=True),
@@ -50,16 +63,16 @@ class MockStepsScreen(Screen):
     def compose_body(self) -> ComposeResult:
         yield from ()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.app.sub_title = f"Mock interview · {self.session.level} · {self.session.mode}"
         if self.session.state == "ready":
             self.session.start()
         self.set_interval(TICK_SECONDS, self.tick_clock)
-        self.show_step(self.session.current)
+        await self.show_step(self.session.current)
 
     # -- the clock -------------------------------------------------------------------------
 
-    def tick_clock(self) -> None:
+    async def tick_clock(self) -> None:
         """Called a few times a second (tests call it after moving their fake clock)."""
         if self.session.state == "finished":
             return
@@ -67,7 +80,7 @@ class MockStepsScreen(Screen):
         event = self.session.tick()
         self._refresh_bar()
         if event is not None:
-            self._after(event)
+            await self._after(event)
 
     def _refresh_bar(self) -> None:
         session, step = self.session, self.session.current
@@ -77,8 +90,8 @@ class MockStepsScreen(Screen):
         name = STEP_NAMES[step.kind]
         if step.follow_up is not None:
             name += f" {step.follow_up + 1}"
-        self.query_one("#mock-step", Static).update(
-            f"Question {step.question + 1} of {len(session.cards)} · [b]{name}[/b] · {card.level}")
+        self.query_one("#mock-step", Static).update(Text.assemble(
+            f"Question {step.question + 1} of {len(session.cards)} · ", (name, "bold"), f" · {card.level}"))
         countdown = self.query_one("#mock-countdown", Static)
         countdown.update(f"⏱ {mmss(max(0.0, session.remaining()))}")
         countdown.set_class(session.state == "overtime", "-over")
@@ -91,16 +104,16 @@ class MockStepsScreen(Screen):
 
     # -- moving through the steps -------------------------------------------------------------
 
-    def action_next(self) -> None:
+    async def action_next(self) -> None:
         self.sync_step()
-        self._after(self.session.submit())
+        await self._after(self.session.submit())
 
-    def action_end(self) -> None:
+    async def action_end(self) -> None:
         self.sync_step()
         self.session.finish_early()
-        self._after("finished")
+        await self._after("finished")
 
-    def _after(self, event: Event) -> None:
+    async def _after(self, event: Event) -> None:
         if event == "timed_out":
             self.app.bell()
             return
@@ -108,22 +121,21 @@ class MockStepsScreen(Screen):
         if event == "finished":
             self.finish()
         else:
-            self.show_step(self.session.current)
+            await self.show_step(self.session.current)
 
-    def show_step(self, step: Step | None) -> None:
+    async def show_step(self, step: Step | None) -> None:
         """Lay out the step now current; subclasses extend it."""
         self._refresh_bar()
         body = self.query_one("#mock-body")
-        for panel in self.query(CodeTaskPanel):
-            panel.remove()
+        await self.query(CodeTaskPanel).remove()
         if step is not None and step.kind == "code":
             task = self.session.cards[step.question].card.code_task
             device = self.app.settings.device
             device = task.grading.device if device == "auto" else device
             panel = CodeTaskPanel(task, self.app.grader, device=device, clock=self.app.clock,
                                   id="mock-code")
-            body.mount(panel)
-            self.call_after_refresh(panel.editor.focus)
+            await body.mount(panel)
+            panel.editor.focus()
         self.refresh_bindings()
 
     def sync_step(self) -> None:
@@ -178,8 +190,8 @@ class MockScreen(MockStepsScreen):
     def answer(self) -> TextArea:
         return self.query_one("#mock-answer", TextArea)
 
-    def show_step(self, step: Step | None) -> None:
-        super().show_step(step)
+    async def show_step(self, step: Step | None) -> None:
+        await super().show_step(step)
         if step is None:
             return
         self.query_one("#mock-prompt", Static).update(self._prompt(step))
@@ -188,12 +200,13 @@ class MockScreen(MockStepsScreen):
         if step.kind != "code":
             self.answer.focus()
 
-    def _prompt(self, step: Step) -> str:
+    def _prompt(self, step: Step) -> Text:
         if step.kind == "follow_up":
-            return f"[b]Follow-up:[/b] {step.prompt}"
+            return Text.assemble(("Follow-up: ", "bold"), step.prompt)
         if step.kind == "code":
-            return f"[b]Code task:[/b] run your fix (ctrl+r) before moving on: the last run counts."
-        return f"[b]{step.prompt}[/b]"
+            return Text.assemble(("Code task: ", "bold"),
+                                 "run your fix (ctrl+r) before moving on: the last run counts.")
+        return Text(step.prompt, style="bold")
 
     def sync_step(self) -> None:
         step = self.session.current

@@ -1,0 +1,110 @@
+"""Interviewer mode: one person reads the question aloud and ticks what the other one says.
+
+The interviewer sees the question, the answer expected at the interview's level, the key
+points and red flags as tick lists, the follow-ups with their answers, and the clock. The
+ticks are the confirmed marks, so the session goes straight to the report.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Label, SelectionList, Static
+
+from app.mock.report import build_report
+from app.mock.score import Judgement
+from app.mock.session import Step
+from app.ui.screens.mock import MockStepsScreen
+
+
+class MockInterviewerScreen(MockStepsScreen):
+    DEFAULT_CSS = """
+    MockInterviewerScreen #interviewer-split { height: 1fr; }
+    MockInterviewerScreen #interviewer-script { width: 3fr; padding: 0 1; }
+    MockInterviewerScreen #interviewer-ticks { width: 2fr; padding: 0 1; }
+    MockInterviewerScreen .interviewer-heading { text-style: bold; padding: 1 0 0 0; }
+    MockInterviewerScreen .interviewer-ask { background: $primary 20%; padding: 0 1; }
+    MockInterviewerScreen .interviewer-asked { color: $text-muted; }
+    MockInterviewerScreen SelectionList { height: auto; }
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.judgements = [Judgement() for _ in self.session.cards]
+        self._question: int | None = None
+
+    async def show_step(self, step: Step | None) -> None:
+        new_question = step is not None and step.question != self._question
+        if new_question:
+            self._keep_ticks()
+            self._question = step.question
+            await self.query("#interviewer-split").remove()
+            await self.query_one("#mock-body").mount(self._layout(step))
+        await super().show_step(step)
+        if step is None:
+            return
+        if not new_question:
+            self.query_one("#interviewer-ask", Static).update(self._ask(step))
+            self.query_one("#interviewer-follow-ups", Static).update(self._follow_ups(step))
+        if step.kind != "code":
+            self.query_one("#interviewer-points", SelectionList).focus()
+
+    def _layout(self, step: Step) -> Horizontal:
+        card = self.session.cards[step.question].card
+        level = self.session.level
+        return Horizontal(
+            VerticalScroll(
+                Label("Read aloud", classes="interviewer-heading"),
+                Static(Text(card.question, style="bold"), id="interviewer-question"),
+                Static(self._ask(step), id="interviewer-ask", classes="interviewer-ask"),
+                Label(f"Expected at {level} level", classes="interviewer-heading"),
+                Static(getattr(card.tiers, level), id="interviewer-expected", markup=False),
+                Label("Follow-ups", classes="interviewer-heading"),
+                Static(self._follow_ups(step), id="interviewer-follow-ups"),
+                id="interviewer-script",
+            ),
+            VerticalScroll(
+                Label("Key points heard (space ticks)", classes="interviewer-heading"),
+                SelectionList[int](*[(kp.point, i) for i, kp in enumerate(card.key_points)],
+                                   id="interviewer-points"),
+                Label("Red flags said", classes="interviewer-heading"),
+                SelectionList[int](*[(rf.flag, i) for i, rf in enumerate(card.red_flags)],
+                                   id="interviewer-flags"),
+                id="interviewer-ticks",
+            ),
+            id="interviewer-split",
+        )
+
+    @staticmethod
+    def _ask(step: Step) -> Text:
+        """What the interviewer does in this step."""
+        return Text({"answer": "Ask the question above; tick key points as you hear them.",
+                     "code": "Code task: the candidate edits and runs the code below (ctrl+r).",
+                     "follow_up": f"Ask: {step.prompt}"}[step.kind])
+
+    def _follow_ups(self, step: Step) -> Text:
+        """The follow-ups this question will ask, the current one in bold, each with its answer."""
+        card = self.session.cards[step.question].card
+        asked = [s.follow_up for s in self.session.steps
+                 if s.question == step.question and s.kind == "follow_up"]
+        text = Text()
+        for n in asked:
+            follow_up = card.follow_ups[n]
+            text.append(f"{n + 1}. {follow_up.question}\n", style="bold" if step.follow_up == n else "")
+            text.append(f"   {follow_up.answer}\n", style="dim")
+        return text or Text("(none for this question)")
+
+    def _keep_ticks(self) -> None:
+        if self._question is None:
+            return
+        points = self.query_one("#interviewer-points", SelectionList).selected
+        flags = self.query_one("#interviewer-flags", SelectionList).selected
+        self.judgements[self._question] = Judgement(frozenset(points), frozenset(flags))
+
+    def finish(self) -> None:
+        from app.ui.screens.mock_report import MockReportScreen
+
+        self._keep_ticks()
+        report = build_report(self.session, self.judgements)
+        self.app.switch_screen(MockReportScreen(report, report_path=self.report_path))

@@ -1,0 +1,103 @@
+"""After a candidate-mode mock: confirm or correct the pre-marked key points and red flags.
+
+Each reached question shows the typed answer beside two tick lists, pre-ticked by
+`app.mock.match`; the score is final only once the candidate confirms.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, SelectionList, Static
+
+from app.mock.match import Marks, pre_mark
+from app.mock.report import build_report, percent
+from app.mock.score import Judgement, score_session
+from app.mock.session import MockSession, QuestionRun
+
+
+class MockReviewScreen(Screen):
+    DEFAULT_CSS = """
+    MockReviewScreen .review-question { height: auto; padding: 1 1 0 1; border-top: solid $primary; }
+    MockReviewScreen .review-answer { color: $text-muted; padding: 0 2; }
+    MockReviewScreen .review-heading { padding: 0 1; text-style: bold; }
+    MockReviewScreen SelectionList { height: auto; max-height: 12; }
+    MockReviewScreen #review-total { padding: 0 1; height: auto; text-style: bold; }
+    """
+
+    BINDINGS = [Binding("ctrl+s", "confirm", "Confirm and score", priority=True)]
+
+    def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
+        super().__init__()
+        self.session, self.report_path = session, report_path
+        self.runs = session.runs()
+        self.marks: list[Marks] = [pre_mark(run.card, run.spoken_text) for run in self.runs]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Check what was matched in your answers: space ticks or unticks, "
+                     "ctrl+s confirms.", id="review-help")
+        yield Static("", id="review-total")
+        with VerticalScroll(id="review-questions"):
+            for n, (run, marks) in enumerate(zip(self.runs, self.marks)):
+                if run.reached:
+                    yield self._question(n, run, marks)
+        yield Footer()
+
+    def _question(self, n: int, run: QuestionRun, marks: Marks) -> Vertical:
+        said = run.spoken_text.strip() or "(nothing typed)"
+        points = [(self._label(m.text, m.matched_by), i, m.hit) for i, m in enumerate(marks.key_points)]
+        flags = [(self._label(m.text, m.matched_by), i, m.hit) for i, m in enumerate(marks.red_flags)]
+        return Vertical(
+            Static(Text(f"{n + 1}. {run.card.question}", style="bold")),
+            Static(said, classes="review-answer", markup=False),
+            Label("Key points you made", classes="review-heading"),
+            SelectionList[int](*points, id=f"review-points-{n}"),
+            Label("Red flags you said", classes="review-heading"),
+            SelectionList[int](*flags, id=f"review-flags-{n}"),
+            classes="review-question",
+        )
+
+    @staticmethod
+    def _label(text: str, matched_by: str | None) -> Text:
+        label = Text(text)
+        if matched_by:
+            label.append(f"  (matched “{matched_by}”)", style="dim")
+        return label
+
+    def on_mount(self) -> None:
+        self.app.sub_title = "Mock interview · confirm your marks"
+        self._show_total()
+        lists = self.query(SelectionList)
+        if lists:
+            lists.first().focus()
+
+    def judgements(self) -> list[Judgement]:
+        """The marks as they stand on screen; questions not reached have none."""
+        result = []
+        for n, run in enumerate(self.runs):
+            if not run.reached:
+                result.append(Judgement())
+                continue
+            points = self.query_one(f"#review-points-{n}", SelectionList).selected
+            flags = self.query_one(f"#review-flags-{n}", SelectionList).selected
+            result.append(Judgement(frozenset(points), frozenset(flags)))
+        return result
+
+    @on(SelectionList.SelectedChanged)
+    def _show_total(self) -> None:
+        score = score_session(self.runs, self.judgements())
+        self.query_one("#review-total", Static).update(
+            f"Score if confirmed: {percent(score.overall)}")
+
+    def action_confirm(self) -> None:
+        from app.ui.screens.mock_report import MockReportScreen
+
+        report = build_report(self.session, self.judgements())
+        self.app.switch_screen(MockReportScreen(report, report_path=self.report_path))

@@ -1,0 +1,42 @@
+"""Pilot test of an interviewer-mode mock: the script, the ticks, and the score they give."""
+
+from app.mock.session import MockSession
+from app.ui.screens.mock_interviewer import MockInterviewerScreen
+from app.ui.screens.mock_report import MockReportScreen
+from conftest import SIZE, app_for, text_of
+
+
+async def test_an_interviewer_mock_scores_the_ticks(cards, clock, history):
+    session = MockSession([cards["retain-graph-error"], cards["no-grad-eval"]], level="senior",
+                          mode="interviewer", clock=clock)
+    app, _ = app_for(session, history, clock, MockInterviewerScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        card = cards["retain-graph-error"].card
+        assert card.question in text_of(app, "#interviewer-question")
+        assert text_of(app, "#interviewer-expected") == card.tiers.senior
+        assert text_of(app, "#mock-countdown") == "⏱ 01:15"  # solid 50 s, spoken: x 1.5
+        points = screen.query_one("#interviewer-points")
+        points.select(0)
+        points.select(1)
+        points.select(3)
+        await pilot.press("ctrl+n")
+        assert f"Ask: {card.follow_ups[0].question}" in text_of(app, "#interviewer-ask")
+        await pilot.press("ctrl+n")
+        assert f"Ask: {card.follow_ups[1].question}" in text_of(app, "#interviewer-ask")
+        await pilot.press("ctrl+n")
+
+        assert cards["no-grad-eval"].card.question in text_of(app, "#interviewer-question")
+        assert screen.query_one("#interviewer-points").selected == []
+        screen.query_one("#interviewer-flags").select(0)
+        clock.advance(200)
+        await screen.tick_clock()
+        clock.advance(10)
+        await screen.tick_clock()
+        await pilot.pause()
+        await pilot.press("ctrl+e")
+        assert isinstance(app.screen, MockReportScreen)
+        scores = app.screen.report.score.questions
+    assert [q.score for q in scores] == [0.75, 0.0]
+    assert scores[1].red_flags_said == (cards["no-grad-eval"].card.red_flags[0].flag,)
+    assert session.records[3].timed_out
