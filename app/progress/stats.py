@@ -73,6 +73,14 @@ class AnswerTime:
     mean_basic_budget: float | None
     mean_solid_budget: float | None
 
+    @property
+    def within_basic_share(self) -> float | None:
+        return _share(self.within_basic, self.budgeted)
+
+    @property
+    def within_solid_share(self) -> float | None:
+        return _share(self.within_solid, self.budgeted)
+
 
 @dataclass(frozen=True)
 class Missed:
@@ -110,6 +118,8 @@ class Stats:
         for key, figures in (("packs", self.packs), ("tiers", self.tiers)):
             for row, item in zip(data[key], figures):
                 row["retention"] = item.retention
+        data["answer_time"]["within_basic_share"] = self.answer_time.within_basic_share
+        data["answer_time"]["within_solid_share"] = self.answer_time.within_solid_share
         return data
 
 

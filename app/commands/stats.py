@@ -1,0 +1,24 @@
+"""`grill stats`: the progress figures, as a Markdown report or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from app.paths import pack_search_path
+from app.progress.history import History, HistoryError
+from app.progress.report import markdown_report
+from app.progress.stats import compute_stats
+from questions.loader import load_library
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        with History.open() as history:
+            stats = compute_stats(history, load_library(pack_search_path()).cards)
+    except HistoryError as error:
+        print(f"grill stats: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(stats.to_dict(), indent=2) if args.json else markdown_report(stats))
+    return 0

@@ -1,0 +1,135 @@
+"""Export and import: the round trip keeps every figure, and importing twice is harmless."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from app.progress.attempt import CodeResult
+from app.progress.history import History
+from app.progress.stats import compute_stats
+from app.progress.transfer import ExportFileError, export_document, import_file, read_export
+from progress_factories import T0, attempt, loaded_card
+
+NOW = T0 + timedelta(days=30)
+CARDS = [loaded_card("a1", "autograd"), loaded_card("m1", "memory", basic=30, solid=60)]
+
+
+def busy_history(history: History) -> None:
+    leak = CodeResult(verdict="leak", pattern="sawtooth", growth_bytes_per_step=512.0,
+                      retained_paths=("total",), code="total += loss")
+    for n in range(12):
+        history.record(attempt(
+            ("a1", "m1", "gone")[n % 3], ("good", "again", "hard", "easy")[n % 4], at=T0 + timedelta(days=2 * n),
+            tier=("junior", "senior")[n % 2], key_points_missed=("detach",) * (n % 2), red_flags_said=("x",) * (n % 3 == 0),
+            code=leak if n == 5 else None, phase_seconds={"answer": 10.0 + 5 * n}, session_id="mock-1" if n > 8 else None))
+
+
+def write_export(history: History, path: Path) -> Path:
+    path.write_text(json.dumps(export_document(history, now=NOW)))
+    return path
+
+
+def table(history: History, name: str) -> list[tuple]:
+    return history.connection.execute(f"SELECT * FROM {name} ORDER BY 1, 2").fetchall()
+
+
+def test_export_then_import_into_an_empty_home_reproduces_the_stats(tmp_path):
+    with History.open(tmp_path / "a" / "history.db") as original:
+        busy_history(original)
+        exported = write_export(original, tmp_path / "export.json")
+        expected = compute_stats(original, CARDS, now=NOW).to_dict()
+        expected_states = table(original, "card_state")
+    with History.open(tmp_path / "b" / "history.db") as fresh:
+        assert import_file(fresh, exported).added == 12
+        assert compute_stats(fresh, CARDS, now=NOW).to_dict() == expected
+        assert table(fresh, "card_state") == expected_states
+        assert fresh.attempts() == original_attempts(tmp_path / "a" / "history.db")
+
+
+def original_attempts(path: Path):
+    with History.open(path) as history:
+        return history.attempts()
+
+
+def test_importing_the_same_file_twice_changes_nothing(tmp_path):
+    with History.open(tmp_path / "a.db") as source:
+        busy_history(source)
+        exported = write_export(source, tmp_path / "export.json")
+    with History.open(tmp_path / "b.db") as target:
+        first = import_file(target, exported)
+        snapshot = {name: table(target, name) for name in ("attempts", "card_state", "misses")}
+        second = import_file(target, exported)
+        assert (first.added, second.added, second.already_present) == (12, 0, 12)
+        assert {name: table(target, name) for name in snapshot} == snapshot
+
+
+def test_importing_merges_with_attempts_already_here(tmp_path):
+    with History.open(tmp_path / "a.db") as laptop:
+        laptop.record(attempt("a1", "good", at=T0))
+        laptop.record(attempt("a1", "again", at=T0 + timedelta(days=20)))
+        exported = write_export(laptop, tmp_path / "laptop.json")
+    with History.open(tmp_path / "b.db") as desktop:
+        desktop.record(attempt("a1", "easy", at=T0 + timedelta(days=10)))
+        assert import_file(desktop, exported).added == 2
+        progress = desktop.progress("a1")
+    assert (progress.reps, progress.last_rating, progress.last_seen) == (3, "again", T0 + timedelta(days=20))
+
+
+def valid_document() -> dict:
+    return {"format": "grill-history", "version": 1, "exported_at": "2026-01-01T00:00:00+00:00",
+            "attempts": [{"id": "x1", "card_id": "a1", "mode": "practice", "rating": "good", "tier": "middle",
+                          "phase_seconds": {"answer": 20}, "started_at": "2026-01-01T10:00:00+00:00"}]}
+
+
+def broken(change) -> str:
+    document = valid_document()
+    change(document)
+    return json.dumps(document)
+
+
+MALFORMED = {
+    "not json": ('{"format": "grill-history",\n  "attempts": [', "line 2 column 16: not valid JSON"),
+    "not an export": (json.dumps({"cards": []}), "not a grill history export"),
+    "newer version": (broken(lambda d: d.update(version=9)), "version: 9 was written by a newer grill"),
+    "attempts not a list": (broken(lambda d: d.update(attempts={})), "attempts: expected a list"),
+    "bad rating": (broken(lambda d: d["attempts"][0].update(rating="great")), "attempts[0].rating: Input should be"),
+    "bad nested field": (broken(lambda d: d["attempts"][0].update(phase_seconds={"answer": "long"})),
+                         "attempts[0].phase_seconds.answer:"),
+    "no id": (broken(lambda d: d["attempts"][0].pop("id")), "attempts[0].id: required"),
+    "naive time": (broken(lambda d: d["attempts"][0].update(started_at="2026-01-01T10:00:00")),
+                   "attempts[0].started_at: needs a time zone"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_a_malformed_file_says_what_and_where_and_leaves_the_history_alone(tmp_path, case):
+    text, expected = MALFORMED[case]
+    path = tmp_path / "export.json"
+    path.write_text(text)
+    with History.open(tmp_path / "history.db") as history:
+        history.record(attempt("a1"))
+        before = table(history, "attempts")
+        with pytest.raises(ExportFileError) as raised:
+            import_file(history, path)
+        assert table(history, "attempts") == before
+    assert str(raised.value).startswith(f"{path}: ")
+    assert expected in str(raised.value)
+
+
+def test_every_bad_attempt_is_reported_not_just_the_first(tmp_path):
+    document = valid_document()
+    document["attempts"] = [dict(document["attempts"][0], id=f"x{n}", mode="exam") for n in range(3)]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ExportFileError) as raised:
+        read_export(path)
+    assert [p.split(":")[0] for p in raised.value.problems] == ["attempts[0].mode", "attempts[1].mode", "attempts[2].mode"]
+
+
+def test_a_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ExportFileError, match="cannot be read"):
+        read_export(tmp_path / "nowhere.json")
