@@ -41,6 +41,7 @@ class GrillApp(App):
         super().__init__()
         self.library = library
         self.history = history
+        self._owns_history = history is None
         self.history_error: str | None = None
         self.settings = Settings()
         self.grader: Grader = grader or SandboxGrader()
@@ -152,7 +153,7 @@ class GrillApp(App):
 
     def on_unmount(self) -> None:
         self.grader.close()
-        if self.history is not None:
+        if self._owns_history and self.history is not None:
             self.history.close()
 
 

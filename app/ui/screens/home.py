@@ -89,6 +89,7 @@ class HomeScreen(Screen):
         self._fill_due()
         self._fill_problems()
         self._fill_cards()
+        self.call_after_refresh(self._fill_cards)
 
     def _fill_packs(self) -> None:
         packs = self.query_one("#home-packs", OptionList)
@@ -131,12 +132,12 @@ class HomeScreen(Screen):
         self.shown = filter_cards(self.app.library.cards, self.card_filter, due=due, seen=self.seen)
         selected = self.selected_card
         table.clear()
-        question_width = max(20, table.size.width - 9 - 6 - 8)
+        question_width = max(20, table.size.width - (9 + 2) - (6 + 2) - 2 - 2)
         table.columns["question"].width = question_width
         table.columns["question"].auto_width = False
         for loaded in self.shown:
             card = loaded.card
-            status = "due" if card.id in due else "new" if card.id not in self.seen else "later"
+            status = "new" if card.id not in self.seen else "due" if card.id in due else "later"
             table.add_row(card.question, card.level, status, key=card.id)
         if selected is not None and selected in self.shown:
             table.move_cursor(row=self.shown.index(selected))
@@ -149,8 +150,9 @@ class HomeScreen(Screen):
         return self.shown[table.cursor_row]
 
     def on_resize(self) -> None:
+        """Give the question column what the other columns leave, once the new layout is known."""
         if self.app.library is not None:
-            self._fill_cards()
+            self.call_after_refresh(self._fill_cards)
 
     @on(Input.Changed, "#home-search")
     def _search(self, event: Input.Changed) -> None:

@@ -59,17 +59,26 @@ class PracticeScreen(Screen):
                 yield Static(self._meta_text(), id="practice-card-meta")
                 yield AnswerClock(self.app.clock, basic=card.basic.seconds, solid=card.solid.seconds,
                                   id="practice-clock")
-        with TabbedContent(id="practice-tabs"):
-            with TabPane("Answer", id="tab-answer"):
-                with VerticalScroll(id="practice-scroll"):
-                    yield TextArea(id="practice-answer", soft_wrap=True,
-                                   placeholder="Type your answer, or think it through, then reveal (ctrl+n).")
-                    yield Static(self._next_text(), id="practice-next")
-            if card.code_task is not None:
-                with TabPane("Code task", id="tab-code"):
+        if card.code_task is None:
+            yield from self._answer_pane()
+        else:
+            with TabbedContent(id="practice-tabs"):
+                with TabPane("Answer", id="tab-answer"):
+                    yield from self._answer_pane()
+                with TabPane("Code task (ctrl+o)", id="tab-code"):
                     yield CodeTaskPanel(card.code_task, self.app.grader, device=self._device(),
                                         clock=self.app.clock, id="practice-code")
         yield Footer()
+
+    def _answer_pane(self) -> ComposeResult:
+        with VerticalScroll(id="practice-scroll"):
+            yield TextArea(id="practice-answer", soft_wrap=True,
+                           placeholder="Type your answer, or think it through, then reveal (ctrl+n).")
+            yield Static(self._next_text(), id="practice-next")
+
+    def _show_tab(self, pane_id: str) -> None:
+        if self.card.code_task is not None:
+            self.query_one("#practice-tabs", TabbedContent).active = pane_id
 
     def on_mount(self) -> None:
         self.app.sub_title = f"Practice · card {self.position + 1} of {len(self.queue)} · {self.loaded.pack}"
@@ -94,7 +103,7 @@ class PracticeScreen(Screen):
         if self.revealed >= len(self.plan):
             self.action_self_grade()
             return
-        self.query_one("#practice-tabs", TabbedContent).active = "tab-answer"
+        self._show_tab("tab-answer")
         self.query_one(AnswerClock).stop()
         step = self.plan[self.revealed]
         self.timer.switch(step.phase)
@@ -126,11 +135,11 @@ class PracticeScreen(Screen):
             self.timer.switch(self._phase_before_code)
 
     def action_run_code(self) -> None:
-        self.query_one("#practice-tabs", TabbedContent).active = "tab-code"
+        self._show_tab("tab-code")
         self.code_panel.run()
 
     def action_reset_code(self) -> None:
-        self.query_one("#practice-tabs", TabbedContent).active = "tab-code"
+        self._show_tab("tab-code")
         self.code_panel.reset()
 
     def action_show_solution(self) -> None:

@@ -53,6 +53,6 @@ class AnswerClock(Static):
         elapsed = self.elapsed
         self.set_class(self.basic <= elapsed < self.solid, "-over-basic")
         self.set_class(elapsed >= self.solid, "-over-solid")
-        label = "stopped" if self._stopped is not None else "answering"
+        stopped = " stopped" if self._stopped is not None else ""
         self.update(Text.assemble((f"⏱ {mmss(elapsed)}", "bold"),
-                                  f" {label} · basic {mmss(self.basic)} · solid {mmss(self.solid)}"))
+                                  f"{stopped} · basic {mmss(self.basic)} · solid {mmss(self.solid)}"))

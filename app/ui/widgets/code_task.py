@@ -49,7 +49,7 @@ class CodeTaskPanel(Vertical):
     def __init__(self, task: CodeTask, grader: Grader, *, device: str, clock=time.monotonic,
                  id: str | None = None) -> None:
         super().__init__(id=id)
-        self.task, self.grader, self.device, self._clock = task, grader, device, clock
+        self.code_task, self.grader, self.device, self._clock = task, grader, device, clock
         self.run_number = 0
         """Increases with every run and cancel, so a stale result is recognised and dropped."""
         self.completed_runs = 0
@@ -58,9 +58,9 @@ class CodeTaskPanel(Vertical):
         self._run_started = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Static(self.task.prompt, id="code-prompt")
+        yield Static(self.code_task.prompt, id="code-prompt")
         with Horizontal(id="code-split"):
-            yield TextArea.code_editor(self.task.starter, language="python", show_line_numbers=True,
+            yield TextArea.code_editor(self.code_task.starter, language="python", show_line_numbers=True,
                                        id="code-editor")
             with Vertical(id="code-side"):
                 with Horizontal(id="code-progress"):
@@ -106,7 +106,7 @@ class CodeTaskPanel(Vertical):
     @work(thread=True, exclusive=True, exit_on_error=False, group="grade")
     def _grade(self, run: int, source: str) -> None:
         try:
-            verdict = self.grader.grade(source, device=self.device, steps=self.task.grading.steps)
+            verdict = self.grader.grade(source, device=self.device, steps=self.code_task.grading.steps)
         except Exception as error:  # the sandbox could not grade at all; say why, no traceback
             self.post_message(GradeFailed(run, f"{type(error).__name__}: {error}"))
         else:
@@ -124,14 +124,14 @@ class CodeTaskPanel(Vertical):
         return True
 
     def reset(self) -> None:
-        self.editor.load_text(self.task.starter)
+        self.editor.load_text(self.code_task.starter)
         self.editor.focus()
 
     def show_solution(self) -> bool:
         if self.completed_runs == 0:
             return False
         self.query_one("#code-solution", Static).update(
-            Syntax(self.task.solution.rstrip(), "python", theme="ansi_dark", line_numbers=True))
+            Syntax(self.code_task.solution.rstrip(), "python", theme="ansi_dark", line_numbers=True))
         self.add_class("-solution")
         return True
 

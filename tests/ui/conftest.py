@@ -1,0 +1,58 @@
+"""UI tests run against the fixture pack, a GRILL_HOME in tmp, a frozen clock and a fake grader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ui_fakes import FakeClock, FakeGrader
+
+from app.progress.history import History
+from app.ui.app import GrillApp
+from questions.loader import load_library
+from questions.model import Library
+
+FIXTURE_PACKS = Path(__file__).parent / "fixtures" / "packs"
+SIZE = (120, 36)
+
+
+@pytest.fixture(autouse=True)
+def grill_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "grill-home"
+    monkeypatch.setenv("GRILL_HOME", str(home))
+    monkeypatch.setenv("GRILL_PACKS", str(FIXTURE_PACKS))
+    return home
+
+
+@pytest.fixture
+def library() -> Library:
+    loaded = load_library([FIXTURE_PACKS])
+    assert not loaded.problems, loaded.problems
+    return loaded
+
+
+@pytest.fixture
+def history(grill_home: Path):
+    with History.open() as opened:
+        yield opened
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def grader() -> FakeGrader:
+    return FakeGrader()
+
+
+@pytest.fixture
+def make_app(library, history, clock, grader):
+    """Build a GrillApp over the fixtures; keyword arguments override any part."""
+
+    def make(**overrides) -> GrillApp:
+        options = {"library": library, "history": history, "grader": grader, "clock": clock, **overrides}
+        return GrillApp(options.pop("library"), options.pop("history"), **options)
+
+    return make

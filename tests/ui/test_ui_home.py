@@ -1,0 +1,146 @@
+"""Home: packs and counts, filters, search, today's queue, load problems, history trouble, settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import SIZE
+from textual.widgets import DataTable, Input, OptionList, Select, Static
+
+from app.progress.attempt import Attempt
+from app.ui.app import GrillApp
+from app.ui.dialogs.settings import SettingsDialog
+from app.ui.screens.home import HomeScreen
+from app.ui.screens.practice import PracticeScreen
+from questions.model import Library, Problem
+
+
+def listed_ids(app: GrillApp) -> list[str]:
+    return [loaded.card.id for loaded in app.screen.shown]
+
+
+def table_rows(app: GrillApp) -> int:
+    return app.screen.query_one("#home-cards", DataTable).row_count
+
+
+async def test_home_lists_every_card_with_pack_counts(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert sorted(listed_ids(app)) == ["no-grad", "retain-graph", "running-loss"]
+        assert table_rows(app) == 3
+        packs = app.screen.query_one("#home-packs", OptionList)
+        assert packs.option_count == 2
+        assert "3 cards · 0 seen · 3 due" in str(packs.get_option_at_index(1).prompt)
+        assert "Due today: 3" in str(app.screen.query_one("#home-due", Static).render())
+
+
+async def test_filters_narrow_the_list_by_level_tag_and_status(make_app, history):
+    history.record(Attempt(card_id="no-grad", mode="practice", rating="easy", tier="middle",
+                           phase_seconds={"answer": 10.0}))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#home-level", Select).value = "senior"
+        await pilot.pause()
+        assert listed_ids(app) == ["retain-graph"]
+        screen.query_one("#home-level", Select).clear()
+        screen.query_one("#home-tag", Select).value = "memory"
+        await pilot.pause()
+        assert listed_ids(app) == ["running-loss"]
+        screen.query_one("#home-tag", Select).clear()
+        screen.query_one("#home-status", Select).value = "new"
+        await pilot.pause()
+        assert sorted(listed_ids(app)) == ["retain-graph", "running-loss"]
+        assert table_rows(app) == 2
+
+
+async def test_search_by_typing_after_slash(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("slash")
+        assert app.focused is app.screen.query_one("#home-search", Input)
+        await pilot.press(*"retain")
+        await pilot.pause()
+        assert listed_ids(app) == ["retain-graph"]
+        await pilot.press("enter")
+        assert app.focused is app.screen.query_one("#home-cards", DataTable)
+
+
+async def test_load_problems_are_listed_with_file_and_line(library, make_app):
+    broken = Library(packs=library.packs,
+                     problems=[Problem("packs/demo/bad.yaml", 7, 3, "level: 'expert' is not a level")])
+    app = make_app(library=broken)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one("#home-problems")
+        assert box.display
+        text = str(app.screen.query_one("#home-problems-text", Static).render())
+        assert "packs/demo/bad.yaml:7: level: 'expert' is not a level" in text
+
+
+async def test_a_corrupt_history_is_shown_and_cards_stay_browsable(library, grader, clock, grill_home: Path):
+    grill_home.mkdir(parents=True)
+    (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
+    app = GrillApp(library, grader=grader, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        banner = app.screen.query_one("#home-history-error", Static)
+        assert banner.display
+        assert "history.db" in str(banner.render())
+        assert table_rows(app) == 3
+        await pilot.press("p")
+        assert isinstance(app.screen, PracticeScreen)
+
+
+async def test_due_key_practises_todays_queue(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        assert isinstance(app.screen, PracticeScreen)
+        assert len(app.screen.queue) == 3
+
+
+async def test_settings_are_saved_and_the_theme_key_toggles_and_remembers(make_app, history):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "textual-dark"
+        await pilot.press("t")
+        assert app.theme == "textual-light"
+        assert history.get_setting("theme") == "light"
+        await pilot.press("o")
+        assert isinstance(app.screen, SettingsDialog)
+        app.screen.query_one("#settings-tier", Select).value = "senior"
+        field = app.screen.query_one("#settings-new-per-day", Input)
+        field.value = "2"
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, HomeScreen)
+        assert history.get_setting("tier") == "senior"
+        assert history.get_setting("new_per_day") == 2
+        assert "Due today: 2" in str(app.screen.query_one("#home-due", Static).render())
+
+
+async def test_settings_refuse_a_bad_number_and_say_why(make_app, history):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("o")
+        app.screen.query_one("#settings-new-per-day", Input).value = "-4"
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, SettingsDialog)
+        assert "whole number from 0 to 500" in str(app.screen.query_one("#settings-error").render())
+        assert history.get_setting("new_per_day") is None
+
+
+async def test_library_loads_in_the_background_when_not_given(history, grader, clock):
+    app = GrillApp(None, history, grader=grader, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.library is not None
+        assert sorted(listed_ids(app)) == ["no-grad", "retain-graph", "running-loss"]

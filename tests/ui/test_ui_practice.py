@@ -1,0 +1,148 @@
+"""Practising a card by keys: clock, progressive reveal, tier switch, follow-ups, self-grade, record."""
+
+from __future__ import annotations
+
+from conftest import SIZE
+from textual.widgets import SelectionList, Static
+
+from app.ui.dialogs.self_grade import SelfGradeDialog
+from app.ui.screens.home import HomeScreen
+from app.ui.screens.practice import PracticeScreen
+from app.ui.widgets.clock import AnswerClock
+from app.ui.widgets.reveal import RevealSection
+
+
+def practise(app, card_ids: list[str]) -> None:
+    queue = [app.library.card(card_id) for card_id in card_ids]
+    app.practise(queue)
+
+
+def revealed_kinds(screen: PracticeScreen) -> list[str]:
+    return [f"{s.step.kind}:{s.step.index}" for s in screen.query(RevealSection)]
+
+
+async def test_clock_runs_until_the_first_reveal(make_app, clock):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        practise(app, ["no-grad"])
+        await pilot.pause()
+        clock.advance(25)
+        answer_clock = app.screen.query_one(AnswerClock)
+        assert answer_clock.elapsed == 25
+        await pilot.press("ctrl+n")
+        clock.advance(60)
+        assert answer_clock.elapsed == 25
+        assert not answer_clock.running
+        assert answer_clock.has_class("-over-basic")
+
+
+async def test_reveal_goes_step_by_step_with_follow_ups_one_at_a_time(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        practise(app, ["running-loss"])
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("ctrl+n", "ctrl+n")
+        assert revealed_kinds(screen) == ["key_points:0", "basic:0"]
+        await pilot.press(*["ctrl+n"] * 5)
+        assert revealed_kinds(screen)[-1] == "follow_up_question:0"
+        assert "What does detach() return?" in str(screen.query(RevealSection).last().query(Static).last().render())
+        await pilot.press("ctrl+n")
+        assert revealed_kinds(screen)[-1] == "follow_up_answer:0"
+        await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
+        assert revealed_kinds(screen)[-3:] == ["follow_up_question:1", "follow_up_answer:1", "red_flags:0"]
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, SelfGradeDialog)
+
+
+async def test_tier_comes_from_settings_and_switches_per_card(make_app, history):
+    history.set_setting("tier", "senior")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        practise(app, ["no-grad"])
+        await pilot.pause()
+        await pilot.press(*["ctrl+n"] * 4)
+        tier_text = app.screen.query_one("#tier-text", Static)
+        assert str(tier_text.render()) == "Compare no_grad with inference_mode and their limits."
+        await pilot.press("ctrl+t")
+        assert app.screen.tier == "principal"
+        assert str(tier_text.render()) == "Set conventions so evaluation code cannot forget it."
+        assert app.settings.tier == "senior"
+
+
+async def test_self_grade_preticks_from_the_answer_and_records_the_attempt(make_app, history, clock):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        practise(app, ["no-grad", "retain-graph"])
+        await pilot.pause()
+        await pilot.press(*"It builds a graph and wastes memory")
+        clock.advance(30)
+        await pilot.press("ctrl+n")
+        clock.advance(12)
+        await pilot.press("ctrl+g")
+        dialog = app.screen
+        assert isinstance(dialog, SelfGradeDialog)
+        points = dialog.query_one("#self-grade-points", SelectionList)
+        assert sorted(points.selected) == [0, 1]
+        assert "Rating: Hard" in str(dialog.query_one("#self-grade-rating").render())
+        points.select(2)
+        await pilot.pause()
+        assert "Rating: Easy" in str(dialog.query_one("#self-grade-rating").render())
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        attempt = history.attempts("no-grad")[0]
+        assert attempt.rating == "easy"
+        assert attempt.phase_seconds == {"answer": 30.0, "review": 12.0}
+        assert attempt.answer_text == "It builds a graph and wastes memory"
+        assert attempt.key_points_missed == ()
+        assert isinstance(app.screen, PracticeScreen)
+        assert app.screen.card.id == "retain-graph"
+
+
+async def test_a_red_flag_said_rates_again(make_app, history):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        practise(app, ["running-loss"])
+        await pilot.pause()
+        await pilot.press(*"the garbage collector frees it")
+        await pilot.press("ctrl+g")
+        flags = app.screen.query_one("#self-grade-flags", SelectionList)
+        assert flags.selected == [0]
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert history.attempts("running-loss")[0].rating == "again"
+        assert history.attempts("running-loss")[0].red_flags_said == (
+            "Saying the garbage collector will clean it up eventually",)
+
+
+async def test_escape_in_self_grade_returns_to_the_card_without_recording(make_app, history):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        practise(app, ["no-grad"])
+        await pilot.pause()
+        await pilot.press("ctrl+g", "escape")
+        assert isinstance(app.screen, PracticeScreen)
+        assert history.attempts() == []
+
+
+async def test_finishing_the_queue_returns_home_with_progress_updated(make_app, history):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        practise(app, ["no-grad"])
+        await pilot.pause()
+        await pilot.press("ctrl+g", "ctrl+g")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        assert len(history.attempts()) == 1
+        assert "no-grad" in app.screen.seen
+
+
+async def test_escape_leaves_practice(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        practise(app, ["no-grad"])
+        await pilot.pause()
+        await pilot.press("escape")
+        assert isinstance(app.screen, HomeScreen)

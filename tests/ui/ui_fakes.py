@@ -1,0 +1,55 @@
+"""Test doubles for the UI: a clock that moves only when told, and a grader without torch."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from checkers.verdict import Verdict
+
+
+@dataclass
+class FakeClock:
+    now: float = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class FakeGrader:
+    """Returns `verdict` for every grade; with `block=True` a grade waits until cancelled or released."""
+
+    verdict: Verdict | None = None
+    block: bool = False
+    failure: str | None = None
+    sources: list[str] = field(default_factory=list)
+    warmed: list[str] = field(default_factory=list)
+    cancels: int = 0
+    closed: bool = False
+    _release: threading.Event = field(default_factory=threading.Event)
+
+    def warm(self, device: str) -> None:
+        self.warmed.append(device)
+
+    def grade(self, source: str, *, device: str, steps: int) -> Verdict:
+        self.sources.append(source)
+        if self.block:
+            self._release.wait(timeout=30)
+        if self.failure:
+            raise RuntimeError(self.failure)
+        return self.verdict or Verdict.not_graded("timeout", device, "cancelled")
+
+    def release(self) -> None:
+        self._release.set()
+
+    def cancel(self) -> None:
+        self.cancels += 1
+        self._release.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self._release.set()
