@@ -1,0 +1,183 @@
+"""`grill lint`: what it prints, its exit codes, `--json`, and `--run` with a grader."""
+
+import json
+import shutil
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from checkers.verdict import Verdict
+from questions.lint import grade_code_tasks, lint_paths
+
+PACKS = Path(__file__).parent / "fixtures" / "packs"
+
+
+@pytest.fixture(autouse=True)
+def in_fixture_folder(tmp_path, monkeypatch):
+    """Run from the fixtures folder, with an empty user folder and no extra packs."""
+    monkeypatch.setenv("GRILL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("GRILL_PACKS", raising=False)
+    monkeypatch.chdir(PACKS)
+
+
+def lint(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["lint", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_clean_pack_exits_0(capsys):
+    code, out, _ = lint(capsys, "good")
+    assert code == 0
+    assert out == "no problems; 2 cards loaded\n"
+
+
+def test_problems_are_printed_sorted_with_hints_and_exit_1(capsys):
+    code, out, _ = lint(capsys, "dup-first", "dup-second", "no-manifest")
+    assert code == 1
+    assert out.splitlines() == [
+        "dup-second/shared-card.yaml:1:5: duplicate card id 'shared-card' (first in dup-first/shared-card.yaml)"
+        " (hint: card ids are unique across all packs: choose another id and rename the file)",
+        "no-manifest/pack.yaml:1:1: this folder has card files but no pack.yaml"
+        " (hint: create pack.yaml with name, title, description and 'format_version: 1' (grill new writes one))",
+        "2 problems in 2 files; 2 cards loaded",
+    ]
+
+
+def test_a_single_card_file_is_checked_on_its_own(capsys):
+    code, out, _ = lint(capsys, "bad-cards/out-of-range.yaml")
+    assert code == 1
+    assert out.splitlines()[0].startswith("bad-cards/out-of-range.yaml:5:12: 'frequency' must be at most 100")
+
+
+def test_a_pack_yaml_path_lints_its_pack(capsys):
+    code, out, _ = lint(capsys, "good/pack.yaml")
+    assert (code, out) == (0, "no problems; 2 cards loaded\n")
+
+
+def test_json_lists_every_problem_with_its_location(capsys):
+    code, out, _ = lint(capsys, "--json", "bad-cards")
+    problems = json.loads(out)
+    assert code == 1
+    assert len(problems) == len({p["path"] for p in problems}) + 1  # misspelt-field has two
+    assert all(set(p) == {"path", "line", "column", "message", "hint"} for p in problems)
+    assert {"path": "bad-cards/empty-file.yaml", "line": 1, "column": 1,
+            "message": "the file is empty", "hint": "write the fields, or delete the file"} in problems
+
+
+def test_json_of_a_clean_pack_is_an_empty_list(capsys):
+    code, out, _ = lint(capsys, "--json", "good")
+    assert (code, json.loads(out)) == (0, [])
+
+
+def test_a_path_that_does_not_exist_is_a_usage_error(capsys):
+    code, out, err = lint(capsys, "good", "missing-folder")
+    assert (code, out) == (2, "")
+    assert err == "grill lint: missing-folder: no such file or folder\n"
+
+
+def test_a_file_that_is_not_a_card_is_a_usage_error(capsys, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("id: nope\n")
+    code, _, err = lint(capsys, str(notes))
+    assert code == 2
+    assert err.endswith("notes.txt: not a card file (cards end in .yaml)\n")
+
+
+def test_a_folder_without_packs_is_a_usage_error(capsys, tmp_path):
+    code, _, err = lint(capsys, str(tmp_path))
+    assert code == 2
+    assert err.endswith("no pack here (no pack.yaml in it or in its sub-folders)\n")
+
+
+def test_with_no_paths_it_lints_everything_grill_loads(capsys, monkeypatch):
+    monkeypatch.setenv("GRILL_PACKS", f"{PACKS / 'dup-first'}:{PACKS / 'dup-second'}")
+    code, out, _ = lint(capsys, "--json")
+    assert code == 1
+    assert "dup-second/shared-card.yaml" in {p["path"] for p in json.loads(out)}
+
+
+def fake_grader(verdicts: dict[str, str], calls: list):
+    """Grades a snippet by a marker line it contains, recording what it was asked."""
+    def grade_source(source, *, device, steps):
+        calls.append((device, steps))
+        kind = next(v for marker, v in verdicts.items() if marker in source)
+        return Verdict(verdict=kind, device="cpu", message=f"graded {kind}")
+    return grade_source
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if line.startswith(text))
+
+
+TASK_CARD = PACKS / "good" / "detach-metrics.yaml"
+STARTER_LINE, SOLUTION_LINE = line_of(TASK_CARD, "  starter:"), line_of(TASK_CARD, "  solution:")
+
+
+def pack_with_solution(tmp_path: Path, solution_line: str) -> Path:
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    card.write_text(card.read_text().replace("total = total + loss.item()", solution_line))
+    return pack
+
+
+def test_run_grades_starter_and_solution_with_the_task_settings():
+    calls = []
+    report = lint_paths([PACKS / "good"])
+    grade = fake_grader({"loss.item()": "clean", "total + loss": "leak"}, calls)
+    assert grade_code_tasks(report.cards, grade) == []
+    assert calls == [("cpu", 60), ("cpu", 60)]
+
+
+def test_run_reports_a_leaking_solution_at_its_key(tmp_path):
+    pack = pack_with_solution(tmp_path, "total = total + loss")
+    grade = fake_grader({"total + loss": "leak"}, [])
+    problems = grade_code_tasks(lint_paths([pack]).cards, grade)
+    assert [(p.line, p.column, p.message) for p in problems] == [
+        (SOLUTION_LINE, 3, "'code_task.solution' must grade clean but graded leak: graded leak")]
+
+
+def test_run_reports_a_starter_that_does_not_leak(tmp_path):
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    grade = fake_grader({"import torch": "clean"}, [])
+    problems = grade_code_tasks(lint_paths([pack]).cards, grade)
+    assert [(p.line, p.column, p.message) for p in problems] == [
+        (STARTER_LINE, 3, "'code_task.starter' must leak but graded clean")]
+
+
+def test_run_reports_a_task_that_cannot_be_graded(tmp_path):
+    pack = pack_with_solution(tmp_path, "total = total + loss.item()  # refuse")
+    grade = fake_grader({"# refuse": "refused", "total + loss": "leak"}, [])
+    problems = grade_code_tasks(lint_paths([pack]).cards, grade)
+    assert [p.message for p in problems] == ["'code_task.solution' could not be graded (refused): graded refused"]
+
+
+def test_run_flag_uses_the_checkers_grader(capsys, monkeypatch):
+    api = types.ModuleType("checkers.api")
+    api.grade_source = fake_grader({"total + loss.item()": "leak", "total + loss": "leak"}, [])
+    monkeypatch.setitem(sys.modules, "checkers.api", api)
+    code, out, err = lint(capsys, "--run", "good")
+    assert code == 1
+    assert out.splitlines()[0] == (
+        f"good/detach-metrics.yaml:{SOLUTION_LINE}:3: 'code_task.solution' must grade clean but graded leak: graded leak"
+        " (hint: the reference solution must let each iteration's graph go)")
+    assert "grading detach-metrics starter" in err
+
+
+def test_run_without_a_grader_is_a_usage_error(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "checkers.api", None)  # makes the import fail
+    code, _, err = lint(capsys, "--run", "good")
+    assert code == 2
+    assert "the grader is not available" in err
+
+
+@pytest.mark.slow
+def test_run_with_the_real_grader_accepts_the_fixture_task(capsys):
+    pytest.importorskip("checkers.api")
+    code, out, _ = lint(capsys, "--run", "good")
+    assert (code, out) == (0, "no problems; 2 cards loaded\n")

@@ -1,0 +1,104 @@
+"""`grill new`: a skeleton with every field, flagged by lint until each TODO is filled, never overwriting."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from questions.loader import load_card_file, load_pack
+
+PACKS = Path(__file__).parent / "fixtures" / "packs"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRILL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("GRILL_PACKS", raising=False)
+
+
+def fill_in(skeleton: str) -> str:
+    """What an author does: real values for the choice and number fields, text for the rest."""
+    for field, value in {"level": "senior", "importance": "should know", "frequency": "35"}.items():
+        skeleton = re.sub(rf"^{field}: TODO.*$", f"{field}: {value}", skeleton, flags=re.MULTILINE)
+    skeleton = skeleton.replace("[TODO]", "[autograd]").replace("# TODO", "x = 1  #")
+    return skeleton.replace("TODO", "Written")
+
+
+def test_new_writes_a_card_and_a_manifest_into_a_new_pack(tmp_path, capsys):
+    pack = tmp_path / "my-pack"
+    assert main(["new", str(pack), "retained-loss"]) == 0
+    assert sorted(p.name for p in pack.iterdir()) == ["pack.yaml", "retained-loss.yaml"]
+    out = capsys.readouterr().out
+    assert f"wrote {pack / 'retained-loss.yaml'}" in out
+    assert "name: my-pack" in (pack / "pack.yaml").read_text()
+
+
+def test_every_todo_left_is_a_problem_and_nothing_else_is(tmp_path):
+    pack = tmp_path / "my-pack"
+    main(["new", str(pack), "retained-loss"])
+    card_path = pack / "retained-loss.yaml"
+    card, problems = load_card_file(card_path)
+    todo_lines = {n for n, line in enumerate(card_path.read_text().splitlines(), 1) if "TODO" in line}
+    assert card is None
+    assert all(p.message.startswith("unfinished: ") for p in problems)
+    assert sorted(p.line for p in problems) == sorted(todo_lines)
+
+
+def test_a_filled_in_skeleton_loads_cleanly(tmp_path):
+    pack = tmp_path / "my-pack"
+    main(["new", str(pack), "retained-loss"])
+    for path in pack.iterdir():
+        path.write_text(fill_in(path.read_text()))
+    loaded, problems = load_pack(pack)
+    assert problems == []
+    card = loaded.cards[0].card
+    assert (card.id, card.level, card.frequency, card.code_task.grading.steps) == ("retained-loss", "senior", 35, 60)
+
+
+def test_new_never_overwrites_a_card(tmp_path, capsys):
+    pack = tmp_path / "my-pack"
+    main(["new", str(pack), "retained-loss"])
+    card = pack / "retained-loss.yaml"
+    card.write_text("my work in progress\n")
+    capsys.readouterr()
+    assert main(["new", str(pack), "retained-loss"]) == 1
+    assert card.read_text() == "my work in progress\n"
+    assert "already exists; not overwriting it" in capsys.readouterr().err
+
+
+def test_new_keeps_an_existing_manifest(tmp_path):
+    pack = tmp_path / "my-pack"
+    pack.mkdir()
+    (pack / "pack.yaml").write_text("name: kept\n")
+    assert main(["new", str(pack), "second-card"]) == 0
+    assert (pack / "pack.yaml").read_text() == "name: kept\n"
+
+
+def test_an_id_already_loaded_elsewhere_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GRILL_PACKS", str(PACKS / "good"))
+    assert main(["new", str(tmp_path / "my-pack"), "detach-metrics"]) == 1
+    assert "already used by" in capsys.readouterr().err
+    assert not (tmp_path / "my-pack").exists()
+
+
+@pytest.mark.parametrize("card_id", ["Retained Loss", "trailing-hyphen-", "under_score"])
+def test_an_id_that_is_not_a_slug_is_refused(tmp_path, capsys, card_id):
+    assert main(["new", str(tmp_path / "my-pack"), card_id]) == 1
+    assert "is not a valid card id" in capsys.readouterr().err
+
+
+def test_a_file_in_place_of_the_pack_folder_is_refused(tmp_path, capsys):
+    (tmp_path / "not-a-folder").write_text("")
+    assert main(["new", str(tmp_path / "not-a-folder"), "some-card"]) == 1
+    assert "is a file, not a pack folder" in capsys.readouterr().err
+
+
+def test_the_schema_comment_leads_editors_to_the_shipped_schema(tmp_path):
+    pack = tmp_path / "my-pack"
+    main(["new", str(pack), "retained-loss"])
+    for name, schema in [("retained-loss.yaml", "card.schema.json"), ("pack.yaml", "pack.schema.json")]:
+        first_line = (pack / name).read_text().splitlines()[0]
+        reference = first_line.removeprefix("# yaml-language-server: $schema=")
+        assert reference.endswith(schema)
+        assert (pack / reference).resolve().is_file()
