@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
     report_path = Path(args.report).expanduser() if args.report else None
     from app.ui.app import GrillApp
 
-    GrillApp(library, history, start_screen=lambda: start_screen(session, report_path)).run()
+    with history:
+        GrillApp(library, history, start_screen=lambda: start_screen(session, report_path)).run()
     return 0
 
 

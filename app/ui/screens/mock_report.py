@@ -70,7 +70,8 @@ class MockReportScreen(Screen):
             self.notify(f"Report written to {path}", title="Exported")
 
     def action_close(self) -> None:
-        if len(self.app.screen_stack) > 1:
+        """Back to home when the mock was started there; `grill mock` ends with its report."""
+        if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
         else:
             self.app.exit()

@@ -1,0 +1,111 @@
+"""Pilot tests of whole candidate-mode mocks with a fake clock: nothing here waits for real time."""
+
+from app.mock.session import MockSession
+from app.ui.screens.mock import MockScreen
+from app.ui.screens.mock_report import MockReportScreen
+from app.ui.screens.mock_review import MockReviewScreen
+from conftest import SIZE, app_for, text_of
+
+
+async def test_a_candidate_mock_from_first_question_to_recorded_report(cards, clock, history, tmp_path):
+    session = MockSession([cards["no-grad-eval"], cards["loss-accumulation"]], level="junior", clock=clock)
+    report_file = tmp_path / "out" / "mock.md"
+    app, grader = app_for(session, history, clock, MockScreen, report_path=report_file)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MockScreen)
+        assert "Question 1 of 2" in text_of(app, "#mock-step")
+        assert text_of(app, "#mock-countdown") == "⏱ 01:00"
+
+        screen.answer.insert("no_grad means no graph is recorded, so it saves memory")
+        clock.advance(25)
+        await screen.tick_clock()
+        assert text_of(app, "#mock-countdown") == "⏱ 00:35"
+        await pilot.press("ctrl+n")
+        assert "follow-up 1" in text_of(app, "#mock-step")
+        assert "inference_mode" in text_of(app, "#mock-prompt")
+        assert screen.answer.text == ""
+
+        # The follow-up's budget runs out: the candidate is told, then moved on after the grace.
+        screen.answer.insert("it is stricter")
+        clock.advance(60)
+        await screen.tick_clock()
+        await pilot.pause()
+        assert screen.query_one("#mock-notice").display
+        assert "Time is up" in text_of(app, "#mock-notice")
+        assert "follow-up 1" in text_of(app, "#mock-step")
+        clock.advance(10)
+        await screen.tick_clock()
+        await pilot.pause()
+        assert "follow-up 2" in text_of(app, "#mock-step")
+        assert not screen.query_one("#mock-notice").display
+        await pilot.press("ctrl+n")
+
+        # Question 2: answer, then the code task run through the (fake) grader, then one follow-up.
+        assert "Question 2 of 2" in text_of(app, "#mock-step")
+        screen.answer.insert("I would call torch.cuda.empty_cache() each step")
+        clock.advance(30)
+        await pilot.press("ctrl+n")
+        assert "code task" in text_of(app, "#mock-step")
+        panel = screen.query_one("#mock-code")
+        panel.editor.load_text(panel.editor.text.replace("total = total + loss", "total += loss.item()"))
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert panel.verdict.verdict == "clean"
+        clock.advance(100)
+        await pilot.press("ctrl+n")
+        assert "Why might you prefer detach()" in text_of(app, "#mock-prompt")
+        await pilot.press("ctrl+n")
+
+        # Review: pre-marks from the typed answers, confirmed by the candidate.
+        review = app.screen
+        assert isinstance(review, MockReviewScreen)
+        first = review.query_one("#review-points-0").selected
+        assert set(first) == {0, 1}
+        assert review.query_one("#review-flags-1").selected == [0]
+        await pilot.press("ctrl+s")
+        report = app.screen
+        assert isinstance(report, MockReportScreen)
+
+    # no-grad-eval: 2 of 3 key points = 67%; loss-accumulation: a red flag said = 0%.
+    assert [round(q.score, 2) for q in report.report.score.questions] == [0.67, 0.0]
+    assert [r.seconds for r in session.records] == [25, 70, 0, 30, 100, 0]
+    recorded = history.attempts()
+    assert {a.card_id for a in recorded} == {"no-grad-eval", "loss-accumulation"}
+    assert {a.session_id for a in recorded} == {session.session_id}
+    assert {a.mode for a in recorded} == {"mock"}
+    by_card = {a.card_id: a for a in recorded}
+    assert by_card["loss-accumulation"].code.verdict == "clean"
+    assert by_card["loss-accumulation"].rating == "again"
+    assert "**Overall score: 33%**" in report_file.read_text()
+    assert grader.graded and ".item()" in grader.graded[-1]
+
+
+async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(cards, clock, history, tmp_path):
+    session = MockSession([cards["no-grad-eval"], cards["retain-graph-error"]], level="junior",
+                          clock=clock, minutes=1)
+    app, _ = app_for(session, history, clock, MockScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        clock.advance(59)
+        await pilot.press("ctrl+n")
+        clock.advance(1)
+        await screen.tick_clock()
+        await pilot.pause()
+        assert "interview's time is up" in text_of(app, "#mock-notice")
+        clock.advance(10)
+        await screen.tick_clock()
+        await pilot.pause()
+        review = app.screen
+        assert isinstance(review, MockReviewScreen)
+        assert not review.query("#review-points-1")
+        await pilot.press("ctrl+s")
+        await pilot.press("x")
+        exported = app.screen.exported_to
+    assert exported is not None and exported.parent == tmp_path / "home" / "reports"
+    text = exported.read_text()
+    assert "| 2 | `retain-graph-error` | 0% | not reached |" in text
+    assert [a.card_id for a in history.attempts()] == ["no-grad-eval"]
+
+
