@@ -186,3 +186,18 @@ def test_text_that_is_not_utf8_is_reported_at_the_bad_byte(tmp_path):
     path.write_bytes(b"id: latin\nquestion: caf\xe9\n")
     _, problems = load_card_file(path)
     assert located(problems) == [f"{path}:2:14: the file is not UTF-8 text"]
+
+
+def test_the_readme_examples_load_cleanly(tmp_path):
+    """The manifest and card shown in the README's "Question packs" section are valid as written."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    blocks = [block.split("```", 1)[0] for block in readme.split("```yaml\n")[1:]]
+    manifest = next(b for b in blocks if "format_version:" in b)
+    card = next(b for b in blocks if "\nid: loss-running-total\n" in b)
+    pack = tmp_path / "autograd-memory"
+    pack.mkdir()
+    (pack / "pack.yaml").write_text(manifest)
+    (pack / "loss-running-total.yaml").write_text(card)
+    loaded, problems = load_pack(pack)
+    assert problems == []
+    assert [c.card.id for c in loaded.cards] == ["loss-running-total"]
