@@ -2,6 +2,7 @@
 
 import json
 import shutil
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -181,3 +182,11 @@ def test_run_with_the_real_grader_accepts_the_fixture_task(capsys):
     pytest.importorskip("checkers.api")
     code, out, _ = lint(capsys, "--run", "good")
     assert (code, out) == (0, "no problems; 2 cards loaded\n")
+
+
+def test_lint_without_run_imports_neither_torch_nor_textual():
+    """Checking content must stay fast and headless: only `--run` may load the grader."""
+    probe = ("import sys\nfrom app.cli import main\nmain(['lint', 'good'])\n"
+             "print('torch' in sys.modules, 'textual' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=PACKS, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "False False"
