@@ -16,7 +16,6 @@ import copy as copy_module
 import dis
 import linecache
 import operator
-import random
 import sys
 import traceback
 import types
@@ -232,7 +231,6 @@ def run_candidate(code: types.CodeType, namespace: dict) -> None:
     """Execute compiled candidate code; its exceptions become CandidateError, a runtime
     denial becomes Refused (even one the snippet caught), grader control flow passes."""
     refused_at_runtime.clear()
-    random.seed()
     try:
         exec(code, namespace)
     except Refused:

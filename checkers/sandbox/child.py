@@ -1,0 +1,136 @@
+"""One run, in a process forked from the warm worker: limits, the job, one result message.
+
+Everything the job raises is turned into a result here, so the parent never receives a
+traceback of grill; the candidate's own traceback (their frames only) travels as data.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import resource
+import signal
+import socket
+import sys
+from collections.abc import Callable
+
+from checkers import policy
+from checkers.refusal import CandidateError, Refused
+from checkers.sandbox.protocol import write_all
+
+MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
+MEMORY_KINDS = ("MemoryError", "OutOfMemoryError")
+PR_SET_PDEATHSIG = 1
+
+
+def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
+        control: socket.socket) -> None:
+    """Never returns: the process exits once the result is written."""
+    try:
+        control.close()
+        isolate(out_fd)
+        apply_limits(request["limits"], address_space=request["device"] != "cuda")
+        reseed()
+        policy.set_print_limit(request["limits"]["output_bytes"])
+        message = call(job, request["payload"])
+    except BaseException as exc:  # the child must always answer, whatever broke
+        message = internal_error(exc)
+    flush_output()
+    try:
+        body = json.dumps(message).encode()
+    except (TypeError, ValueError) as exc:
+        body = json.dumps(internal_error(exc)).encode()
+    try:
+        write_all(result_fd, body)
+    finally:
+        os._exit(0)
+
+
+def isolate(out_fd: int) -> None:
+    """Own session (so the whole group can be killed), die with the worker, output to the
+    capped pipe on both stdout and stderr."""
+    os.setsid()
+    set_parent_death_signal()
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    os.close(out_fd)
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), errors="replace",
+                                  line_buffering=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), errors="replace",
+                                  line_buffering=True)
+
+
+def set_parent_death_signal() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def apply_limits(limits: dict, *, address_space: bool) -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    cpu = int(limits["cpu_seconds"])
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"],) * 2)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
+    if hasattr(resource, "RLIMIT_NPROC"):
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
+    current = current_address_space()
+    if address_space and current is not None:
+        ceiling = current + limits["memory_bytes"]
+        resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+
+
+def current_address_space() -> int | None:
+    """The warm worker's virtual size, which the run inherits and then may grow by its
+    memory limit; None where /proc is missing."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return None
+
+
+def reseed() -> None:
+    """A forked run would otherwise replay the worker's random streams."""
+    import torch
+    random.seed()
+    torch.seed()
+
+
+def call(job: Callable[[dict], dict], payload: dict) -> dict:
+    try:
+        result = job(payload)
+    except Refused as exc:
+        return failure("refused", "refused", exc.message, exc.line)
+    except CandidateError as exc:
+        if exc.kind in MEMORY_KINDS or any(m in exc.message.lower() for m in MEMORY_MESSAGES):
+            return failure("limit", "memory", "the snippet ran out of its memory limit", exc.line)
+        return failure("error", exc.kind, exc.message, exc.line, exc.traceback)
+    except MemoryError:
+        return failure("limit", "memory", "the run ran out of its memory limit")
+    if not isinstance(result, dict):
+        return internal_error(TypeError(f"the job returned {type(result).__name__}, not a dict"))
+    return {"status": "ok", "result": result}
+
+
+def failure(status: str, kind: str, message: str, line: int | None = None,
+            traceback: str = "") -> dict:
+    return {"status": status, "error": {"kind": kind, "message": message, "line": line},
+            "traceback": traceback}
+
+
+def internal_error(exc: BaseException) -> dict:
+    return failure("error", "internal",
+                   f"grill could not run this snippet ({type(exc).__name__}: {exc})")
+
+
+def flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass

@@ -1,0 +1,156 @@
+"""Layer 2: the command line that starts the warm worker, inside bubblewrap where it works.
+
+bubblewrap gives the worker its own user, PID, network, IPC, UTS and cgroup namespaces, a
+read-only view of only the Python installation (and of grill's `checkers` package), a fresh
+/proc and minimal /dev, an empty tmpfs for /tmp and the working directory, and an empty
+environment. Where bwrap is missing or refuses to run (another OS, user namespaces disabled)
+grill falls back to a plain child process and says so in `Isolation.description`.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+IsolationKind = Literal["bubblewrap", "process"]
+
+BUBBLEWRAP = ("bubblewrap: no network, own PID and user namespaces, read-only Python "
+              "installation, empty /tmp, no home, no environment; rlimits per run")
+PROCESS_ONLY = ("process only (bubblewrap unavailable): rlimits and a killed process tree "
+                "per run; the snippet policy is the only guard on files and network")
+
+SANDBOX_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTORCH_NVML_BASED_CUDA_CHECK": "1",
+}
+"""The whole environment a worker sees. The NVML check keeps the warm worker from
+initialising CUDA before it forks (a forked child cannot use a CUDA context it inherits)."""
+
+CUDA_DEVICE_GLOBS = ("/dev/nvidia*", "/dev/nvidia-caps")
+CUDA_LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64",
+                     "/usr/local/nvidia/lib", "/usr/lib/wsl/lib")
+
+
+@dataclass(frozen=True)
+class Isolation:
+    kind: IsolationKind
+    description: str
+
+    @property
+    def own_pid_namespace(self) -> bool:
+        return self.kind == "bubblewrap"
+
+
+@functools.cache
+def bubblewrap_works() -> bool:
+    """bwrap is installed and may create namespaces here (some kernels forbid it)."""
+    if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
+        return False
+    probe = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isolation:
+    if requested == "process":
+        return Isolation("process", PROCESS_ONLY)
+    if bubblewrap_works():
+        return Isolation("bubblewrap", BUBBLEWRAP)
+    if requested == "bubblewrap":
+        raise RuntimeError("bubblewrap isolation was requested, but bwrap is not installed or "
+                           "cannot create namespaces here (install the 'bubblewrap' package)")
+    return Isolation("process", PROCESS_ONLY)
+
+
+def package_root() -> Path:
+    """The directory holding the `checkers` package (a checkout, or site-packages)."""
+    return Path(__file__).resolve().parent.parent.parent
+
+
+def worker_argv(own_pid_namespace: bool) -> list[str]:
+    boot = (f"import sys; sys.path.insert(0, {str(package_root())!r}); "
+            "from checkers.sandbox.worker import main; main()")
+    argv = [sys.executable, "-I", "-c", boot]
+    return argv + (["--own-pid-namespace"] if own_pid_namespace else [])
+
+
+def worker_command(isolation: Isolation, *, cuda: bool) -> tuple[list[str], dict[str, str]]:
+    """The worker's argv and environment for the chosen isolation."""
+    env = dict(SANDBOX_ENV)
+    if cuda:
+        env.update(cuda_environment())
+    argv = worker_argv(isolation.own_pid_namespace)
+    if isolation.kind == "process":
+        return argv, env
+    return bwrap_arguments(env, cuda=cuda) + ["--"] + argv, env
+
+
+def bwrap_arguments(env: dict[str, str], *, cuda: bool) -> list[str]:
+    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp",
+            "--clearenv"]
+    for top in ("/bin", "/lib", "/lib64", "/sbin"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    args += ["--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    for path in read_only_paths():
+        args += ["--ro-bind", path, path]
+    if cuda:
+        for device in cuda_device_nodes():
+            args += ["--dev-bind", device, device]
+        args += ["--ro-bind", "/sys", "/sys"]
+    for name, value in env.items():
+        args += ["--setenv", name, value]
+    return args
+
+
+def read_only_paths() -> list[str]:
+    """The Python installation, the venv, where torch and RestrictedPython live, and grill's
+    `checkers` package: nothing else of the host's files."""
+    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
+             str(Path(__file__).resolve().parent.parent)}
+    for package in ("torch", "RestrictedPython"):
+        spec = importlib.util.find_spec(package)
+        if spec and spec.submodule_search_locations:
+            paths.add(str(Path(next(iter(spec.submodule_search_locations))).parent))
+    kept: list[str] = []
+    for path in sorted(p for p in paths if not p.startswith("/usr/") and os.path.exists(p)):
+        if not any(path.startswith(parent + os.sep) for parent in kept):
+            kept.append(path)
+    return kept
+
+
+def cuda_device_nodes() -> list[str]:
+    return sorted({path for pattern in CUDA_DEVICE_GLOBS for path in glob.glob(pattern)})
+
+
+def cuda_environment() -> dict[str, str]:
+    """Where the driver's libcuda lives, and which GPUs the host lets us use."""
+    env = {}
+    dirs = [d for d in CUDA_LIBRARY_DIRS if glob.glob(os.path.join(d, "libcuda.so*"))]
+    if dirs:
+        env["LD_LIBRARY_PATH"] = ":".join(dirs)
+    if "CUDA_VISIBLE_DEVICES" in os.environ:
+        env["CUDA_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]
+    return env
+
+
+def host_has_cuda_devices() -> bool:
+    return bool(glob.glob("/dev/nvidia[0-9]*"))

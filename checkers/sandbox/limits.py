@@ -1,0 +1,36 @@
+"""What one sandboxed run may use; the defaults fit a small training loop on a laptop."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_bytes: int = 2048 * MiB
+    """Address space a run may add to the warm worker's (RLIMIT_AS; not applied on CUDA,
+    whose driver reserves huge virtual ranges)."""
+    cpu_seconds: int = 60
+    """CPU time of the run's process (RLIMIT_CPU)."""
+    wall_seconds: float = 30.0
+    """Default wall-clock timeout, from request to result."""
+    output_bytes: int = 64 * 1024
+    """Printed text kept; later prints are dropped with a note. Raw writes past twice this
+    (plus 64 KiB for warnings) stop the run with a `limit` outcome."""
+    result_bytes: int = 4 * MiB
+    """Largest result message the parent accepts."""
+    processes: int = 32
+    """Tasks (processes and threads) in the sandbox's user namespace (RLIMIT_NPROC)."""
+    open_files: int = 256
+    """Open file descriptors (RLIMIT_NOFILE)."""
+    file_bytes: int = 1 * MiB
+    """Largest file the run may write (RLIMIT_FSIZE); its /tmp is an empty tmpfs anyway."""
+
+    @property
+    def raw_output_bytes(self) -> int:
+        return 2 * self.output_bytes + 64 * 1024
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,381 @@
+"""The parent side of the sandbox: start the warm worker, send it runs, read what comes back
+with caps, and turn it into an Outcome. Imports neither torch nor the policy, so the UI and
+the CLI can hold a Sandbox without paying for torch.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from typing import Literal
+
+from checkers.sandbox import isolation as isolation_layer
+from checkers.sandbox import protocol
+from checkers.sandbox.limits import Limits
+from checkers.sandbox.outcome import Outcome
+from checkers.verdict import ErrorInfo
+
+Device = Literal["auto", "cpu", "cuda"]
+
+STARTUP_SECONDS = 180.0
+"""Importing torch and warming it takes seconds; on a busy machine, many."""
+KILL_GRACE_SECONDS = 3.0
+"""How long the worker gets to kill a run before the whole worker is torn down."""
+STDERR_TAIL_BYTES = 8 * 1024
+STATUSES = ("ok", "refused", "error", "timeout", "limit")
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself cannot run (worker failed to start, no CUDA when CUDA was asked)."""
+
+
+class Sandbox:
+    """Runs `module:function` jobs on untrusted payloads in fresh processes forked from one
+    warm worker, one run at a time. Use as a context manager, or call close()."""
+
+    def __init__(self, device: Device = "auto", limits: Limits = Limits(),
+                 isolation: Literal["auto", "bubblewrap", "process"] = "auto"):
+        if device not in ("auto", "cpu", "cuda"):
+            raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
+        self.requested_device = device
+        self.limits = limits
+        self.device: str | None = None
+        """The resolved device ("cpu" or "cuda"), known once started."""
+        self._isolation_request = isolation
+        self._isolation: isolation_layer.Isolation | None = None
+        self._process: subprocess.Popen | None = None
+        self._control: socket.socket | None = None
+        self._workdir: str | None = None
+        self._stderr_tail = bytearray()
+        self._lock = threading.Lock()
+        self._running = False
+        self._cancel_read, self._cancel_write = os.pipe()
+        os.set_blocking(self._cancel_read, False)
+
+    @property
+    def isolation(self) -> str:
+        """What protection runs get here, in words (bubblewrap, or process only)."""
+        return self._chosen_isolation().description
+
+    @property
+    def isolation_kind(self) -> str:
+        return self._chosen_isolation().kind
+
+    def _chosen_isolation(self) -> isolation_layer.Isolation:
+        if self._isolation is None:
+            self._isolation = isolation_layer.choose(self._isolation_request)
+        return self._isolation
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def start(self) -> Sandbox:
+        """Start the warm worker (torch imported, optimizer paths warmed) if not running."""
+        if self._process is not None and self._process.poll() is None:
+            return self
+        chosen = self._chosen_isolation()
+        cuda_nodes = isolation_layer.host_has_cuda_devices()
+        if self.requested_device == "cuda" and not cuda_nodes:
+            raise SandboxError("CUDA was requested, but this machine has no NVIDIA GPU device")
+        argv, env = isolation_layer.worker_command(
+            chosen, cuda=cuda_nodes and self.requested_device != "cpu")
+        ours, theirs = socket.socketpair()
+        self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
+        try:
+            self._process = subprocess.Popen(
+                argv, stdin=theirs, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                env=env, cwd=self._workdir, start_new_session=True, close_fds=True)
+        except OSError as exc:
+            ours.close()
+            raise SandboxError(f"could not start the sandbox worker: {exc}") from None
+        finally:
+            theirs.close()
+        self._control = ours
+        self._stderr_tail = bytearray()
+        threading.Thread(target=self._drain_stderr, args=(self._process,), daemon=True).start()
+        ready = self._await_ready()
+        cuda = bool(ready.get("cuda"))
+        if self.requested_device == "cuda" and not cuda:
+            self.close()
+            raise SandboxError("CUDA was requested, but torch cannot use a GPU here")
+        self.device = "cuda" if cuda and self.requested_device != "cpu" else "cpu"
+        return self
+
+    def _await_ready(self) -> dict:
+        self._control.settimeout(STARTUP_SECONDS)
+        try:
+            ready, _ = protocol.receive(self._control)
+        except (OSError, protocol.ProtocolError) as exc:
+            self._stop_worker()
+            tail = self._stderr_tail.decode(errors="replace").strip()[-2000:]
+            raise SandboxError(f"the sandbox worker did not start ({exc})"
+                               + (f":\n{tail}" if tail else "")) from None
+        finally:
+            if self._control is not None:
+                self._control.settimeout(None)
+        return ready
+
+    def _drain_stderr(self, process: subprocess.Popen) -> None:
+        """Keep the worker's own stderr from filling its pipe; the tail explains failures."""
+        for line in process.stderr:
+            self._stderr_tail += line
+            del self._stderr_tail[:-STDERR_TAIL_BYTES]
+
+    def run(self, job: str, payload: dict, *, timeout_s: float | None = None) -> Outcome:
+        """Run `job` ("module:function", called as fn(payload) -> dict) in a fresh child."""
+        with self._lock:
+            self.start()
+            drain(self._cancel_read)
+            self._running = True
+            try:
+                return self._run(job, payload, timeout_s or self.limits.wall_seconds)
+            finally:
+                self._running = False
+
+    def cancel(self) -> None:
+        """Kill the run in progress at once (safe to call from another thread)."""
+        if self._running:
+            os.write(self._cancel_write, b"x")
+
+    def close(self) -> None:
+        self._stop_worker()
+        for fd in (self._cancel_read, self._cancel_write):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._cancel_read = self._cancel_write = -1
+
+    def _run(self, job: str, payload: dict, timeout_s: float) -> Outcome:
+        started = time.monotonic()
+        out_read, out_write = os.pipe()
+        result_read, result_write = os.pipe()
+        request = {"op": "run", "job": job, "payload": payload, "device": self.device,
+                   "limits": self.limits.to_dict()}
+        try:
+            protocol.send(self._control, request, (out_write, result_write))
+            sent = True
+        except OSError:
+            sent = False
+        finally:
+            os.close(out_write)
+            os.close(result_write)
+        run = RunReader(self, out_read, result_read, started + timeout_s)
+        if sent:
+            run.collect()
+        else:
+            run.worker_lost = True
+        os.close(out_read)
+        os.close(result_read)
+        if run.worker_lost:
+            self._stop_worker()
+        return judge(run, self.device or "cpu", time.monotonic() - started, timeout_s)
+
+    def _send_kill(self) -> bool:
+        try:
+            protocol.send(self._control, {"op": "kill"})
+            return True
+        except OSError:
+            return False
+
+    def _stop_worker(self) -> None:
+        process, control = self._process, self._control
+        self._process = self._control = None
+        if control is not None:
+            try:
+                protocol.send(control, {"op": "stop"})
+            except OSError:
+                pass
+            control.close()
+        if process is not None:
+            try:
+                process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            kill_session(process)
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+
+class RunReader:
+    """Reads one run's output and result pipes and the worker's events until the run is
+    over, enforcing the output and result caps and the wall-clock deadline as it goes."""
+
+    def __init__(self, sandbox: Sandbox, out_fd: int, result_fd: int, deadline: float):
+        self.sandbox = sandbox
+        self.limits = sandbox.limits
+        self.out_fd, self.result_fd = out_fd, result_fd
+        self.deadline = deadline
+        self.output = bytearray()
+        self.result = bytearray()
+        self.exit: dict | None = None
+        self.timed_out = self.cancelled = self.worker_lost = False
+        self.output_overflow = self.result_overflow = False
+        self.kill_sent_at: float | None = None
+
+    def collect(self) -> None:
+        control = self.sandbox._control
+        with selectors.DefaultSelector() as selector:
+            for fileobj in (self.out_fd, self.result_fd, control, self.sandbox._cancel_read):
+                selector.register(fileobj, selectors.EVENT_READ)
+            open_pipes = {self.out_fd, self.result_fd}
+            while open_pipes or self.exit is None:
+                now = time.monotonic()
+                if self.kill_sent_at is not None and now > self.kill_sent_at + KILL_GRACE_SECONDS:
+                    self.worker_lost = True
+                    return
+                if now >= self.deadline and self.kill_sent_at is None:
+                    self.timed_out = True
+                    self.kill()
+                wait = (self.kill_sent_at + KILL_GRACE_SECONDS if self.kill_sent_at
+                        else self.deadline) - now
+                for key, _ in selector.select(timeout=max(wait, 0.01)):
+                    fd = key.fileobj
+                    if fd is control:
+                        self.read_event(control, selector)
+                    elif fd == self.sandbox._cancel_read:
+                        drain(fd)
+                        self.cancelled = True
+                        self.kill()
+                    elif not self.read_pipe(fd):
+                        selector.unregister(fd)
+                        open_pipes.discard(fd)
+                if self.worker_lost:
+                    return
+
+    def read_event(self, control: socket.socket, selector: selectors.BaseSelector) -> None:
+        try:
+            event, _ = protocol.receive(control, max_bytes=64 * 1024)
+        except (OSError, protocol.ProtocolError):
+            self.worker_lost = True
+            return
+        if event.get("event") == "exit":
+            self.exit = event
+            selector.unregister(control)
+
+    def read_pipe(self, fd: int) -> bool:
+        """Read what is there, within the cap; False at end of file."""
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return False
+        if fd == self.out_fd:
+            room = self.limits.raw_output_bytes - len(self.output)
+            self.output += chunk[:max(room, 0)]
+            if len(chunk) > room and not self.output_overflow:
+                self.output_overflow = True
+                self.kill()
+        else:
+            self.result += chunk
+            if len(self.result) > self.limits.result_bytes and not self.result_overflow:
+                self.result_overflow = True
+                del self.result[:]
+                self.kill()
+        return True
+
+    def kill(self) -> None:
+        if self.kill_sent_at is None:
+            self.kill_sent_at = time.monotonic()
+            if not self.sandbox._send_kill():
+                self.worker_lost = True
+
+
+def judge(run: RunReader, device: str, wall_s: float, timeout_s: float) -> Outcome:
+    """Turn what was observed into an Outcome: by the run's effects first, then its result."""
+    output = run.output.decode("utf-8", errors="replace")
+    if run.output_overflow:
+        output += f"\n[output stopped at {run.limits.raw_output_bytes} bytes; the run was ended]"
+
+    def outcome(status, kind=None, message="", line=None, result=None, traceback=""):
+        error = ErrorInfo(kind=kind, message=message, line=line) if kind else None
+        return Outcome(status=status, result=result, output=output, error=error, device=device,
+                       wall_s=wall_s, traceback=traceback)
+
+    exit_info = run.exit or {}
+    sig = exit_info.get("signal")
+    if run.cancelled:
+        return outcome("error", "cancelled", "the run was cancelled")
+    if run.timed_out:
+        return outcome("timeout", "timeout", f"the run did not finish within {timeout_s:g} s")
+    if run.output_overflow:
+        return outcome("limit", "output",
+                       f"the run wrote more than {run.limits.raw_output_bytes} bytes of output")
+    if run.result_overflow:
+        return outcome("error", "result", f"the run's result exceeded {run.limits.result_bytes} bytes")
+    if run.worker_lost:
+        return outcome("error", "sandbox", "the sandbox worker stopped during the run")
+    if sig == signal.SIGXCPU:
+        return outcome("limit", "cpu", f"the run used more than {run.limits.cpu_seconds} s of CPU")
+    if sig == signal.SIGXFSZ:
+        return outcome("limit", "file size", "the run wrote a file past its size limit")
+    if sig == signal.SIGKILL:
+        return outcome("limit", "killed", "the run was killed by the system (memory or CPU)")
+    if not run.result:
+        how = f"signal {signal.Signals(sig).name}" if sig else f"exit code {exit_info.get('code')}"
+        return outcome("error", "crash", f"the run ended without a result ({how})")
+    try:
+        message = protocol.decode(bytes(run.result))
+        return from_message(message, outcome)
+    except (protocol.ProtocolError, TypeError, ValueError, KeyError) as exc:
+        return outcome("error", "malformed", f"the run's result could not be read ({exc})")
+
+
+def from_message(message: dict, outcome) -> Outcome:
+    """Validate the child's result message field by field."""
+    status = message["status"]
+    if status not in STATUSES or status == "timeout":
+        raise ValueError(f"unknown status {status!r}")
+    if status == "ok":
+        if not isinstance(message.get("result"), dict):
+            raise ValueError("an ok result must carry a JSON object")
+        return outcome("ok", result=message["result"])
+    error = message["error"]
+    kind, text, line = error["kind"], error["message"], error.get("line")
+    if not isinstance(kind, str) or not isinstance(text, str) \
+            or not (line is None or isinstance(line, int)):
+        raise ValueError("malformed error fields")
+    traceback = message.get("traceback") or ""
+    if not isinstance(traceback, str):
+        raise ValueError("malformed traceback")
+    return outcome(status, kind, text, line, traceback=traceback)
+
+
+def drain(fd: int) -> None:
+    try:
+        while os.read(fd, 4096):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def kill_session(process: subprocess.Popen) -> None:
+    """The worker leads its own session: kill all of it (bwrap takes its namespace along)."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.wait()
+
+
+_default: Sandbox | None = None
+
+
+def default_sandbox() -> Sandbox:
+    """One shared sandbox for CLI use, closed when the program exits."""
+    global _default
+    if _default is None:
+        _default = Sandbox()
+        atexit.register(_default.close)
+    return _default

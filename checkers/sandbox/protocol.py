@@ -1,0 +1,75 @@
+"""Messages between the parent and the warm worker: length-prefixed JSON over a Unix socket,
+with file descriptors (a run's output and result pipes) passed alongside.
+
+Both ends use it; it imports nothing heavy. Every message is size-checked before it is read,
+and anything that is not a JSON object is rejected rather than trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+
+HEADER = struct.Struct("!I")
+MAX_CONTROL_BYTES = 64 * 1024 * 1024
+"""A request carries the candidate's source and the grader's payload; generous but bounded."""
+
+
+class ProtocolError(Exception):
+    """The other end sent something malformed, too large, or hung up."""
+
+
+def send(sock: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> None:
+    body = json.dumps(message).encode()
+    if fds:
+        socket.send_fds(sock, [HEADER.pack(len(body))], list(fds))
+    else:
+        sock.sendall(HEADER.pack(len(body)))
+    sock.sendall(body)
+
+
+def receive(sock: socket.socket, max_bytes: int = MAX_CONTROL_BYTES,
+            max_fds: int = 0) -> tuple[dict, list[int]]:
+    """One message and the descriptors that came with it; raises ProtocolError on EOF."""
+    fds: list[int] = []
+    if max_fds:
+        head, fds, _flags, _addr = socket.recv_fds(sock, HEADER.size, max_fds)
+    else:
+        head = sock.recv(HEADER.size)
+    if not head:
+        raise ProtocolError("the other end closed the connection")
+    head += read_exactly(sock, HEADER.size - len(head))
+    (length,) = HEADER.unpack(head)
+    if length > max_bytes:
+        raise ProtocolError(f"message of {length} bytes exceeds {max_bytes}")
+    return decode(read_exactly(sock, length)), fds
+
+
+def read_exactly(sock: socket.socket, count: int) -> bytes:
+    chunks = []
+    while count > 0:
+        chunk = sock.recv(min(count, 1 << 20))
+        if not chunk:
+            raise ProtocolError("the connection closed in the middle of a message")
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
+
+
+def decode(data: bytes) -> dict:
+    """A JSON object or ProtocolError; NaN and infinities are accepted (losses can be NaN)."""
+    try:
+        message = json.loads(data)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"not valid JSON: {exc}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError(f"expected a JSON object, got {type(message).__name__}")
+    return message
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]

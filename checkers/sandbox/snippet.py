@@ -1,0 +1,23 @@
+"""The plainest sandbox job: run a snippet under the policy and report its `result` name.
+
+Used to try a snippet without grading it (benign controls, the escape suite, the benchmark).
+"""
+
+from __future__ import annotations
+
+import json
+
+from checkers import policy
+
+
+def run_snippet(payload: dict) -> dict:
+    """payload: {"source": str}. Returns {"result": <the snippet's `result`, if JSON>}."""
+    code = policy.compile_candidate(payload["source"], payload.get("filename", "<snippet>"))
+    namespace = policy.candidate_namespace()
+    policy.run_candidate(code, namespace)
+    result = namespace.get("result")
+    try:
+        json.dumps(result)
+    except (TypeError, ValueError):
+        result = repr(result)
+    return {"result": result}

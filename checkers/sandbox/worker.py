@@ -1,0 +1,193 @@
+"""The warm worker (zygote): imports torch once, warms the paths every training loop takes,
+then forks one fresh child per run and makes sure nothing of that run outlives it.
+
+It runs inside the isolation, talks to the parent over the Unix socket on its stdin, and
+is trusted code: candidate code only ever runs in the forked children.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import warnings
+
+from checkers.sandbox import child, protocol
+
+PR_SET_CHILD_SUBREAPER = 36
+
+WARM_SNIPPET = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import optim
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+    def forward(self, x):
+        return F.relu(self.fc(x))
+net = Net()
+opt = optim.SGD(net.parameters(), lr=0.1)
+total = 0.0
+for step in range(2):
+    loss = net(torch.randn(3, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total += loss.item()
+"""
+"""Run through the policy once so its proxies and RestrictedPython's transformer are warm."""
+
+
+def main() -> None:
+    own_pid_namespace = "--own-pid-namespace" in sys.argv
+    control = socket.socket(fileno=0)
+    become_subreaper()
+    info = warm()
+    protocol.send(control, {"event": "ready", **info})
+    jobs: dict[str, object] = {}
+    while True:
+        try:
+            request, fds = protocol.receive(control, max_fds=2)
+        except (protocol.ProtocolError, OSError):
+            return
+        if request.get("op") == "run" and len(fds) == 2:
+            serve(control, request, fds, jobs, own_pid_namespace)
+        else:
+            for fd in fds:
+                os.close(fd)
+            if request.get("op") == "stop":
+                return
+
+
+def warm() -> dict:
+    warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
+    import torch
+    torch.set_num_threads(1)
+    for optimizer in (torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD):
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+        opt = optimizer(model.parameters(), lr=1e-3)
+        loss = model(torch.randn(2, 4)).pow(2).mean()
+        (grad,) = torch.autograd.grad(loss, [model[0].weight], create_graph=True)
+        grad.sum().backward()
+        opt.step()
+        opt.zero_grad()
+    from checkers import policy
+    policy.run_candidate(policy.compile_candidate(WARM_SNIPPET, "<warm-up>"),
+                         policy.candidate_namespace())
+    return {"torch": torch.__version__, "cuda": torch.cuda.is_available()}
+
+
+def serve(control: socket.socket, request: dict, fds: list[int], jobs: dict,
+          own_pid_namespace: bool) -> None:
+    out_fd, result_fd = fds
+    try:
+        job = load_job(jobs, request["job"])
+    except Exception as exc:  # a bad job name is grill's bug; report it as the result
+        protocol.write_all(result_fd, json.dumps(child.internal_error(exc)).encode())
+        os.close(out_fd)
+        os.close(result_fd)
+        protocol.send(control, {"event": "exit", "code": 0, "signal": None, "killed": False})
+        return
+    pid = os.fork()
+    if pid == 0:
+        child.run(job, request, out_fd, result_fd, control)
+    os.close(out_fd)
+    os.close(result_fd)
+    protocol.send(control, {"event": "started"})
+    status, killed = wait_or_kill(control, pid, own_pid_namespace)
+    kill_leftovers(pid, own_pid_namespace)
+    code = os.waitstatus_to_exitcode(status)
+    protocol.send(control, {"event": "exit", "code": code if code >= 0 else None,
+                            "signal": -code if code < 0 else None, "killed": killed})
+
+
+def load_job(jobs: dict, name: str):
+    """`module:function`, imported here in the worker so later runs find it warm."""
+    if name not in jobs:
+        module, _, function = name.partition(":")
+        jobs[name] = getattr(importlib.import_module(module), function)
+    return jobs[name]
+
+
+def wait_or_kill(control: socket.socket, pid: int, own_pid_namespace: bool) -> tuple[int, bool]:
+    """Wait for the run's exit, or kill it when the parent asks (timeout, cancel, output cap)
+    or goes away."""
+    killed = False
+    with selectors.DefaultSelector() as selector:
+        selector.register(control, selectors.EVENT_READ)
+        pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+        if pidfd is not None:
+            selector.register(pidfd, selectors.EVENT_READ)
+        try:
+            while True:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    return status, killed
+                for key, _ in selector.select(timeout=None if pidfd is not None else 0.02):
+                    if key.fileobj is control:
+                        try:
+                            protocol.receive(control)
+                        except (protocol.ProtocolError, OSError):
+                            kill_leftovers(pid, own_pid_namespace)
+                            os._exit(0)
+                        kill_tree(pid, own_pid_namespace)
+                        killed = True
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+
+
+def kill_tree(pid: int, own_pid_namespace: bool) -> None:
+    """SIGKILL the run and everything it started. In our own PID namespace that is every
+    process but ourselves and init; elsewhere the run's process group and our descendants."""
+    if own_pid_namespace and os.getpid() <= 2:
+        ignore_missing(os.kill, -1, signal.SIGKILL)
+        return
+    ignore_missing(os.killpg, pid, signal.SIGKILL)
+    for descendant in children_of(os.getpid()):
+        ignore_missing(os.kill, descendant, signal.SIGKILL)
+
+
+def kill_leftovers(pid: int, own_pid_namespace: bool) -> None:
+    """After a run: no process of it may survive. Orphans come back to us as subreaper, so
+    killing and reaping until we have no children leaves nothing behind."""
+    while True:
+        kill_tree(pid, own_pid_namespace)
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def children_of(pid: int) -> list[int]:
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as children:
+                found += [int(p) for p in children.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def become_subreaper() -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def ignore_missing(kill, target: int, sig: int) -> None:
+    try:
+        kill(target, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
