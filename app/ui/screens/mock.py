@@ -34,7 +34,7 @@ class MockStepsScreen(Screen):
     MockStepsScreen #mock-step { width: 1fr; }
     MockStepsScreen #mock-countdown { width: auto; padding: 0 2; text-style: bold; }
     MockStepsScreen #mock-countdown.-over { color: $error; }
-    MockStepsScreen #mock-progress { width: 30; }
+    MockStepsScreen #mock-progress { width: 24; }
     MockStepsScreen #mock-notice { display: none; padding: 0 1; background: $error 30%; }
     MockStepsScreen #mock-body { height: 1fr; }
     MockStepsScreen #mock-prompt { padding: 1 1; height: auto; }
@@ -42,7 +42,7 @@ class MockStepsScreen(Screen):
     """
 
     BINDINGS = [
-        Binding("ctrl+n", "next", "Next question", priority=True),
+        Binding("ctrl+n", "next", "Done, next", priority=True),
         Binding("ctrl+r", "run_code", "Run code", priority=True),
         Binding("escape", "cancel_run", "Cancel run"),
         Binding("ctrl+e", "end", "End interview", priority=True),
@@ -89,12 +89,11 @@ class MockStepsScreen(Screen):
         session, step = self.session, self.session.current
         if step is None:
             return
-        card = session.cards[step.question].card
         name = STEP_NAMES[step.kind]
         if step.follow_up is not None:
             name += f" {step.follow_up + 1}"
         self.query_one("#mock-step", Static).update(Text.assemble(
-            f"Question {step.question + 1} of {len(session.cards)} · ", (name, "bold"), f" · {card.level}"))
+            f"Question {step.question + 1} of {len(session.cards)} · ", (name, "bold")))
         countdown = self.query_one("#mock-countdown", Static)
         countdown.update(f"⏱ {mmss(max(0.0, session.remaining()))}")
         countdown.set_class(session.state == "overtime", "-over")
@@ -107,11 +106,32 @@ class MockStepsScreen(Screen):
 
     # -- moving through the steps -------------------------------------------------------------
 
-    async def action_next(self) -> None:
+    def action_next(self) -> None:
+        self._after_typing(self._next)
+
+    def action_end(self) -> None:
+        self._after_typing(self._end)
+
+    def _after_typing(self, callback) -> None:
+        """Run `callback` once the focused widget has handled the keys already queued for it.
+
+        A priority binding runs before the editor has processed keys typed just before it, so
+        moving on at once would drop the last words of a fast typist's answer.
+        """
+        if self.focused is not None:
+            self.focused.call_later(callback)
+        else:
+            self.call_later(callback)
+
+    async def _next(self) -> None:
+        if self.session.current is None:
+            return
         self.sync_step()
         await self._after(self.session.submit())
 
-    async def action_end(self) -> None:
+    async def _end(self) -> None:
+        if self.session.current is None:
+            return
         self.sync_step()
         self.session.finish_early()
         await self._after("finished")

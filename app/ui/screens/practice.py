@@ -36,7 +36,7 @@ class PracticeScreen(Screen):
         Binding("ctrl+r", "run_code", "Run", priority=True),
         Binding("ctrl+l", "reset_code", "Reset code", priority=True),
         Binding("ctrl+s", "show_solution", "Solution", priority=True),
-        Binding("escape", "escape", "Cancel run / leave"),
+        Binding("escape", "escape", "Cancel run / leave", priority=True),
     ]
 
     def __init__(self, queue: list[LoadedCard], position: int = 0) -> None:
