@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from questions.model import Problem
-from questions.yamldoc import Loc, YamlDocument, describe_loc
+from questions.yamldoc import TODO, Loc, YamlDocument, describe_loc
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,7 +35,8 @@ def validate_document(model: type[M], doc: YamlDocument) -> tuple[M | None, list
             node = doc.node_at(detail["loc"])
             if id(node) in doc.unreadable:
                 continue
-            if _is_todo(node) and detail["type"] != "missing":
+            # A TODO where a value is expected is an unfinished field, whatever type it should have.
+            if _is_todo(node) and detail["type"] not in ("missing", "extra_forbidden"):
                 reported_todos.add(id(node))
                 _, hint = _explain(model, detail)
                 problems.append(_todo_problem(doc, detail["loc"], node, hint))
@@ -48,13 +49,13 @@ def validate_document(model: type[M], doc: YamlDocument) -> tuple[M | None, list
 
 
 def _is_todo(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and "TODO" in node.value
+    return isinstance(node, yaml.ScalarNode) and TODO in node.value
 
 
 def _todo_problem(doc: YamlDocument, loc: Loc, node: yaml.ScalarNode, hint: str) -> Problem:
     lines = node.value.splitlines()
-    index = next(i for i, line in enumerate(lines) if "TODO" in line)
-    line, column = doc.text_position(node, index, lines[index].index("TODO") + 1)
+    index = next(i for i, line in enumerate(lines) if TODO in line)
+    line, column = doc.text_position(node, index, lines[index].index(TODO) + 1)
     return Problem(doc.path, line, column, f"unfinished: '{describe_loc(loc)}' still says TODO", hint)
 
 

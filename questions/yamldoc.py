@@ -95,15 +95,17 @@ def describe_loc(loc: Loc) -> str:
     return text
 
 
-def read_yaml(path: Path, display: str | None = None) -> tuple[YamlDocument | None, list[Problem]]:
+def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
     """Parse one file whose top level must be a mapping; never raises for bad content."""
-    shown = display or str(path)
+    shown = str(path)
     try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as error:
-        return None, [_bad_bytes(shown, path.read_bytes(), error)]
+        raw = path.read_bytes()
     except OSError as error:
         return None, [Problem(shown, 1, 1, f"cannot read the file: {error.strerror}", "check that it exists and is readable")]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, [_bad_bytes(shown, raw, error)]
     return parse_yaml(text, shown)
 
 
@@ -113,8 +115,11 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as error:
         return None, [_syntax_problem(path, lines, error)]
-    except yaml.YAMLError as error:  # reader errors (control characters) carry no mark
-        return None, [Problem(path, 1, 1, f"not valid YAML: {error}", "remove control characters from the file")]
+    except yaml.reader.ReaderError as error:  # a control character: located by offset, not by mark
+        before = text[: error.position]
+        line, column = before.count("\n") + 1, error.position - before.rfind("\n")
+        return None, [Problem(path, line, column, f"not valid YAML: {error.reason}",
+                              "remove the control character (it is invisible in most editors)")]
     if root is None:
         return None, [Problem(path, 1, 1, "the file is empty", "write the fields, or delete the file")]
     if not isinstance(root, yaml.MappingNode):

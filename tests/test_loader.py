@@ -42,6 +42,7 @@ BAD_CARDS = {
     "tab-indentation": ["18:1: a tab is used for indentation"],
     "colon-in-text": ["2:28: not valid YAML: mapping values are not allowed in this context"],
     "unclosed-bracket": ["7:11: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 6)"],
+    "control-character": ["2:36: not valid YAML: control characters are not allowed"],
     "plain-text": ["1:1: the top level must be a mapping of fields, not plain text"],
     "top-level-list": ["1:1: the top level must be a mapping of fields, not a list"],
     "empty-file": ["1:1: the file is empty"],
