@@ -18,7 +18,7 @@ class ScreenCommands(Provider):
         for active in self.screen.active_bindings.values():
             binding = active.binding
             if active.enabled and binding.description and binding.description not in commands:
-                commands[binding.description] = partial(active.node.run_action, binding.action)
+                commands[binding.description] = partial(active.node.call_later, active.node.run_action, binding.action)
         return sorted(commands.items())
 
     async def discover(self) -> Hits:

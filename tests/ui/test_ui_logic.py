@@ -1,0 +1,106 @@
+"""The headless rules behind the screens: filters, reveal order, phase times, rating, settings."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from ui_fakes import FakeClock
+
+from app.progress.history import History
+from app.ui.catalog import CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
+from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, rate, reveal_plan
+from app.ui.settings import Settings
+from checkers.verdict import Verdict
+
+
+def ids(cards) -> list[str]:
+    return [loaded.card.id for loaded in cards]
+
+
+def test_filter_combines_pack_level_tag_status_and_every_search_word(library):
+    cards = library.cards
+    everything = filter_cards(cards, CardFilter(), due=set(), seen=set())
+    assert ids(everything) == ids(cards)
+    assert ids(filter_cards(cards, CardFilter(level="junior"), due=set(), seen=set())) == ["running-loss"]
+    assert ids(filter_cards(cards, CardFilter(tag="inference"), due=set(), seen=set())) == ["no-grad"]
+    assert ids(filter_cards(cards, CardFilter(status="due"), due={"retain-graph"}, seen=set())) == ["retain-graph"]
+    assert "no-grad" not in ids(filter_cards(cards, CardFilter(status="new"), due=set(), seen={"no-grad"}))
+    assert ids(filter_cards(cards, CardFilter(text="RUNNING total"), due=set(), seen=set())) == ["running-loss"]
+    assert filter_cards(cards, CardFilter(text="running inference"), due=set(), seen=set()) == []
+    assert filter_cards(cards, CardFilter(pack="other"), due=set(), seen=set()) == []
+
+
+def test_pack_summaries_count_cards_seen_and_due(library):
+    [summary] = pack_summaries(library, due={"no-grad", "running-loss"}, seen={"no-grad"})
+    assert (summary.name, summary.cards, summary.seen, summary.due) == ("demo", 3, 1, 2)
+    assert all_tags(library.cards) == ["autograd", "inference", "memory"]
+
+
+def test_queue_order_is_kept_and_unknown_ids_dropped(library):
+    queue = order_by_queue(library.cards, ["running-loss", "gone", "no-grad"])
+    assert ids(queue) == ["running-loss", "no-grad"]
+
+
+def test_reveal_plan_ends_with_follow_ups_in_pairs_then_red_flags(library):
+    plan = reveal_plan(library.card("running-loss").card)
+    kinds = [(step.kind, step.index) for step in plan]
+    assert kinds[:6] == [("key_points", 0), ("basic", 0), ("solid", 0), ("tier", 0), ("deep_dive", 0),
+                         ("examples", 0)]
+    assert kinds[6:] == [("follow_up_question", 0), ("follow_up_answer", 0),
+                         ("follow_up_question", 1), ("follow_up_answer", 1), ("red_flags", 0)]
+    assert {step.phase for step in plan[6:10]} == {"follow_ups"}
+
+
+def test_phase_timer_adds_up_returning_phases():
+    clock = FakeClock()
+    timer = PhaseTimer(clock)
+    clock.advance(10)
+    timer.switch("review")
+    clock.advance(5)
+    timer.switch("answer")
+    clock.advance(2.25)
+    assert timer.seconds() == {"answer": 12.2, "review": 5.0}
+
+
+def test_pretick_finds_signal_phrases_in_any_case(library):
+    card = library.card("running-loss").card
+    points, flags = pretick(card, "The GRAPH stays alive; call Detach on it.")
+    assert (points, flags) == ({0, 2}, set())
+    assert pretick(card, "the Garbage Collector cleans it up")[1] == {0}
+
+
+@pytest.mark.parametrize(("verdict", "expected"), [(None, "easy"), ("clean", "easy"), ("leak", "hard"),
+                                                   ("timeout", "again")])
+def test_code_verdict_caps_a_perfect_self_grade(library, verdict, expected):
+    card = library.card("running-loss").card
+    grade = SelfGrade(points_hit=frozenset({0, 1, 2}), flags_said=frozenset())
+    result = None if verdict is None else Verdict(verdict=verdict, device="cpu")
+    assert rate(card, grade, result) == expected
+
+
+def test_attempt_lists_points_hit_and_missed_by_text(library):
+    card = library.card("no-grad").card
+    attempt = build_attempt(card, SelfGrade(frozenset({1}), frozenset()), tier="junior",
+                            phase_seconds={"answer": 3.0}, answer="memory", verdict=None, code="")
+    assert attempt.rating == "again"
+    assert attempt.key_points_hit == ("no_grad saves memory and time during evaluation",)
+    assert len(attempt.key_points_missed) == 2
+    assert attempt.code is None and attempt.mode == "practice"
+
+
+def test_settings_round_trip_through_the_history_and_ignore_bad_values(history: History):
+    assert Settings.load(history) == Settings()
+    Settings(tier="principal", device="cpu", new_per_day=3, theme="light").save(history)
+    assert Settings.load(history) == Settings(tier="principal", device="cpu", new_per_day=3, theme="light")
+    history.set_setting("tier", "wizard")
+    history.set_setting("new_per_day", "lots")
+    loaded = Settings.load(history)
+    assert (loaded.tier, loaded.new_per_day, loaded.device) == ("middle", 10, "cpu")
+
+
+def test_settings_reject_values_with_a_message_naming_the_field():
+    with pytest.raises(ValueError, match="new cards per day"):
+        replace(Settings(), new_per_day=-1)
+    with pytest.raises(ValueError, match="device must be one of auto, cpu, cuda"):
+        Settings(device="tpu")

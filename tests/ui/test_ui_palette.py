@@ -1,0 +1,39 @@
+"""The command palette offers the current screen's commands, so it changes with the screen."""
+
+from __future__ import annotations
+
+from conftest import SIZE
+
+from app.ui.commands import ScreenCommands
+from app.ui.screens.practice import PracticeScreen
+
+
+async def command_names(app) -> set[str]:
+    provider = ScreenCommands(app.screen)
+    return {hit.display for hit in [hit async for hit in provider.discover()]}
+
+
+async def test_palette_commands_follow_the_screen(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = await command_names(app)
+        assert {"Practise", "Due queue", "Settings", "Theme"} <= home
+        assert "Reveal next" not in home
+        app.practise([app.library.card("no-grad")])
+        await pilot.pause()
+        practice = await command_names(app)
+        assert {"Reveal next", "Self-grade", "Tier"} <= practice
+        assert "Run" not in practice, "code commands only on cards with a code task"
+
+
+async def test_a_palette_command_runs_its_action(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        provider = ScreenCommands(app.screen)
+        hits = [hit async for hit in provider.search("due queue")]
+        assert hits
+        hits[0].command()
+        await pilot.pause()
+        assert isinstance(app.screen, PracticeScreen)
