@@ -202,3 +202,9 @@ def test_the_readme_examples_load_cleanly(tmp_path):
     loaded, problems = load_pack(pack)
     assert problems == []
     assert [c.card.id for c in loaded.cards] == ["loss-running-total"]
+
+
+def test_a_file_on_the_search_path_is_reported():
+    card = PACKS / "good" / "minimal-card.yaml"
+    library = load_library([card])
+    assert located(library.problems) == [f"{card}:1:1: packs are loaded from folders, not files"]

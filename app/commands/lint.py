@@ -48,8 +48,10 @@ def _usage_error(path: Path) -> str:
         return "no such file or folder"
     if path.is_file() and path.suffix != CARD_SUFFIX:
         return f"not a card file (cards end in {CARD_SUFFIX})"
-    if path.is_dir() and not pack_folders(path, problems := []) and not problems:
-        return "no pack here (no pack.yaml in it or in its sub-folders)"
+    if path.is_dir():
+        missing_manifests: list[Problem] = []  # a folder of cards without pack.yaml is a lint problem, not misuse
+        if not pack_folders(path, missing_manifests) and not missing_manifests:
+            return "no pack here (no pack.yaml in it or in its sub-folders)"
     return ""
 
 
