@@ -110,10 +110,16 @@ def _own_nodes(loop: Loop) -> Iterator[ast.AST]:
 
 
 def _called_name(call: ast.Call) -> str | None:
-    if isinstance(call.func, ast.Attribute):
-        return call.func.attr
-    if isinstance(call.func, ast.Name):
-        return call.func.id
+    """`f()` -> "f", `obj.f()` -> "f", and the policy's rewrite `_getattr_(obj, "f")()` -> "f"."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    if (isinstance(func, ast.Call) and isinstance(func.func, ast.Name)
+            and func.func.id == "_getattr_" and len(func.args) == 2
+            and isinstance(func.args[1], ast.Constant) and isinstance(func.args[1].value, str)):
+        return func.args[1].value
     return None
 
 

@@ -151,6 +151,12 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
         hint = ("Detach what crosses the step boundary (`h = h.detach()` at the start of each"
                 " chunk), and drop retain_graph=True once nothing needs the old graph.")
         return message, hint
+    if retained and not any(h in m.holders for h in retained):
+        first = retained[0]
+        where = f" (line {first.line})" if first.line else ""
+        message = (f"`{_group(retained)[0]}` kept the graphs of up to {_oldest_age(m)} earlier steps"
+                   f" alive ({first.grad_fn}){where}; it is reset later, but never detached.")
+        return message, _hint(first.path, first.grad_fn, m.source_flags)
     if retained:
         first = retained[0]
         container, count = _group(retained)
@@ -165,9 +171,14 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
     culprit = m.culprit or {}
     line = f" made at line {culprit['line']}" if culprit.get("line") else ""
     message = (f"A tensor{line} ({culprit.get('grad_fn', 'a graph')}) kept the graphs of up to"
-               f" {culprit.get('oldest_age', allowed + 1)} earlier steps alive, then let them go:"
+               f" {_oldest_age(m)} earlier steps alive, then let them go:"
                " an accumulator that is reset but never detached.")
     return message, _hint("", culprit.get("grad_fn", ""), m.source_flags)
+
+
+def _oldest_age(m: Measurements) -> int:
+    """The oldest graph age any census saw (the last bucket means "at least that old")."""
+    return max((age for row in m.ages for age, count in enumerate(row) if count), default=0)
 
 
 def _group(retained: Sequence[Holder]) -> tuple[str, int]:

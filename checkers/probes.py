@@ -279,6 +279,7 @@ class GraphTracker(TorchFunctionMode):
             self.ages[row + age] = 0
         seen: dict[int, object] = {}
         worst = (0, None)
+        allowed = self.allowed_age()
         for tensor in self.live_roots():
             stale = 0
             for node in walk_graph([tensor.grad_fn], seen):
@@ -290,7 +291,7 @@ class GraphTracker(TorchFunctionMode):
                     continue
                 age = min(now - born, MAX_AGE)
                 self.ages[row + age] += 1
-                stale += age > ALLOWED_AGE
+                stale += age > allowed
             if stale > worst[0]:
                 worst = (stale, tensor)
         self.nodes[now] = len(seen)
@@ -300,7 +301,12 @@ class GraphTracker(TorchFunctionMode):
                          if (born := birth_step(node)) is not None and born >= 0)
             self.culprit = Culprit(type(tensor.grad_fn).__name__,
                                    tensor.grad_fn.metadata.get(LINE_KEY), oldest)
-        return sum(self.ages[row + ALLOWED_AGE + 1: row + MAX_AGE + 1])
+        return sum(self.ages[row + allowed + 1: row + MAX_AGE + 1])
+
+    def allowed_age(self) -> int:
+        """One step, or the longest span backward() has run through so far (see `judge`)."""
+        longest = max(self.backward_span[:self.step + 1], default=-1) if self.step >= 0 else -1
+        return max(ALLOWED_AGE, min(longest, MAX_AGE - 1))
 
 
 class _Paused:

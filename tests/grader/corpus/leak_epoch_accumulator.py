@@ -1,0 +1,17 @@
+# The per-epoch loss is reset each epoch but never detached: within an epoch it holds every
+# batch's graph.
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+data = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(12)]
+for epoch in range(10):
+    epoch_loss = 0.0
+    for x, y in data:
+        loss = (model(x) - y).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        epoch_loss = epoch_loss + loss
+    print(f"epoch {epoch}: {epoch_loss.item() / len(data):.4f}")
