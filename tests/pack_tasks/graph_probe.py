@@ -1,9 +1,11 @@
 """Count the autograd nodes a snippet leaves alive, for the pack's starter/solution test.
 
-A stand-in for the real grader while it is being built: run as a script, it reads a JSON list
-of `{"name", "code", "steps"}` from stdin, executes each snippet with its `STEPS = 60` line
-rewritten to every requested count, and prints `{name: {steps: nodes}}` as JSON. One process
-runs them all so torch is imported once.
+A stand-in for the real grader while it is being built. Run as a script, it reads a JSON list of
+`{"name", "code", "steps"}` from stdin. For each job it executes the snippet once per entry of
+`steps`, with its `STEPS = 60` line rewritten to that count, and reports how many backward nodes
+are still reachable afterwards; a job with no `steps` is only executed. It prints
+`{name: {"nodes": {steps: count}}}` or `{name: {"error": message}}` as JSON. One process runs
+every job so torch is imported once.
 """
 
 from __future__ import annotations
@@ -49,13 +51,19 @@ def reachable_nodes(roots: list[torch.Tensor]) -> int:
     return len(seen)
 
 
+def execute(source: str) -> dict:
+    """Run a snippet as its own module, with its printing swallowed; return its namespace."""
+    namespace: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(source, "<snippet>", "exec"), namespace)
+    return namespace
+
+
 def nodes_left_by(code: str, steps: int) -> int:
     source, replaced = STEPS_LINE.subn(f"STEPS = {steps}", code)
     if replaced != 1:
         raise ValueError("the snippet needs exactly one `STEPS = <n>` line")
-    namespace: dict = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(source, "<snippet>", "exec"), namespace)
+    namespace = execute(source)
     gc.collect()
     count = reachable_nodes(graph_roots())
     namespace.clear()
@@ -63,15 +71,24 @@ def nodes_left_by(code: str, steps: int) -> int:
     return count
 
 
+def run_job(job: dict) -> dict:
+    try:
+        if not job["steps"]:
+            execute(job["code"]).clear()
+            gc.collect()
+            return {"nodes": {}}
+        return {"nodes": {str(n): nodes_left_by(job["code"], n) for n in job["steps"]}}
+    except Exception as error:  # reported per job, so one broken snippet names itself
+        return {"error": f"{type(error).__name__}: {error}"}
+
+
 def main() -> None:
     jobs = json.load(sys.stdin)
-    if jobs:
-        # A first run makes torch import what it loads lazily; freezing everything alive after it
-        # keeps those objects out of every later collection and scan, which makes them fast.
-        nodes_left_by(jobs[0]["code"], 1)
-        gc.freeze()
-    report = {job["name"]: {str(n): nodes_left_by(job["code"], n) for n in job["steps"]} for job in jobs}
-    json.dump(report, sys.stdout)
+    # A first run makes torch import what it loads lazily; freezing everything alive after it
+    # keeps those objects out of every later collection and scan, which makes them fast.
+    run_job({**jobs[0], "steps": jobs[0]["steps"][:1]})
+    gc.freeze()
+    json.dump({job["name"]: run_job(job) for job in jobs}, sys.stdout)
 
 
 if __name__ == "__main__":
