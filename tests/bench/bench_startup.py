@@ -1,0 +1,70 @@
+"""Time from starting `grill` to the home screen painted in a terminal (goal: under 1 s).
+
+Runs the real entry point in a pseudo-terminal and stops the clock when the home screen's
+"Packs" heading arrives on the terminal. A bare interpreter start is printed beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GRILL = Path(sys.executable).parent / "grill"
+RUNS = 5
+MARKER = b"Packs"
+
+
+def time_to_marker(argv: list[str], marker: bytes | None, env: dict[str, str]) -> float:
+    leader, follower = pty.openpty()
+    os.set_blocking(leader, False)
+    env = {**env, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=ROOT)
+    os.close(follower)
+    seen = b""
+    try:
+        while True:
+            ready, _, _ = select.select([leader], [], [], 10)
+            if not ready:
+                raise TimeoutError(f"{argv[0]} painted nothing in 10 s")
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if marker is None:
+                    break
+                raise RuntimeError(f"{argv[0]} exited before painting: {seen[-400:]!r}")
+            seen += chunk
+            if marker is not None and marker in seen:
+                break
+        return time.perf_counter() - started
+    finally:
+        process.kill()
+        process.wait()
+        os.close(leader)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "GRILL_HOME": home}
+        bare = [time_to_marker([sys.executable, "-c", "print('x')"], None, env) for _ in range(RUNS)]
+        painted = [time_to_marker([str(GRILL)], MARKER, env) for _ in range(RUNS)]
+    print(f"runs: {RUNS} (2 shared cores, so figures are noisy)")
+    print(f"{'':28}{'median':>9}{'min':>9}{'max':>9}")
+    for label, values in (("python start (baseline)", bare), ("grill -> home painted", painted)):
+        print(f"{label:28}{statistics.median(values):>8.3f}s{min(values):>8.3f}s{max(values):>8.3f}s")
+    goal = "met" if statistics.median(painted) < 1.0 else "NOT met"
+    print(f"goal < 1 s to first paint: {goal}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Opening the app and each of its screens imports neither torch nor the sandbox child's code.
+
+Runs in a fresh interpreter, so imports made by other tests cannot hide a violation. The real
+SandboxGrader is used: opening a code task starts the warm worker, which is a separate process;
+only its parent side may be imported here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+FIXTURE_PACKS = Path(__file__).parent / "fixtures" / "packs"
+CHILD_SIDE = ("torch", "RestrictedPython", "checkers.policy", "checkers.capabilities", "checkers.grade",
+              "checkers.probes", "checkers.instrument", "checkers.retained", "checkers.judge",
+              "checkers.sandbox.worker", "checkers.sandbox.child")
+
+WALK_EVERY_SCREEN = textwrap.dedent(f"""
+    import asyncio, sys
+    from pathlib import Path
+    from app.ui.app import GrillApp
+
+    async def walk():
+        app = GrillApp()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            screens = [type(app.screen).__name__]
+            await pilot.press("o")
+            screens.append(type(app.screen).__name__)
+            await pilot.press("escape")
+            app.practise([app.library.card("running-loss")])
+            await pilot.pause()
+            await pilot.press("ctrl+o")
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            screens.append(type(app.screen).__name__)
+            await pilot.press("ctrl+g")
+            screens.append(type(app.screen).__name__)
+            await pilot.press("escape", "escape")
+            screens.append(type(app.screen).__name__)
+        print(" ".join(screens))
+        print(" ".join(sorted(sys.modules)))
+
+    asyncio.run(walk())
+""")
+
+
+def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path):
+    env = {"GRILL_HOME": str(tmp_path), "GRILL_PACKS": str(FIXTURE_PACKS), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", WALK_EVERY_SCREEN], capture_output=True, text=True,
+                          env=env, timeout=180, check=True)
+    screens, modules = done.stdout.strip().splitlines()[-2:]
+    assert screens.split() == ["HomeScreen", "SettingsDialog", "PracticeScreen", "SelfGradeDialog", "HomeScreen"]
+    imported = set(modules.split())
+    assert "textual" in imported and "checkers.sandbox" in imported
+    leaked = sorted(m for m in imported if any(m == c or m.startswith(c + ".") for c in CHILD_SIDE))
+    assert leaked == []
