@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,4 +17,18 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError("grading lands with the grader (issue 4)")
+    """Grade args.file; print the report (or one JSON object); return the exit status."""
+    from checkers.api import UsageError, grade_file
+    from checkers.report import render
+    from checkers.verdict import EXIT_USAGE
+
+    try:
+        verdict = grade_file(args.file, device=args.device, steps=args.steps)
+    except UsageError as exc:
+        print(f"grill check: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps(verdict.to_dict()))
+    else:
+        sys.stdout.write(render(verdict))
+    return verdict.exit_code

@@ -1,0 +1,97 @@
+"""A verdict for the terminal: the verdict line, the memory curve, the retained table, the hint.
+
+Plain text (unicode block characters, no colour), so it reads the same in a pipe or a CI log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from checkers.judge import format_bytes
+from checkers.verdict import Verdict
+
+BLOCKS = " ▁▂▃▄▅▆▇█"
+CURVE_HEIGHT = 6
+CURVE_WIDTH = 60
+TABLE_ROWS = 10
+OUTPUT_LINES = 15
+
+HEADLINES = {
+    "clean": "CLEAN: no autograd graph outlives its training step",
+    "leak": "LEAK: autograd graphs are kept alive across training steps",
+    "refused": "NOT GRADED (refused by the sandbox)",
+    "error": "NOT GRADED (the snippet raised an error)",
+    "timeout": "NOT GRADED (time limit)",
+    "limit": "NOT GRADED (resource limit)",
+}
+
+
+def render(verdict: Verdict) -> str:
+    parts = [HEADLINES[verdict.verdict]]
+    if not verdict.graded:
+        parts.append(_not_graded(verdict))
+    else:
+        pattern = verdict.pattern or "unknown"
+        parts.append(f"device {verdict.device} · {verdict.steps} steps observed · memory"
+                     f" {pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step")
+        if verdict.samples:
+            parts.append(draw_curve(verdict.samples))
+        parts.append(verdict.message)
+        if verdict.retained:
+            parts.append(retained_table(verdict))
+        if verdict.hint:
+            parts.append(f"Hint: {verdict.hint}")
+    if verdict.output.strip():
+        lines = verdict.output.rstrip("\n").splitlines()
+        shown = lines[-OUTPUT_LINES:]
+        cut = f" (last {len(shown)} of {len(lines)} lines)" if len(lines) > len(shown) else ""
+        parts.append(f"Output{cut}:\n" + "\n".join(f"  {line}" for line in shown))
+    return "\n\n".join(parts) + "\n"
+
+
+def _not_graded(verdict: Verdict) -> str:
+    error = verdict.error
+    if error is None:
+        return verdict.message
+    where = f" (line {error.line})" if error.line else ""
+    text = f"{error.kind}: {error.message}{where}"
+    traceback = verdict.extra.get("traceback")
+    return f"{text}\n\n{traceback.rstrip()}" if traceback else text
+
+
+def draw_curve(samples: Sequence[float], height: int = CURVE_HEIGHT,
+               width: int = CURVE_WIDTH) -> str:
+    """Memory per step as columns of block characters, labelled with its range."""
+    columns = _resample(samples, width)
+    low, high = min(columns), max(columns)
+    span = high - low or 1.0
+    levels = [round((value - low) / span * height * 8) for value in columns]
+    rows = []
+    for row in range(height - 1, -1, -1):
+        cells = "".join(BLOCKS[max(0, min(8, level - row * 8))] for level in levels)
+        label = format_bytes(high) if row == height - 1 else format_bytes(low) if row == 0 else ""
+        rows.append(f"{label:>9} │{cells}")
+    rows.append(f"{'':>9} └{'─' * len(columns)} step 1..{len(samples)}")
+    return "Memory above the first step:\n" + "\n".join(rows)
+
+
+def _resample(samples: Sequence[float], width: int) -> list[float]:
+    """At most `width` columns, each the largest sample in its share of the steps."""
+    if len(samples) <= width:
+        return list(samples)
+    per = len(samples) / width
+    return [max(samples[int(i * per):max(int((i + 1) * per), int(i * per) + 1)]) for i in range(width)]
+
+
+def retained_table(verdict: Verdict) -> str:
+    header = ("path", "grad_fn", "nodes", "saved", "line")
+    rows = [(r.path, r.grad_fn, str(r.graph_nodes), format_bytes(r.saved_bytes),
+             str(r.line) if r.line else "-") for r in verdict.retained[:TABLE_ROWS]]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+             for row in [header, *rows]]
+    lines.insert(1, "  ".join("─" * w for w in widths))
+    total = verdict.extra.get("retained_total", len(verdict.retained))
+    if total > len(rows):
+        lines.append(f"… and {total - len(rows)} more")
+    return "Still holding graphs:\n" + "\n".join(f"  {line}" for line in lines)
