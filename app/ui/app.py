@@ -7,7 +7,9 @@ history that cannot be opened is shown on screen and the app keeps working witho
 from __future__ import annotations
 
 import time
+from argparse import Namespace
 from dataclasses import replace
+from datetime import datetime, timezone
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -93,6 +95,23 @@ class GrillApp(App):
 
         if queue:
             self.push_screen(PracticeScreen(list(queue)))
+
+    def start_mock(self, cards: Sequence[LoadedCard], questions: int = 5) -> None:
+        """Draw a mock as `grill mock` would (weak and due cards first) and open its first screen."""
+        from app.commands.mock import MockSetupError, build_session, start_screen
+        from app.mock.draw import standings_from
+
+        options = Namespace(questions=questions, level=self.settings.tier, minutes=None, seed=None,
+                            interviewer=False)
+        standings = None
+        if self.history is not None:
+            standings = standings_from(self.history, [c.card.id for c in cards], datetime.now(timezone.utc))
+        try:
+            session = build_session(options, cards, standings)
+        except MockSetupError as error:
+            self.notify(str(error), title="No mock", severity="warning")
+            return
+        self.push_screen(start_screen(session, None))
 
     def due_queue(self, card_ids: list[str]) -> list[str]:
         """Today's queue; without a history every card is new, so the new-card limit applies."""

@@ -143,4 +143,19 @@ async def test_library_loads_in_the_background_when_not_given(history, grader, c
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.library is not None
-        assert sorted(listed_ids(app)) == ["no-grad", "retain-graph", "running-loss"]
+        assert {"no-grad", "retain-graph", "running-loss"} <= set(listed_ids(app)), "GRILL_PACKS is searched"
+        assert table_rows(app) == len(app.library.cards)
+
+
+async def test_mock_key_starts_a_mock_at_the_settings_tier(make_app, history):
+    from app.ui.screens.mock import MockScreen
+
+    history.set_setting("tier", "senior")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, MockScreen)
+        assert app.screen.session.level == "senior"
+        assert len(app.screen.session.cards) == 3

@@ -23,6 +23,7 @@ class HomeScreen(Screen):
         Binding("p", "practise_selected", "Practise"),
         Binding("d", "practise_due", "Due queue"),
         Binding("slash", "focus_search", "Search"),
+        Binding("m", "mock", "Mock"),
         Binding("s", "stats", "Stats"),
         Binding("o", "settings", "Settings"),
         Binding("t", "app.toggle_theme", "Theme"),
@@ -204,6 +205,12 @@ class HomeScreen(Screen):
 
     def action_focus_cards(self) -> None:
         self.query_one("#home-cards", DataTable).focus()
+
+    def action_mock(self) -> None:
+        """A five-question mock at your tier, drawn from the pack chosen on the left (or all)."""
+        if self.app.library is None:
+            return
+        self.app.start_mock([c for c in self.app.library.cards if self.card_filter.pack in (None, c.pack)])
 
     def action_stats(self) -> None:
         self.app.open_stats()
