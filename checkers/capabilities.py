@@ -67,7 +67,7 @@ ONLY_NAMES: dict[str, frozenset[str]] = {
 DENIED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("torch.load", "torch.serialization*"), "unpickling runs arbitrary code"),
     (("torch.save",), "writes files"),
-    (("torch.*File*", "torch.get_file_path"), "reads or writes files"),
+    (("torch.from_file", "torch.*File*", "torch.get_file_path"), "reads or writes files"),
     (("torch.*Storage*", "torch.storage", "torch.is_storage"),
      "storages map files (from_file) and raw memory"),
     (("torch.compile", "torch.compiler", "torch.cond", "torch.while_loop", "torch.export*",

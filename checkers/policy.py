@@ -94,12 +94,16 @@ class GrillPolicy(RestrictingNodeTransformer):
 
     def __init__(self, errors, warnings, used_names):
         super().__init__(errors, warnings, used_names)
-        self.violations: list[tuple[int | None, str]] = []
+        self.violations: list[tuple[tuple[int, int], str]] = []
         self.methods: set[int] = set()
 
     def error(self, node, info):
         super().error(node, info)
-        self.violations.append((getattr(node, "lineno", None), info))
+        if info in ("Exec calls are not allowed.", "Eval calls are not allowed."):
+            info = f"'{info.split()[0].lower()}()' is not available in the sandbox"
+        # The innermost offending node ends first: report violations in reading order.
+        where = (getattr(node, "lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
+        self.violations.append((where, info))
 
     def check_name(self, node, name, allow_magic_methods=False):
         if allow_magic_methods and name in DUNDER_METHODS and id(node) in self.methods:
@@ -190,8 +194,8 @@ def compile_candidate(source: str, filename: str = "<snippet>",
     policy = GrillPolicy([], [], {})
     tree = policy.visit(tree)
     if policy.violations:
-        line, message = min(policy.violations, key=lambda v: v[0] or 0)
-        raise Refused(message, line)
+        (line, _column), message = min(policy.violations, key=lambda v: v[0])
+        raise Refused(message, line or None)
     if transform is not None:
         tree = transform(tree)
     ast.fix_missing_locations(tree)

@@ -82,25 +82,28 @@ def package_root() -> Path:
     return Path(__file__).resolve().parent.parent.parent
 
 
-def worker_argv(own_pid_namespace: bool) -> list[str]:
-    boot = (f"import sys; sys.path.insert(0, {str(package_root())!r}); "
+def worker_argv(own_pid_namespace: bool, job_paths: tuple[str, ...] = ()) -> list[str]:
+    path = [str(package_root()), *job_paths]
+    boot = (f"import sys; sys.path[:0] = {path!r}; "
             "from checkers.sandbox.worker import main; main()")
     argv = [sys.executable, "-I", "-c", boot]
     return argv + (["--own-pid-namespace"] if own_pid_namespace else [])
 
 
-def worker_command(isolation: Isolation, *, cuda: bool) -> tuple[list[str], dict[str, str]]:
-    """The worker's argv and environment for the chosen isolation."""
+def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ...] = ()
+                   ) -> tuple[list[str], dict[str, str]]:
+    """The worker's argv and environment for the chosen isolation. `job_paths` are extra
+    directories holding job modules, bound read-only and put first on sys.path."""
     env = dict(SANDBOX_ENV)
     if cuda:
         env.update(cuda_environment())
-    argv = worker_argv(isolation.own_pid_namespace)
+    argv = worker_argv(isolation.own_pid_namespace, job_paths)
     if isolation.kind == "process":
         return argv, env
-    return bwrap_arguments(env, cuda=cuda) + ["--"] + argv, env
+    return bwrap_arguments(env, cuda=cuda, extra=job_paths) + ["--"] + argv, env
 
 
-def bwrap_arguments(env: dict[str, str], *, cuda: bool) -> list[str]:
+def bwrap_arguments(env: dict[str, str], *, cuda: bool, extra: tuple[str, ...] = ()) -> list[str]:
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp",
             "--clearenv"]
@@ -110,7 +113,7 @@ def bwrap_arguments(env: dict[str, str], *, cuda: bool) -> list[str]:
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
     args += ["--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    for path in read_only_paths():
+    for path in [*read_only_paths(), *extra]:
         args += ["--ro-bind", path, path]
     if cuda:
         for device in cuda_device_nodes():

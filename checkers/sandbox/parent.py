@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Literal
 
 from checkers.sandbox import isolation as isolation_layer
@@ -42,7 +43,10 @@ class Sandbox:
     warm worker, one run at a time. Use as a context manager, or call close()."""
 
     def __init__(self, device: Device = "auto", limits: Limits = Limits(),
-                 isolation: Literal["auto", "bubblewrap", "process"] = "auto"):
+                 isolation: Literal["auto", "bubblewrap", "process"] = "auto",
+                 job_paths: tuple[str, ...] = ()):
+        """`isolation`: auto uses bubblewrap where it works. `job_paths`: directories of job
+        modules outside grill's own `checkers` package, bound read-only into the box."""
         if device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
         self.requested_device = device
@@ -50,6 +54,7 @@ class Sandbox:
         self.device: str | None = None
         """The resolved device ("cpu" or "cuda"), known once started."""
         self._isolation_request = isolation
+        self.job_paths = tuple(str(Path(p).resolve()) for p in job_paths)
         self._isolation: isolation_layer.Isolation | None = None
         self._process: subprocess.Popen | None = None
         self._control: socket.socket | None = None
@@ -68,6 +73,11 @@ class Sandbox:
     @property
     def isolation_kind(self) -> str:
         return self._chosen_isolation().kind
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The worker's outermost process (bwrap, or the worker itself), while it runs."""
+        return self._process.pid if self._process is not None else None
 
     def _chosen_isolation(self) -> isolation_layer.Isolation:
         if self._isolation is None:
@@ -89,7 +99,7 @@ class Sandbox:
         if self.requested_device == "cuda" and not cuda_nodes:
             raise SandboxError("CUDA was requested, but this machine has no NVIDIA GPU device")
         argv, env = isolation_layer.worker_command(
-            chosen, cuda=cuda_nodes and self.requested_device != "cpu")
+            chosen, cuda=cuda_nodes and self.requested_device != "cpu", job_paths=self.job_paths)
         ours, theirs = socket.socketpair()
         self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
         try:

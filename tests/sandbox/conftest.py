@@ -1,0 +1,76 @@
+"""Fixtures for the sandbox suites: warm sandboxes shared per session, and a `witness` that
+sets traps (canary directory, loopback listener, a secret in our environment) and checks
+afterwards that none was touched and that no process of the run is left."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import threading
+
+import pytest
+from sandbox_witness import JOBS, SECRET_NAME, TEST_LIMITS, Witness
+
+from checkers.sandbox import Sandbox
+
+@pytest.fixture(scope="session")
+def secret() -> str:
+    """A secret in the parent's environment before any worker starts."""
+    token = "grill-secret-" + secrets.token_hex(8)
+    os.environ[SECRET_NAME] = token
+    yield token
+    os.environ.pop(SECRET_NAME, None)
+
+
+def start(secret: str, isolation: str) -> Sandbox:
+    return Sandbox(device="cpu", limits=TEST_LIMITS, isolation=isolation,
+                   job_paths=(str(JOBS),)).start()
+
+
+@pytest.fixture(scope="session")
+def sandbox(secret):
+    """The sandbox as users get it: bubblewrap where it works."""
+    box = start(secret, "auto")
+    yield box
+    box.close()
+
+
+@pytest.fixture(scope="session")
+def process_sandbox(secret):
+    """The fallback without bubblewrap: process isolation and rlimits only."""
+    box = start(secret, "process")
+    yield box
+    box.close()
+
+
+@pytest.fixture(params=["auto", "process"])
+def either_sandbox(request):
+    """Layers 3 and 4 must hold with and without bubblewrap."""
+    return request.getfixturevalue("sandbox" if request.param == "auto" else "process_sandbox")
+
+
+@pytest.fixture
+def witness(tmp_path, secret):
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    canary_dir = tmp_path / "canaries"
+    canary_dir.mkdir()
+    found = Witness(canary_dir, secret, listener.getsockname()[1])
+    stop = threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                conn, addr = listener.accept()
+            except (TimeoutError, OSError):
+                continue
+            found.connections.append(addr)
+            conn.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield found
+    stop.set()
+    thread.join()
+    listener.close()

@@ -1,0 +1,135 @@
+"""Jobs that behave like a snippet that got past the policy: plain Python with os, sockets
+and fork. They test layers 2-4 (isolation, limits, bounded output) on their own.
+
+Loaded inside the sandbox through `Sandbox(job_paths=...)`; never imported by the tests.
+"""
+
+import ctypes
+import os
+import socket
+import stat
+import threading
+import time
+
+
+def write_file(payload):
+    try:
+        with open(payload["path"], "w") as f:
+            f.write("escaped")
+        return {"wrote": True}
+    except OSError as exc:
+        return {"wrote": False, "error": type(exc).__name__}
+
+
+def read_file(payload):
+    try:
+        with open(payload["path"]) as f:
+            return {"content": f.read()}
+    except OSError as exc:
+        return {"content": None, "error": type(exc).__name__}
+
+
+def environment(payload):
+    return {"environ": dict(os.environ)}
+
+
+def listing(payload):
+    return {"entries": sorted(os.listdir(payload["path"]))}
+
+
+def connect(payload):
+    try:
+        socket.create_connection(("127.0.0.1", payload["port"]), timeout=1).close()
+        return {"connected": True}
+    except OSError as exc:
+        return {"connected": False, "error": type(exc).__name__}
+
+
+def fork_bomb(payload):
+    forks = 0
+    try:
+        while forks < 10_000:
+            if os.fork() == 0:
+                time.sleep(60)
+                os._exit(0)
+            forks += 1
+    except OSError as exc:
+        return {"forks": forks, "error": type(exc).__name__}
+    return {"forks": forks}
+
+
+def thread_bomb(payload):
+    started = 0
+    try:
+        while started < 10_000:
+            threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+            started += 1
+    except RuntimeError as exc:
+        return {"threads": started, "error": type(exc).__name__}
+    return {"threads": started}
+
+
+def late_writer(payload):
+    """Leave a detached grandchild that writes the canary and calls the listener later,
+    then either return at once or hang until the timeout."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(payload["delay"])
+            write_file(payload)
+            connect(payload)
+        os._exit(0)
+    if payload.get("hang"):
+        while True:
+            time.sleep(1)
+    return {"returned": True}
+
+
+def raw_flood(payload):
+    chunk = b"x" * (1024 * 1024)
+    for _ in range(payload["megabytes"]):
+        os.write(1, chunk)
+    return {"flooded": True}
+
+
+def memory_bomb(payload):
+    hoard = []
+    while True:
+        hoard.append(bytearray(64 * 1024 * 1024))
+
+
+def cpu_burn(payload):
+    while True:
+        pass
+
+
+def sleep(payload):
+    time.sleep(payload["seconds"])
+    return {"slept": True}
+
+
+def malformed_result(payload):
+    """Write garbage where the result goes, then leave without the child's own message."""
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        try:
+            if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode):
+                os.write(fd, b"\x00{not json")
+        except OSError:
+            pass
+    os._exit(0)
+
+
+def huge_result(payload):
+    return {"blob": "a" * payload["bytes"]}
+
+
+def no_result(payload):
+    os._exit(3)
+
+
+def segfault(payload):
+    ctypes.string_at(0)
+
+
+def returns_list(payload):
+    return [1, 2, 3]

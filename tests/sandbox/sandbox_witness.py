@@ -1,0 +1,57 @@
+"""Helpers for the sandbox suites: the traps a hostile run must leave untouched."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checkers.sandbox import Limits, Outcome, Sandbox
+
+JOBS = Path(__file__).parent / "jobs"
+SNIPPET = "checkers.sandbox.snippet:run_snippet"
+SECRET_NAME = "GRILL_TEST_SECRET"
+TEST_LIMITS = Limits(memory_bytes=512 * 1024 * 1024, cpu_seconds=20, wall_seconds=20,
+                     output_bytes=64 * 1024, processes=32)
+
+
+def process_tree(pid: int) -> set[int]:
+    """pid and all its descendants, read from /proc."""
+    found, frontier = set(), [pid]
+    while frontier:
+        current = frontier.pop()
+        found.add(current)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                frontier += [int(p) for p in Path(f"/proc/{current}/task/{task}/children")
+                             .read_text().split()]
+            except OSError:
+                continue
+    return found
+
+
+@dataclass
+class Witness:
+    canary_dir: Path
+    secret: str
+    port: int
+    connections: list = field(default_factory=list)
+
+    @property
+    def canary(self) -> Path:
+        return self.canary_dir / "canary"
+
+    def fill(self, template: str) -> str:
+        return (template.replace("{canary}", str(self.canary)).replace("{port}", str(self.port))
+                .replace("{secret_name}", SECRET_NAME))
+
+    def assert_untouched(self, outcome: Outcome, box: Sandbox, baseline: set[int]) -> None:
+        assert list(self.canary_dir.iterdir()) == [], "the run created a file outside the box"
+        assert self.connections == [], "the run reached the loopback listener"
+        seen = f"{outcome.output} {outcome.result} {outcome.error} {outcome.traceback}"
+        assert self.secret not in seen, "the parent's secret leaked into the run"
+        assert process_tree(box.worker_pid) == baseline, "a process of the run survived it"

@@ -1,0 +1,177 @@
+"""The escape suite: hostile snippets, each with the exact verdict it must get, and each
+checked for effects (canary files, the loopback listener, the parent's secret, processes
+left behind). Every open door named in issue 3 is here, plus the classic ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox_witness import SNIPPET, process_tree
+
+REFUSED = [
+    # imports, direct and indirect
+    ("import-os", "import os\nos.system('touch {canary}')", "'os' is not available"),
+    ("import-subprocess", "import subprocess", "'subprocess' is not available"),
+    ("import-socket", "import socket", "'socket' is not available"),
+    ("import-importlib", "import importlib", "'importlib' is not available"),
+    ("import-builtins", "import builtins", "'builtins' is not available"),
+    ("dunder-import", "__import__('os')", '"__import__" is an invalid variable name'),
+    ("from-torch-import-os", "from torch import os\nos.system('touch {canary}')",
+     "'torch.os' is not available"),
+    ("torch.os", "import torch\n\nx = 1\ntorch.os.system('touch {canary}')",
+     "'torch.os' is not available"),
+    ("torch.sys", "import torch\ntorch.sys.modules['os'].system('touch {canary}')",
+     "'torch.sys' is not available"),
+    ("torch.builtins", "import torch\ntorch.builtins.open('{canary}', 'w')",
+     "'torch.builtins' is not available"),
+    ("torch.ctypes", "import torch\ntorch.ctypes.CDLL(None)", "'torch.ctypes' is not available"),
+    ("torch.inspect", "import torch\ntorch.inspect.currentframe()",
+     "'torch.inspect' is not available"),
+    ("F.torch", "import torch.nn.functional as F\nF.torch.os.system('touch {canary}')",
+     "'torch.nn.functional.torch' is not available"),
+    ("F.importlib", "import torch.nn.functional as F\nF.importlib.import_module('os')",
+     "'torch.nn.functional.importlib' is not available"),
+    ("module-walk", "import torch\ntorch.nn.modules.module.torch.os",
+     "'torch.nn.modules' is not available"),
+    ("scheduler-walk", "from torch.optim import lr_scheduler\nlr_scheduler.types.FunctionType",
+     "'torch.optim.lr_scheduler.types' is not available"),
+    ("collect-env-import", "import torch.utils.collect_env",
+     "'torch.utils.collect_env' is not available"),
+    ("collect-env-run", "import torch\ntorch.utils.collect_env.run('touch {canary}')",
+     "'torch.utils.collect_env' is not available"),
+    ("ops-load-library", "import torch\ntorch.ops.load_library('/tmp/evil.so')",
+     "'torch.ops' is not available"),
+    ("classes-load-library", "import torch\ntorch.classes.load_library('/tmp/evil.so')",
+     "'torch.classes' is not available"),
+    ("cpp-extension", "import torch\ntorch.utils.cpp_extension.load_inline('x', 'int f();')",
+     "'torch.utils.cpp_extension' is not available"),
+    ("hub-local", "import torch\ntorch.hub.load('/', 'evil', source='local')",
+     "'torch.hub' is not available"),
+    ("torch.load", "import torch\ntorch.load('{canary}', weights_only=False)",
+     "'torch.load' is not available"),
+    ("torch.save", "import torch\ntorch.save(torch.ones(2), '{canary}')",
+     "'torch.save' is not available"),
+    ("torch.from_file", "import torch\ntorch.from_file('{canary}', shared=True, size=8)",
+     "'torch.from_file' is not available"),
+    ("storage-from-file", "import torch\ntorch.UntypedStorage.from_file('{canary}', True, 8)",
+     "'torch.UntypedStorage' is not available"),
+    ("torchscript-from-file",
+     "import torch\ncu = torch.jit.CompilationUnit('def f(): return torch.ops.aten.from_file(\"x\")')",
+     "'torch.jit' is not available"),
+    ("torch.compile", "import torch\ntorch.compile(lambda x: x + 1)(torch.ones(2))",
+     "'torch.compile' is not available"),
+    ("module-compile", "import torch\ntorch.nn.Linear(2, 2).compile()",
+     "'Linear.compile' is not available"),
+    ("numpy-tofile", "import torch\ntorch.ones(3).numpy().tofile('{canary}')",
+     "'Tensor.numpy' is not available"),
+    ("untyped-storage", "import torch\ntorch.ones(3).untyped_storage()",
+     "'Tensor.untyped_storage' is not available"),
+    ("share-memory", "import torch\ntorch.ones(3).share_memory_()",
+     "'Tensor.share_memory_' is not available"),
+    ("multiprocessing", "import torch\ntorch.multiprocessing.Process(target=print).start()",
+     "'torch.multiprocessing' is not available"),
+    ("dataloader-workers",
+     "import torch\nfrom torch.utils.data import DataLoader\n"
+     "for batch in DataLoader(list(range(8)), num_workers=4):\n    pass",
+     "'DataLoader(num_workers=4)' is not available"),
+    ("dataloader-workers-later",
+     "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\nloader.num_workers = 2",
+     "'DataLoader(num_workers=2)' is not available"),
+    ("set-num-threads", "import torch\ntorch.set_num_threads(64)",
+     "'torch.set_num_threads' is not available"),
+    # torch calling back into candidate code must not lift the policy
+    ("no-grad-trampoline",
+     "import torch\ndef f():\n    import os\n    return os\ntorch.no_grad()(f)()",
+     "'os' is not available"),
+    ("hook-trampoline",
+     "import torch\nx = torch.ones(2, requires_grad=True)\n"
+     "def hook(grad):\n    from torch import os\n    os.system('touch {canary}')\n    return grad\n"
+     "x.register_hook(hook)\n(x * 2).sum().backward()",
+     "'torch.os' is not available"),
+    ("swallowed-refusal",
+     "import torch\ntry:\n    torch.os\nexcept Exception:\n    pass\nresult = 'ran on'",
+     "'torch.os' is not available"),
+    # the classic Python escapes
+    ("subclasses-walk", "().__class__.__bases__[0].__subclasses__()",
+     '"__class__" is an invalid attribute name'),
+    ("format-attribute", "'{0.__class__.__init__.__globals__}'.format(1)",
+     "'str.format' is not available"),
+    ("format-map", "str.format_map('{x.__class__}', {'x': 1})", "'str.format_map' is not available"),
+    ("generator-frame", "def g():\n    yield 1\ng().gi_frame.f_back.f_globals",
+     '"gi_frame" is a restricted name'),
+    ("traceback-frame",
+     "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    tb = e.__traceback__",
+     '"__traceback__" is an invalid attribute name'),
+    ("type-three-args", "X = type('X', (), {})", "'type()' is not available"),
+    ("open-write", "open('{canary}', 'w').write('x')", "'open()' is not available"),
+    ("exec", "exec('import os')", "'exec()' is not available"),
+    ("eval", "eval('1')", "'eval()' is not available"),
+    ("compile-builtin", "compile('1', 'x', 'eval')", "'compile()' is not available"),
+    ("getattr-string", "import torch\ngetattr(torch, 'os')", "'getattr()' is not available"),
+    ("globals", "globals()['__builtins__']", "'globals()' is not available"),
+    ("vars", "vars()", "'vars()' is not available"),
+    ("secret-env", "import torch\nprint(torch.os.environ['{secret_name}'])",
+     "'torch.os' is not available"),
+    ("dunder-getattr-method", "class A:\n    def __getattr__(self, name):\n        return 1",
+     '"__getattr__" is an invalid variable name'),
+    ("metaclass", "class M(type):\n    pass\nclass A(metaclass=M):\n    pass",
+     'The keyword argument "metaclass" is not allowed'),
+    ("monkeypatch-torch", "import torch\ntorch.nn.Module.forward = print",
+     "'Module attributes' is not available"),
+    ("print-to-file", "print('x', file=None or [])", "'print(file=...)' is not available"),
+    ("relative-import", "from . import something", "relative imports are not available"),
+]
+
+
+@pytest.mark.parametrize("source,fragment", [(s, f) for _, s, f in REFUSED],
+                         ids=[name for name, _, _ in REFUSED])
+def test_hostile_snippet_is_refused_and_changes_nothing(sandbox, witness, source, fragment):
+    baseline = process_tree(sandbox.worker_pid)
+    outcome = sandbox.run(SNIPPET, {"source": witness.fill(source)})
+    assert outcome.status == "refused", (outcome.error, outcome.output)
+    assert fragment in outcome.error.message
+    assert outcome.error.line is not None
+    witness.assert_untouched(outcome, sandbox, baseline)
+
+
+def test_refusal_names_the_construct_and_the_candidate_line(sandbox):
+    outcome = sandbox.run(SNIPPET, {"source": "import torch\n\n\n\n\n\nx = torch.os\n"})
+    assert (outcome.error.kind, outcome.error.line) == ("refused", 7)
+    assert outcome.error.message == "'torch.os' is not available in the sandbox"
+
+
+def test_infinite_loop_times_out_and_leaves_nothing(sandbox, witness):
+    baseline = process_tree(sandbox.worker_pid)
+    outcome = sandbox.run(SNIPPET, {"source": "while True:\n    pass"}, timeout_s=1.5)
+    assert outcome.status == "timeout"
+    assert outcome.wall_s < 5
+    witness.assert_untouched(outcome, sandbox, baseline)
+
+
+@pytest.mark.parametrize("source", [
+    "x = [0] * (10 ** 10)",
+    "import torch\nx = torch.empty(10 ** 11)",
+    "hoard = []\nwhile True:\n    hoard.append([0] * 10 ** 7)",
+], ids=["list", "tensor", "gradual"])
+def test_memory_bomb_hits_the_memory_limit(sandbox, witness, source):
+    baseline = process_tree(sandbox.worker_pid)
+    outcome = sandbox.run(SNIPPET, {"source": source})
+    assert (outcome.status, outcome.error.kind) == ("limit", "memory")
+    witness.assert_untouched(outcome, sandbox, baseline)
+
+
+def test_print_of_100_megabytes_is_cut_cheaply(sandbox, witness):
+    baseline = process_tree(sandbox.worker_pid)
+    outcome = sandbox.run(SNIPPET, {"source": "print('x' * 100_000_000)\nresult = 'done'"})
+    assert outcome.status == "ok" and outcome.result == {"result": "done"}
+    assert len(outcome.output) < 2 * sandbox.limits.output_bytes
+    assert "[output truncated after" in outcome.output
+    witness.assert_untouched(outcome, sandbox, baseline)
+
+
+def test_print_flood_loop_ends_in_a_timeout_with_capped_output(sandbox, witness):
+    baseline = process_tree(sandbox.worker_pid)
+    outcome = sandbox.run(SNIPPET, {"source": "while True:\n    print('y' * 1000)"}, timeout_s=1.5)
+    assert outcome.status == "timeout"
+    assert len(outcome.output) < 2 * sandbox.limits.output_bytes
+    witness.assert_untouched(outcome, sandbox, baseline)
