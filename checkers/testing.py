@@ -1,0 +1,68 @@
+"""`assert_no_graph_leak`: the grader as a pytest assertion for your own training step.
+
+Runs a trusted step function in this process (no sandbox) under the same graph census as
+`grill check`, and fails with the same evidence: which names still hold graphs, how old they
+are, and how memory moved per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from checkers.grade import GradingSession
+from checkers.judge import judge
+from checkers.report import render
+from checkers.verdict import Verdict
+
+def assert_no_graph_leak(step: Callable[[], object], steps: int = 50, *,
+                         device: str = "cpu") -> Verdict:
+    """Call `step()` `steps` times; raise AssertionError if autograd graphs outlive a step.
+
+    `step` runs one training step (forward, backward, optimizer step) and may return its loss:
+    the graph of the latest step is allowed to be alive, as in a real loop. What `step` keeps
+    is found through the globals it names, its closure and its default arguments. `device`
+    picks the byte counter for the memory curve ("cuda": the caching allocator). Returns the
+    clean Verdict, for tests that also want to look at the curve.
+    """
+    if steps < 4:
+        raise ValueError(f"steps must be at least 4, not {steps}")
+    session = GradingSession(steps, device, filename=step.__code__.co_filename
+                             if hasattr(step, "__code__") else "<step>")
+    last = None
+    with session.tracker:
+        while session.tracker.begin_step():
+            last = step()
+    session.stopped = True
+    roots = _step_roots(step)
+    roots["<returned>"] = last
+    session.scan(roots, now=session.now())
+    verdict = judge(session.measurements(flags=frozenset()))
+    if verdict.verdict == "leak":
+        raise AssertionError("autograd graphs outlive the training step\n\n" + render(verdict))
+    return verdict
+
+def _step_roots(step: Callable) -> dict[str, object]:
+    """What a step function can reach: the globals it names, its closure, its defaults."""
+    function = getattr(step, "__func__", step)
+    roots: dict[str, object] = {}
+    if hasattr(step, "__self__"):
+        roots["self"] = step.__self__
+    code = getattr(function, "__code__", None)
+    if code is None:  # a callable object: its attributes are what it keeps
+        roots["step"] = step
+        return roots
+    namespace = getattr(function, "__globals__", {})
+    for name in _global_names(code):
+        if name in namespace:
+            roots[name] = namespace[name]
+    roots["step"] = function
+    return roots
+
+def _global_names(code) -> set[str]:
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if hasattr(constant, "co_names"):
+            names |= _global_names(constant)
+    return names
+
+__all__ = ["assert_no_graph_leak"]

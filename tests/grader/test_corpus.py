@@ -1,0 +1,59 @@
+"""Every corpus snippet and every shipped code task grades as expected, in the real sandbox.
+
+A corpus file's name starts with its expected verdict (`leak_...py`, `clean_...py`) and its
+first line says what it shows. One warm sandbox serves the whole module.
+"""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from checkers.api import grade_file, grade_source
+from checkers.sandbox import Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = sorted((Path(__file__).parent / "corpus").glob("*.py"))
+TASK_FILES = sorted(path for path in (ROOT / "questions").glob("*/*.yaml") if path.name != "pack.yaml")
+
+
+def code_tasks():
+    for path in TASK_FILES:
+        card = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(card, dict) and card.get("code_task"):
+            yield pytest.param(card["code_task"], id=card["id"])
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with Sandbox(device="cpu") as box:
+        yield box
+
+
+def test_the_corpus_covers_both_verdicts_widely():
+    kinds = [path.name.split("_")[0] for path in CORPUS]
+    assert len(CORPUS) >= 30
+    assert set(kinds) == {"leak", "clean"}
+    assert min(kinds.count("leak"), kinds.count("clean")) >= 15
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[path.stem for path in CORPUS])
+def test_corpus_snippet_gets_its_expected_verdict(path, sandbox):
+    expected = path.name.split("_")[0]
+    verdict = grade_file(path, sandbox=sandbox)
+    assert verdict.verdict == expected, verdict.message or verdict.error
+    assert verdict.steps > 0
+    if expected == "leak":
+        assert verdict.message and verdict.hint
+        assert verdict.extra["called_at_step"] <= 25
+    else:
+        assert verdict.retained == ()
+
+
+@pytest.mark.parametrize("task", list(code_tasks()))
+def test_shipped_code_task_starter_leaks_and_solution_is_clean(task, sandbox):
+    steps = task.get("grading", {}).get("steps")
+    starter = grade_source(task["starter"], sandbox=sandbox, steps=steps, filename="<starter>")
+    solution = grade_source(task["solution"], sandbox=sandbox, steps=steps, filename="<solution>")
+    assert starter.verdict == "leak", starter.message or starter.error
+    assert solution.verdict == "clean", solution.message or solution.error

@@ -1,0 +1,96 @@
+"""The survivor scan finds graph-bearing tensors by the path a reader would write."""
+
+import ast
+from collections import deque
+
+import pytest
+import torch
+
+from checkers.retained import assignment_line, graph_tensors
+
+FILE = __file__
+
+
+def graph() -> torch.Tensor:
+    return (torch.ones(2, requires_grad=True) * 3).sum()
+
+
+def paths(roots: dict) -> list[str]:
+    return sorted(found.path for found in graph_tensors(roots, FILE))
+
+
+def test_containers_at_any_depth():
+    roots = {"losses": [1.0, graph()], "cache": {"h": [0, 0, 0, graph()]}, "window": deque([graph()])}
+    assert paths(roots) == ["cache['h'][3]", "losses[1]", "window[0]"]
+
+
+def test_object_and_class_attributes():
+    class Tracker:
+        shared = []
+
+        def __init__(self):
+            self.history = [graph()]
+
+    Tracker.shared.append(graph())
+    assert paths({"tracker": Tracker()}) == ["Tracker.shared[0]", "tracker.history[0]"]
+
+
+def test_closures_and_default_arguments_of_snippet_functions():
+    kept = [graph()]
+
+    def record(x, store=[graph()]):
+        kept.append(x)
+
+    assert paths({"record": record}) == ["record.<closure>.kept[0]", "record.<defaults>[0][0]"]
+
+
+def test_module_children_read_as_attributes():
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    model[0].last_out = model(torch.randn(1, 2))
+    assert paths({"model": model}) == ["model.0.last_out"]
+
+
+def test_parameters_and_detached_tensors_are_not_reported():
+    model = torch.nn.Linear(2, 1)
+    roots = {"model": model, "w": model.weight, "kept": [graph().detach(), torch.zeros(3)]}
+    assert paths(roots) == []
+
+
+def test_a_gradient_that_carries_a_graph_is_reported_on_its_leaf():
+    weight = torch.ones(3, requires_grad=True)
+    (weight ** 3).sum().backward(create_graph=True)
+    assert paths({"weight": weight}) == ["weight.grad"]
+
+
+def test_the_shortest_path_wins_and_each_tensor_is_reported_once():
+    loss = graph()
+    assert paths({"loss": loss, "history": [loss]}) == ["loss"]
+
+
+def test_grader_names_are_skipped():
+    assert paths({"__grill_step__": [graph()], "_getattr_": [graph()], "_print": [graph()]}) == []
+
+
+SNIPPET = """\
+running = 0.0
+losses = []
+class Tracker:
+    def __init__(self):
+        self.history = []
+    def log(self, x):
+        self.history.append(x)
+for step in range(10):
+    loss = f()
+    running += loss
+    losses.append(loss)
+"""
+
+
+@pytest.mark.parametrize(("path", "line"), [
+    ("running", 10),
+    ("losses[3]", 11),
+    ("tracker.history[2]", 7),
+    ("nowhere", None),
+])
+def test_assignment_line_prefers_the_statement_that_stored_it(path, line):
+    assert assignment_line(ast.parse(SNIPPET), path) == line
