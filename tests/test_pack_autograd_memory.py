@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from app.mock.match import pre_mark
 from questions.model import Card, Manifest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,6 +96,17 @@ def test_timed_answers_fit_their_budget_spoken_aloud(path: Path):
     assert (card.basic.seconds, card.solid.seconds) == (20, 50)
     assert 35 <= words(card.basic.text) <= 55
     assert 95 <= words(card.solid.text) <= 135
+
+
+@pytest.mark.parametrize("path", CARD_FILES, ids=lambda path: path.stem)
+def test_model_answers_make_every_point_and_trip_no_red_flag(path: Path):
+    """Typed in as they stand, the card's own answers are pre-marked as a good answer would be:
+    the solid one makes every key point, and neither says anything a red flag listens for."""
+    card = load_card(path)
+    solid = pre_mark(card, card.solid.text)
+    assert [mark.text for mark in solid.key_points if not mark.hit] == []
+    for answer in (card.basic.text, card.solid.text):
+        assert [mark.matched_by for mark in pre_mark(card, answer).red_flags if mark.hit] == []
 
 
 @pytest.mark.parametrize("path", CARD_FILES, ids=lambda path: path.stem)
