@@ -21,7 +21,7 @@ import torch
 MAX_OBJECTS = 100_000
 MAX_DEPTH = 24
 _ATOMS = (type(None), bool, int, float, complex, str, bytes, bytearray, range,
-          torch.dtype, torch.device, torch.Size, types.ModuleType, types.BuiltinFunctionType)
+          torch.dtype, torch.device, torch.Size, types.ModuleType)
 _MODULE_TABLES = ("_parameters", "_buffers", "_modules")
 _MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "add", "update", "setdefault"})
 
@@ -82,6 +82,8 @@ def _children(path: str, value: object, filename: str) -> Iterator[tuple[str, ob
     elif isinstance(value, types.MethodType):
         yield path, value.__self__
         yield path, value.__func__
+    elif isinstance(value, types.BuiltinMethodType):  # `history.append` handed around as a callback
+        yield f"{path}.__self__", value.__self__
     elif isinstance(value, type):
         if _defined_by_snippet(value, filename):
             for name, item in list(vars(value).items()):

@@ -1,0 +1,94 @@
+"""`grill check` and `python -m checkers`: exit statuses, one JSON object, readable reports."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+
+CORPUS = Path(__file__).parent / "corpus"
+STABLE_FIELDS = {"verdict", "device", "steps", "pattern", "growth_bytes_per_step", "samples",
+                 "retained", "message", "hint", "error"}
+
+
+def check(capsys, *argv):
+    status = main(["check", "--device", "cpu", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_a_clean_loop_exits_0_with_the_curve_and_no_table(capsys):
+    status, out, _ = check(capsys, str(CORPUS / "clean_item_total.py"))
+    assert status == 0
+    assert out.startswith("CLEAN")
+    assert "Memory above the first step" in out
+    assert "Still holding graphs" not in out
+
+
+def test_a_leak_exits_1_with_the_culprit_table_and_hint(capsys):
+    status, out, _ = check(capsys, str(CORPUS / "leak_list_of_losses.py"))
+    assert status == 1
+    assert out.startswith("LEAK")
+    assert "losses[0]" in out and "MeanBackward0" in out
+    assert "Hint:" in out
+
+
+def test_json_is_exactly_one_object_with_the_stable_fields(capsys):
+    status, out, _ = check(capsys, "--json", "--steps", "20", str(CORPUS / "leak_running_total.py"))
+    data = json.loads(out)
+    assert status == 1
+    assert STABLE_FIELDS <= set(data)
+    assert data["verdict"] == "leak" and data["steps"] == 20 and len(data["samples"]) == 20
+    assert data["retained"][0]["path"] == "running"
+    assert set(data["retained"][0]) == {"path", "grad_fn", "graph_nodes", "saved_bytes", "line"}
+    assert data["error"] is None
+
+
+def test_a_refused_snippet_is_not_graded_exit_3_with_its_line(capsys, tmp_path):
+    snippet = tmp_path / "escape.py"
+    snippet.write_text("import torch\nfor i in range(3):\n    torch.os.system('true')\n")
+    status, out, _ = check(capsys, "--json", str(snippet))
+    data = json.loads(out)
+    assert status == 3
+    assert data["verdict"] == "refused"
+    assert data["error"]["line"] == 3
+
+
+def test_an_error_in_the_snippet_shows_only_its_own_traceback(capsys, tmp_path):
+    snippet = tmp_path / "broken.py"
+    snippet.write_text("import torch\nx = torch.zeros(2)\nfor i in range(3):\n    x[7] = 1\n")
+    status, out, _ = check(capsys, str(snippet))
+    assert status == 3
+    assert "IndexError" in out and "line 4" in out
+    assert "checkers/" not in out
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (None, "no such file"),
+    (b"\xff\xfe\x00 not text", "not UTF-8"),
+])
+def test_unreadable_files_are_usage_errors_exit_2(capsys, tmp_path, content, expected):
+    path = tmp_path / "snippet.py"
+    if content is not None:
+        path.write_bytes(content)
+    status, out, err = check(capsys, str(path))
+    assert status == 2
+    assert out == ""
+    assert expected in err and str(path) in err
+
+
+def test_too_few_steps_is_a_usage_error(capsys):
+    status, _, err = check(capsys, "--steps", "2", str(CORPUS / "clean_item_total.py"))
+    assert status == 2
+    assert "--steps" in err
+
+
+def test_python_dash_m_checkers_gives_the_same_json():
+    run = subprocess.run([sys.executable, "-m", "checkers", "--json", "--device", "cpu",
+                          str(CORPUS / "clean_detached_list.py")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["verdict"] == "clean"
+    assert run.stdout.count("\n") == 1
