@@ -133,6 +133,7 @@ class PracticeScreen(Screen):
             self.code_panel.editor.focus()
         else:
             self.timer.switch(self._phase_before_code)
+            self.query_one("#practice-answer", TextArea).focus()
 
     def action_run_code(self) -> None:
         self._show_tab("tab-code")

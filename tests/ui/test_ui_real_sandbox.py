@@ -1,0 +1,92 @@
+"""With the real sandbox: an endless snippet leaves the UI responsive and cancel kills its child.
+
+Slow: starts the warm worker (imports torch in the sandbox) once for the module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from conftest import SIZE
+from textual.widgets import TextArea
+
+from app.ui.app import GrillApp
+from app.ui.widgets.code_task import CodeTaskPanel
+from app.ui.widgets.reveal import RevealSection
+
+pytestmark = pytest.mark.slow
+
+ENDLESS_STEP = """\
+import torch
+model = torch.nn.Linear(4, 1)
+for step in range(100):
+    loss = model(torch.randn(8, 4)).sum()
+    loss.backward()
+    while True:
+        pass
+"""
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process below `pid`, read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+async def wait_until(condition, timeout: float = 60.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+async def test_endless_snippet_keeps_the_ui_responsive_and_cancel_kills_the_child(library, history, clock):
+    app = GrillApp(library, history, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        app.practise([library.card("running-loss")])
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        panel = app.screen.query_one(CodeTaskPanel)
+        await wait_until(lambda: not any(w.group == "warm" and w.is_running for w in app.workers))
+        warm_processes = descendants(os.getpid())
+        assert warm_processes, "the warm worker runs as a child process"
+
+        panel.editor.load_text(ENDLESS_STEP)
+        await pilot.press("ctrl+r")
+        await wait_until(lambda: len(descendants(os.getpid()) - warm_processes) > 0)
+        run_child = descendants(os.getpid()) - warm_processes
+
+        await pilot.press("ctrl+o")
+        await pilot.press(*"still typing")
+        await pilot.press("ctrl+n")
+        assert app.screen.query_one("#practice-answer", TextArea).text == "still typing"
+        assert len(app.screen.query(RevealSection)) == 1
+        assert panel.running
+
+        await pilot.press("escape")
+        assert not panel.running
+        await wait_until(lambda: not (descendants(os.getpid()) & run_child), timeout=5)
+
+        panel.editor.load_text(library.card("running-loss").card.code_task.starter)
+        await pilot.press("ctrl+r")
+        await wait_until(lambda: panel.verdict is not None)
+        assert panel.verdict.verdict == "leak"
+        assert [item.path for item in panel.verdict.retained] == ["running"]
+    assert not descendants(os.getpid()), "closing the app closes the sandbox"
