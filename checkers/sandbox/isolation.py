@@ -82,12 +82,25 @@ def package_root() -> Path:
     return Path(__file__).resolve().parent.parent.parent
 
 
-def worker_argv(own_pid_namespace: bool, job_paths: tuple[str, ...] = ()) -> list[str]:
+def worker_argv(own_pid_namespace: bool, job_paths: tuple[str, ...] = (),
+                run_as: tuple[int, int] | None = None) -> list[str]:
     path = [str(package_root()), *job_paths]
     boot = (f"import sys; sys.path[:0] = {path!r}; "
             "from checkers.sandbox.worker import main; main()")
     argv = [sys.executable, "-I", "-c", boot]
+    if run_as is not None:
+        argv += ["--run-as", f"{run_as[0]}:{run_as[1]}"]
     return argv + (["--own-pid-namespace"] if own_pid_namespace else [])
+
+
+def unprivileged_ids() -> tuple[int, int]:
+    """Whom a worker started by root becomes: root ignores RLIMIT_NPROC, nobody does not."""
+    try:
+        import pwd
+        entry = pwd.getpwnam("nobody")
+        return entry.pw_uid, entry.pw_gid
+    except (ImportError, KeyError):
+        return 65534, 65534
 
 
 def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ...] = ()
@@ -97,23 +110,37 @@ def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ..
     env = dict(SANDBOX_ENV)
     if cuda:
         env.update(cuda_environment())
-    argv = worker_argv(isolation.own_pid_namespace, job_paths)
     if isolation.kind == "process":
-        return argv, env
-    return bwrap_arguments(env, cuda=cuda, extra=job_paths) + ["--"] + argv, env
+        return worker_argv(False, job_paths), env
+    as_root = os.geteuid() == 0
+    argv = worker_argv(True, job_paths, unprivileged_ids() if as_root else None)
+    return bwrap_arguments(env, cuda=cuda, extra=job_paths, as_root=as_root) + ["--"] + argv, env
 
 
-def bwrap_arguments(env: dict[str, str], *, cuda: bool, extra: tuple[str, ...] = ()) -> list[str]:
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp",
-            "--clearenv"]
+def bwrap_arguments(env: dict[str, str], *, cuda: bool, extra: tuple[str, ...] = (),
+                    as_root: bool = False) -> list[str]:
+    """As a normal user, bwrap adds a user namespace. As root it would map root to root,
+    whom the kernel exempts from RLIMIT_NPROC; so root's worker keeps only the right to
+    change its ids and becomes `nobody` before it loads anything."""
+    if as_root:
+        namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                      "--unshare-cgroup-try", "--cap-drop", "ALL",
+                      "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        namespaces = ["--unshare-all", "--cap-drop", "ALL"]
+    args = ["bwrap", *namespaces, "--die-with-parent", "--new-session",
+            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+            "--chdir", "/tmp", "--clearenv"]
     for top in ("/bin", "/lib", "/lib64", "/sbin"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
     args += ["--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-    for path in [*read_only_paths(), *extra]:
+    bound = [*read_only_paths(), *extra]
+    for directory in sorted({str(a) for p in bound for a in Path(p).parents if str(a) != "/"}):
+        args += ["--perms", "0755", "--dir", directory]  # traversable once ids are dropped
+    for path in bound:
         args += ["--ro-bind", path, path]
     if cuda:
         for device in cuda_device_nodes():

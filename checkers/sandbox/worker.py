@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import sys
@@ -46,9 +47,13 @@ for step in range(2):
 
 def main() -> None:
     own_pid_namespace = "--own-pid-namespace" in sys.argv
+    if "--run-as" in sys.argv:
+        uid, gid = map(int, sys.argv[sys.argv.index("--run-as") + 1].split(":"))
+        drop_privileges(uid, gid)
     control = socket.socket(fileno=0)
     become_subreaper()
     info = warm()
+    scratch = set(os.listdir("."))
     protocol.send(control, {"event": "ready", **info})
     jobs: dict[str, object] = {}
     while True:
@@ -58,11 +63,21 @@ def main() -> None:
             return
         if request.get("op") == "run" and len(fds) == 2:
             serve(control, request, fds, jobs, own_pid_namespace)
+            clear_scratch(scratch)
         else:
             for fd in fds:
                 os.close(fd)
             if request.get("op") == "stop":
                 return
+
+
+def drop_privileges(uid: int, gid: int) -> None:
+    """Become an unprivileged user for good (setuid from root also clears capabilities)."""
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise SystemExit("could not drop privileges")
 
 
 def warm() -> dict:
@@ -105,6 +120,20 @@ def serve(control: socket.socket, request: dict, fds: list[int], jobs: dict,
     code = os.waitstatus_to_exitcode(status)
     protocol.send(control, {"event": "exit", "code": code if code >= 0 else None,
                             "signal": -code if code < 0 else None, "killed": killed})
+
+
+def clear_scratch(kept: set[str]) -> None:
+    """Remove what a run left in the working directory (the box's /tmp, or the private
+    directory of a process-only worker), so the next run starts from the same state."""
+    for name in set(os.listdir(".")) - kept:
+        path = os.path.join(".", name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
 
 def load_job(jobs: dict, name: str):

