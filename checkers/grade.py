@@ -93,8 +93,8 @@ class GradingSession:
         width = MAX_AGE + 1
         return Measurements(
             device=self.device,
-            memory=list(t.memory[:n]),
-            reserved=list(t.reserved[:n]) if self.device == "cuda" else [],
+            memory=list(t.memory[:n]) if t.reader else [],
+            reserved=list(t.reserved[:n]) if t.reader and self.device == "cuda" else [],
             ages=[list(t.ages[i * width:(i + 1) * width]) for i in range(n)],
             nodes=list(t.nodes[:n]),
             backward_spans=list(t.backward_span[:n]),

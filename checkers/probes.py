@@ -210,9 +210,8 @@ class GraphTracker(TorchFunctionMode):
             if STEP_KEY not in metadata:
                 metadata[STEP_KEY] = self.step
                 metadata[LINE_KEY] = self._candidate_line()
-            key = id(value)
-            if key not in self._live:
-                self._live[key] = weakref.ref(value, lambda _, key=key: self._live.pop(key, None))
+            if id(value) not in self._live:
+                self._live[id(value)] = _forgetting_ref(value, self._live)
         elif depth and isinstance(value, (tuple, list)):
             for item in value:
                 self._stamp(item, depth - 1)
@@ -238,22 +237,21 @@ class GraphTracker(TorchFunctionMode):
 
     def begin_step(self) -> bool:
         """Sample at the top of a step; False once `capacity` steps have been observed."""
-        used, reserved = self.reader.read() if self.reader else (0.0, 0.0)
+        used, reserved = self.reader.read() if self.reader else (0.0, 0.0)  # before we allocate
         if self.step + 1 >= self.capacity:
             self.step = self.capacity
             return False
         self.step += 1
         with self.paused():
-            index = self.samples = self.step
-            self.memory[index], self.reserved[index] = used, reserved
-            stale = self._census(index)
+            self.memory[self.step], self.reserved[self.step] = used, reserved
+            stale = self._census(self.step)
             if stale and not self._was_stale:
                 gc.collect()  # a reference cycle may hold a graph only until the next collection
-                stale = self._census(index)
+                stale = self._census(self.step)
                 if stale and self.on_stale_run:
                     self.on_stale_run()
             self._was_stale = stale > 0
-            self.samples = index + 1
+        self.samples = self.step + 1
         return True
 
     def paused(self):
@@ -283,9 +281,9 @@ class GraphTracker(TorchFunctionMode):
         for tensor in self.live_roots():
             stale = 0
             for node in walk_graph([tensor.grad_fn], seen):
-                variable = getattr(node, "variable", None)
+                variable = getattr(node, "variable", None)  # AccumulateGrad: a leaf
                 if variable is not None and id(variable) not in self._leaves:
-                    self._leaves[id(variable)] = weakref.ref(variable)
+                    self._leaves[id(variable)] = _forgetting_ref(variable, self._leaves)
                 born = birth_step(node)
                 if born is None or born < 0:
                     continue
@@ -307,6 +305,12 @@ class GraphTracker(TorchFunctionMode):
         """One step, or the longest span backward() has run through so far (see `judge`)."""
         longest = max(self.backward_span[:self.step + 1], default=-1) if self.step >= 0 else -1
         return max(ALLOWED_AGE, min(longest, MAX_AGE - 1))
+
+
+def _forgetting_ref(tensor: torch.Tensor, table: dict[int, weakref.ref]) -> weakref.ref:
+    """A weak reference that removes itself from `table` when its tensor dies."""
+    key = id(tensor)
+    return weakref.ref(tensor, lambda _: table.pop(key, None))
 
 
 class _Paused:
