@@ -17,6 +17,8 @@ from checkers.verdict import Pattern
 
 FLOOR_BYTES = 16 * 1024
 """Changes smaller than this over the whole window count as flat (allocator granularity, noise)."""
+MIN_SAMPLES = 8
+"""Fewer samples (after warm-up) cannot separate a trend from a swing: no shape is named."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ def classify(series: Sequence[float], floor: float = FLOOR_BYTES) -> Shape:
       buffers), with no trend that outgrows its swings.
     """
     values = list(series)[warmup(len(series)):]
-    if len(values) < 4:
+    if len(values) < MIN_SAMPLES:
         return Shape(None, 0.0)
     slope = trend(values)
     rise = slope * (len(values) - 1)

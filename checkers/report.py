@@ -31,9 +31,9 @@ def render(verdict: Verdict) -> str:
     if not verdict.graded:
         parts.append(_not_graded(verdict))
     else:
-        pattern = verdict.pattern or "unknown"
-        parts.append(f"device {verdict.device} · {verdict.steps} steps observed · memory"
-                     f" {pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step")
+        memory = (f"memory {verdict.pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step"
+                  if verdict.pattern else "too few steps to name the memory curve's shape")
+        parts.append(f"device {verdict.device} · {verdict.steps} steps observed · {memory}")
         if verdict.samples:
             parts.append(draw_curve(verdict.samples))
         parts.append(verdict.message)

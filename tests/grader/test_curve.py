@@ -53,7 +53,8 @@ def test_growth_below_the_floor_is_flat():
 
 
 def test_too_few_samples_have_no_shape():
-    assert classify([1.0, 2.0, 3.0]).pattern is None
+    assert classify([float(i * 100_000) for i in range(8)]).pattern is None
+    assert classify([float(i * 100_000) for i in range(12)]).pattern == "monotonic"
 
 
 def test_cuda_reserved_pool_growing_under_flat_allocation_is_fragmentation():

@@ -1,0 +1,57 @@
+"""The terminal report, rendered from hand-built verdicts."""
+
+from checkers.report import BLOCKS, draw_curve, render
+from checkers.verdict import Retained, Verdict
+
+
+def leak(retained_count: int) -> Verdict:
+    retained = tuple(Retained(f"losses[{i}]", "MeanBackward0", 6, 0, 14) for i in range(retained_count))
+    return Verdict(verdict="leak", device="cpu", steps=60, pattern="monotonic",
+                   growth_bytes_per_step=3500.0, samples=tuple(3500.0 * i for i in range(60)),
+                   retained=retained[:20], message="`losses` holds tensors.", hint="Use .item().",
+                   extra={"retained_total": retained_count})
+
+
+def test_a_leak_report_has_verdict_curve_table_and_hint_in_that_order():
+    text = render(leak(3))
+    order = [text.index(part) for part in ("LEAK", "monotonic, 3.4 KB per step",
+                                           "Memory above the first step", "`losses` holds",
+                                           "losses[2]", "Hint: Use .item().")]
+    assert order == sorted(order)
+
+
+def test_a_long_retained_list_is_cut_with_a_count_of_the_rest():
+    text = render(leak(59))
+    assert "losses[9]" in text and "losses[10]" not in text
+    assert "… and 49 more" in text
+
+
+def test_the_curve_rises_left_to_right_for_a_growing_series():
+    rows = draw_curve([float(i) for i in range(40)], height=4).splitlines()[1:5]
+    bottom, top = rows[-1].split("│")[1], rows[0].split("│")[1]
+    assert bottom[0] in BLOCKS[:2] and bottom[-1] == "█"
+    assert top[0] == " " and top[-1] == "█"
+
+
+def test_a_long_series_is_squeezed_to_the_curve_width():
+    columns = draw_curve([1.0] * 500 + [2.0], width=50).splitlines()[1].split("│")[1]
+    assert len(columns) == 50
+    assert columns[-1] == "█"
+
+
+def test_a_not_graded_verdict_shows_the_reason_line_and_traceback_but_no_curve():
+    verdict = Verdict.not_graded("error", "cpu", "index 5 is out of bounds", line=4, kind="IndexError")
+    verdict = Verdict.from_dict({**verdict.to_dict(), "extra": {"traceback": "  File x, line 4\nIndexError"}})
+    text = render(verdict)
+    assert text.startswith("NOT GRADED (the snippet raised an error)")
+    assert "IndexError: index 5 is out of bounds (line 4)" in text
+    assert "File x, line 4" in text
+    assert "Memory" not in text
+
+
+def test_printed_output_is_shown_last_and_capped():
+    verdict = Verdict(verdict="clean", device="cpu", steps=60, message="ok",
+                      output="".join(f"line {i}\n" for i in range(40)))
+    text = render(verdict)
+    assert text.rstrip().endswith("line 39")
+    assert "last 15 of 40 lines" in text and "line 24" not in text
