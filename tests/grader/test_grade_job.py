@@ -1,0 +1,73 @@
+"""The child job, run in-process (the tests are trusted): edge cases of running and stopping."""
+
+import textwrap
+
+import pytest
+
+from checkers.grade import grade_job, source_flags
+
+LEAK_BODY = """
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    kept.append(loss)
+"""
+PRELUDE = """\
+import torch
+import torch.nn as nn
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+kept = []
+"""
+
+
+def grade(source: str, steps: int = 20) -> dict:
+    return grade_job({"source": textwrap.dedent(source), "filename": "<test>", "steps": steps,
+                      "device": "cpu"})
+
+
+def test_the_run_stops_after_the_requested_steps_even_in_an_endless_loop():
+    result = grade(PRELUDE + "while True:" + LEAK_BODY, steps=15)
+    assert result["verdict"] == "leak"
+    assert result["steps"] == 15
+
+
+def test_a_candidates_except_exception_cannot_swallow_the_stop():
+    body = textwrap.indent(LEAK_BODY, "    ")
+    source = PRELUDE + "try:\n    for i in range(10_000):" + body + "except Exception:\n    pass\n"
+    result = grade(source, steps=12)
+    assert result["steps"] == 12
+    assert result["verdict"] == "leak"
+
+
+def test_a_loop_shorter_than_the_step_budget_is_graded_on_what_ran():
+    result = grade(PRELUDE + "for i in range(7):" + LEAK_BODY, steps=60)
+    assert result["steps"] == 7
+    assert result["verdict"] == "leak"
+    assert result["pattern"] is None
+
+
+def test_a_snippet_without_a_loop_that_runs_is_not_graded():
+    result = grade(PRELUDE + "def never():\n    for i in range(3):\n        pass\n")
+    assert result["verdict"] == "error"
+    assert result["error"]["kind"] == "NoTrainingLoop"
+
+
+def test_a_leak_inside_a_function_is_scanned_before_it_returns():
+    source = PRELUDE + "def fit():\n    history = []\n    for i in range(9):" + textwrap.indent(
+        LEAK_BODY.replace("kept", "history"), "    ") + "    return 0\nfit()\n"
+    result = grade(source, steps=30)
+    assert result["verdict"] == "leak"
+    assert result["retained"][0]["path"] == "history[0]"
+    assert result["retained"][0]["line"] == 13  # history.append(loss)
+
+
+@pytest.mark.parametrize(("call", "flags"), [
+    ("loss.backward(retain_graph=True)", {"retain_graph"}),
+    ("torch.autograd.grad(y, x, create_graph=True)", {"create_graph"}),
+    ("loss.backward(retain_graph=False)", set()),
+])
+def test_source_flags_are_keywords_passed_as_true(call, flags):
+    import ast
+    assert source_flags(ast.parse(call)) == flags
