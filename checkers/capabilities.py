@@ -61,6 +61,8 @@ ONLY_NAMES: dict[str, frozenset[str]] = {
         "parameters_to_vector", "vector_to_parameters", "weight_norm", "spectral_norm",
         "remove_weight_norm", "remove_spectral_norm", "rnn",
     }),
+    # update_wrapper/wraps read and write attributes named by the caller, dunders included.
+    "functools": frozenset({"partial", "reduce", "lru_cache", "cache", "cmp_to_key"}),
 }
 """Modules too broad to open whole: only these names of them are offered."""
 

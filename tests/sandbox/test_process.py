@@ -1,0 +1,89 @@
+"""The sandbox as a process manager: start, cancel, recover, close, and what it promises."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from sandbox_witness import JOBS, SNIPPET, TEST_LIMITS, process_tree
+
+from checkers.sandbox import Sandbox, SandboxError
+from checkers.sandbox.isolation import bubblewrap_works, host_has_cuda_devices
+
+
+def test_parent_side_imports_neither_torch_nor_the_policy():
+    probe = ("import sys, checkers.sandbox\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('torch', 'RestrictedPython', 'textual') or m == 'checkers.policy'))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_isolation_is_described_plainly():
+    assert Sandbox(isolation="process").isolation.startswith("process only")
+    if bubblewrap_works():
+        assert Sandbox().isolation.startswith("bubblewrap: no network")
+
+
+@pytest.mark.skipif(host_has_cuda_devices(), reason="this machine has a GPU")
+def test_asking_for_cuda_without_a_gpu_is_a_clear_error():
+    with pytest.raises(SandboxError, match="CUDA was requested"):
+        Sandbox(device="cuda").start()
+
+
+def test_auto_device_resolves_to_what_is_there(sandbox):
+    assert sandbox.device in ("cpu", "cuda")
+    outcome = sandbox.run(SNIPPET, {"source": "result = 1"})
+    assert outcome.device == sandbox.device
+
+
+def test_cancel_from_another_thread_stops_the_run_at_once(sandbox):
+    threading.Timer(0.5, sandbox.cancel).start()
+    started = time.monotonic()
+    outcome = sandbox.run("probe_jobs:sleep", {"seconds": 30})
+    assert (outcome.status, outcome.error.kind) == ("error", "cancelled")
+    assert time.monotonic() - started < 5
+    assert sandbox.run(SNIPPET, {"source": "result = 2"}).result == {"result": 2}
+
+
+def test_cancel_between_runs_does_not_cancel_the_next_one(sandbox):
+    sandbox.cancel()
+    assert sandbox.run(SNIPPET, {"source": "result = 3"}).status == "ok"
+
+
+def test_a_worker_killed_between_runs_is_replaced_silently(secret):
+    with Sandbox(device="cpu", limits=TEST_LIMITS) as box:
+        first = box.worker_pid
+        os.killpg(first, signal.SIGKILL)
+        time.sleep(0.2)
+        assert box.run(SNIPPET, {"source": "result = 4"}).result == {"result": 4}
+        assert box.worker_pid != first
+
+
+def test_a_worker_killed_during_a_run_is_an_error_then_replaced(secret):
+    with Sandbox(device="cpu", limits=TEST_LIMITS, job_paths=(str(JOBS),)) as box:
+        threading.Timer(0.5, os.killpg, (box.worker_pid, signal.SIGKILL)).start()
+        lost = box.run("probe_jobs:sleep", {"seconds": 30})
+        assert (lost.status, lost.error.kind) == ("error", "sandbox")
+        assert box.run(SNIPPET, {"source": "result = 5"}).result == {"result": 5}
+
+
+def test_close_leaves_no_process_behind(secret):
+    box = Sandbox(device="cpu", limits=TEST_LIMITS).start()
+    tree = process_tree(box.worker_pid)
+    box.close()
+    time.sleep(0.2)
+    assert all(not os.path.exists(f"/proc/{pid}") or zombie(pid) for pid in tree)
+
+
+def zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
