@@ -143,12 +143,20 @@ def resolve_device(device: str) -> str:
 
 
 def source_flags(tree: ast.Module) -> frozenset[str]:
-    """Keyword arguments passed as True that shape the hint (`retain_graph`, `create_graph`)."""
-    return frozenset(
-        keyword.arg for node in ast.walk(tree) if isinstance(node, ast.Call)
-        for keyword in node.keywords
-        if keyword.arg in ("retain_graph", "create_graph")
-        and isinstance(keyword.value, ast.Constant) and keyword.value.value is True)
+    """Facts about the source that shape the hint: `retain_graph` / `create_graph` passed as
+    True, and `carried:NAME` for state fed back into the call that replaces it
+    (`out, h = rnn(x, h)`, `h = cell(x, h)`)."""
+    flags = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            flags.update(keyword.arg for keyword in node.keywords
+                         if keyword.arg in ("retain_graph", "create_graph")
+                         and isinstance(keyword.value, ast.Constant) and keyword.value.value is True)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            targets = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            fed_back = {a.id for a in node.value.args if isinstance(a, ast.Name)}
+            flags.update(f"carried:{name}" for name in targets & fed_back)
+    return frozenset(flags)
 
 
 def _frame_roots(frame) -> dict[str, object]:

@@ -55,7 +55,7 @@ class Measurements:
     """From the census: grad_fn, line and oldest_age of the tensor with the most stale nodes."""
     reserved: Sequence[float] = ()
     source_flags: frozenset[str] = frozenset()
-    """`retain_graph` / `create_graph` when the snippet passes them as True."""
+    """From the source: `retain_graph`, `create_graph` (passed as True), `carried:NAME`."""
     output: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -192,6 +192,10 @@ def _group(retained: Sequence[Holder]) -> tuple[str, int]:
 
 
 def _hint(path: str, grad_fn: str, flags: frozenset[str]) -> str:
+    root = path.split(".", 1)[0].split("[", 1)[0]
+    if f"carried:{root}" in flags:
+        return (f"`{root}` is fed back into the next step with its graph: detach it where one"
+                f" sequence or chunk ends (`{root} = {root}.detach()`), or start it fresh.")
     if path.endswith(".grad") or "create_graph" in flags:
         return ("Gradients made with create_graph=True carry a graph of their own: keep"
                 " `g.detach()` (or `.item()`), and only keep the graph inside the step that uses it.")

@@ -67,7 +67,10 @@ def test_a_leak_inside_a_function_is_scanned_before_it_returns():
     ("loss.backward(retain_graph=True)", {"retain_graph"}),
     ("torch.autograd.grad(y, x, create_graph=True)", {"create_graph"}),
     ("loss.backward(retain_graph=False)", set()),
+    ("out, h = rnn(x, h)", {"carried:h"}),
+    ("h = cell(x, h)", {"carried:h"}),
+    ("acc = torch.cat([acc, out])", set()),
 ])
-def test_source_flags_are_keywords_passed_as_true(call, flags):
+def test_source_flags_name_true_keywords_and_state_fed_back_into_its_own_call(call, flags):
     import ast
     assert source_flags(ast.parse(call)) == flags

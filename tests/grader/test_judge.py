@@ -106,3 +106,9 @@ def test_samples_are_bytes_above_the_first_step_and_survive_json():
     assert data["samples"][:3] == [0.0, 200.0, 100.0]
     assert set(data) >= {"verdict", "device", "steps", "pattern", "growth_bytes_per_step",
                          "samples", "retained", "message", "hint", "error"}
+
+
+def test_state_fed_back_into_its_own_call_gets_the_detach_hint():
+    holders = [Holder("h", "StackBackward0", 900, 0, 12, 30)]
+    verdict = judge(measured(CLEAN_AGES, holders=holders, source_flags=frozenset({"carried:h"})))
+    assert "h = h.detach()" in verdict.hint
