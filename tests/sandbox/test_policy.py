@@ -1,0 +1,117 @@
+"""The policy layer in-process (no sandbox): what the grader relies on when it compiles,
+instruments and runs a snippet, and the compile-time refusals."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from checkers import capabilities, policy
+from checkers.policy import CandidateError, Refused
+
+
+def run(source: str, extra: dict | None = None, transform=None) -> dict:
+    namespace = policy.candidate_namespace(extra)
+    policy.run_candidate(policy.compile_candidate(source, transform=transform), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("source,message", [
+    ("import os", "'os' is not available in the sandbox"),
+    ("from typing import get_type_hints", "'typing' is not available in the sandbox"),
+    ("import operator", "'operator' is not available in the sandbox"),
+    ("x = y.__dict__", '"__dict__" is an invalid attribute name'),
+    ("def __del__(self):\n    pass", '"__del__" is an invalid variable name'),
+    ("class A:\n    def __reduce__(self):\n        return 1", '"__reduce__" is an invalid'),
+    ("class A:\n    def f(self):\n        def __init__():\n            pass",
+     '"__init__" is an invalid variable name'),
+    ("_hidden = 1", '"_hidden" is an invalid variable name'),
+    ("async def f():\n    pass", "AsyncFunctionDef statements are not allowed"),
+], ids=["os", "typing", "operator", "dict", "del-at-top", "reduce", "nested-init", "underscore",
+        "async"])
+def test_compile_time_refusals(source, message):
+    with pytest.raises(Refused) as refused:
+        policy.compile_candidate(source)
+    assert message in refused.value.message
+    assert refused.value.line is not None
+
+
+def test_first_violation_in_reading_order_is_reported():
+    with pytest.raises(Refused) as refused:
+        policy.compile_candidate("x = 1\ny = ().__class__.__base__\nimport os\n")
+    assert (refused.value.line, refused.value.message.split()[0]) == (2, '"__class__"')
+
+
+def test_import_gives_a_proxy_but_classes_and_tensors_are_real():
+    import torch
+    namespace = run("import torch\nfrom torch import nn\nclass Net(nn.Module):\n"
+                    "    def __init__(self):\n        super().__init__()\n"
+                    "        self.fc = nn.Linear(2, 2)\nnet = Net()\nt = torch.ones(2)\n")
+    assert isinstance(namespace["torch"], capabilities.ModuleProxy)
+    assert isinstance(namespace["net"], torch.nn.Module)
+    assert type(namespace["t"]) is torch.Tensor
+
+
+def test_grader_transform_runs_after_the_policy_and_keeps_lines():
+    calls = []
+
+    def add_probe(tree: ast.Module) -> ast.Module:
+        probe = ast.Expr(ast.Call(ast.Name("__grill_probe__", ast.Load()), [], []))
+        tree.body.insert(1, ast.copy_location(probe, tree.body[1]))
+        return tree
+
+    with pytest.raises(CandidateError) as error:
+        run("x = 1\ny = 2\nz = 1 / 0\n", {"__grill_probe__": lambda: calls.append(1)}, add_probe)
+    assert calls == [1]
+    assert error.value.line == 3
+
+
+def test_grader_control_exceptions_pass_through_the_candidates_handlers():
+    class StopNow(BaseException):
+        grill_control = True
+
+    def stop():
+        raise StopNow
+
+    with pytest.raises(StopNow):
+        run("try:\n    stop_hook()\nexcept ZeroDivisionError:\n    pass\n", {"stop_hook": stop})
+
+
+def test_candidate_exceptions_become_candidate_errors():
+    with pytest.raises(CandidateError) as error:
+        run("def f(d):\n    return d['k']\n\nf({})\n")
+    assert (error.value.kind, error.value.message, error.value.line) == ("KeyError", "'k'", 2)
+    assert error.value.traceback.startswith("Traceback (most recent call last):")
+
+
+def test_a_refusal_caught_by_the_candidate_is_still_reported():
+    with pytest.raises(Refused) as refused:
+        run("import torch\ntry:\n    torch.save\nexcept BaseException:\n    pass\nx = 1\n")
+    assert (refused.value.line, refused.value.message) == (
+        3, "'torch.save' is not available in the sandbox")
+
+
+def test_print_is_capped_with_a_note(capsys):
+    policy.set_print_limit(10)
+    try:
+        run("print('a' * 50)\nprint('more')\n")
+    finally:
+        policy.set_print_limit(64 * 1024)
+    out = capsys.readouterr().out
+    assert out.startswith("a" * 10 + "\n[output truncated after 10 characters]")
+    assert "more" not in out
+
+
+def test_imports_not_made_by_a_candidate_import_statement_return_no_module():
+    namespace = policy.candidate_namespace()
+    importer = namespace["__builtins__"]["__import__"]
+    assert importer("json") is None
+
+
+def test_every_allowed_module_resolves_and_denied_families_have_reasons():
+    for name in capabilities.ALLOWED_MODULES:
+        assert isinstance(capabilities.import_proxy(name), capabilities.ModuleProxy)
+    assert all(reason for _, reason in capabilities.DENIED)
+    assert capabilities.denial_reason("torch.load") == "unpickling runs arbitrary code"
+    assert capabilities.denial_reason("torch.nn.Linear") is None
