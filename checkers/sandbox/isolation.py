@@ -22,7 +22,7 @@ from typing import Literal
 
 IsolationKind = Literal["bubblewrap", "process"]
 
-BUBBLEWRAP = ("bubblewrap: no network, own PID and {user} namespaces, read-only Python "
+BUBBLEWRAP = ("bubblewrap: no network, own PID namespace, {user}, read-only Python "
               "installation, empty /tmp, no home, no environment; rlimits per run")
 PROCESS_ONLY = ("process only (bubblewrap unavailable): rlimits and a killed process tree "
                 "per run; the snippet policy is the only guard on files and network")
@@ -70,7 +70,7 @@ def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isol
     if requested == "process":
         return Isolation("process", PROCESS_ONLY)
     if bubblewrap_works():
-        user = "IPC (running as nobody)" if os.geteuid() == 0 else "user"
+        user = "runs as nobody" if os.geteuid() == 0 else "own user namespace"
         return Isolation("bubblewrap", BUBBLEWRAP.format(user=user))
     if requested == "bubblewrap":
         raise RuntimeError("bubblewrap isolation was requested, but bwrap is not installed or "
