@@ -168,7 +168,19 @@ class GrillApp(App):
             self.notify(str(error), title="Settings not saved", severity="error")
 
     def open_stats(self) -> None:
-        self.notify("Statistics are not available yet.", severity="warning")
+        if self.history is None:
+            self.notify("Statistics need the history, which is unavailable.", severity="warning")
+            return
+        from app.progress.history import HistoryError
+        from app.progress.stats import compute_stats
+        from app.ui.screens.stats import StatsScreen
+
+        try:
+            stats = compute_stats(self.history, self.library.cards if self.library else None)
+        except HistoryError as error:
+            self.notify(str(error), title="No statistics", severity="error")
+            return
+        self.push_screen(StatsScreen(stats))
 
     def on_unmount(self) -> None:
         self.grader.close()

@@ -10,13 +10,16 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 class ScreenCommands(Provider):
     """Offers every enabled binding of the screen under the palette (and the app's), by description.
 
-    Generated from the bindings, so the palette and the footer can never disagree.
+    Generated from the bindings, so the palette and the footer can never disagree. Bindings of
+    the focused widget (cursor keys, undo...) are left out: they are not commands.
     """
 
     def _commands(self) -> list[tuple[str, partial]]:
         commands: dict[str, partial] = {}
         for active in self.screen.active_bindings.values():
             binding = active.binding
+            if active.node not in (self.screen, self.app):
+                continue
             if active.enabled and binding.description and binding.description not in commands:
                 commands[binding.description] = partial(active.node.call_later, active.node.run_action, binding.action)
         return sorted(commands.items())

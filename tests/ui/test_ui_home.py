@@ -32,7 +32,7 @@ async def test_home_lists_every_card_with_pack_counts(make_app):
         assert table_rows(app) == 3
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.option_count == 2
-        assert "3 cards · 0 seen · 3 due" in str(packs.get_option_at_index(1).prompt)
+        assert "3 cards\n0 seen · 3 due" in str(packs.get_option_at_index(1).prompt)
         assert "Due today: 3" in str(app.screen.query_one("#home-due", Static).render())
 
 
@@ -159,3 +159,18 @@ async def test_mock_key_starts_a_mock_at_the_settings_tier(make_app, history):
         assert isinstance(app.screen, MockScreen)
         assert app.screen.session.level == "senior"
         assert len(app.screen.session.cards) == 3
+
+
+async def test_stats_key_opens_the_statistics_with_this_history(make_app, history):
+    from app.ui.screens.stats import StatsScreen
+
+    history.record(Attempt(card_id="no-grad", mode="practice", rating="good", tier="middle",
+                           phase_seconds={"answer": 10.0}))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("s")
+        assert isinstance(app.screen, StatsScreen)
+        assert app.screen.stats.attempts == 1
+        await pilot.press("escape")
+        assert isinstance(app.screen, HomeScreen)

@@ -30,7 +30,12 @@ WALK_EVERY_SCREEN = textwrap.dedent(f"""
             screens = [type(app.screen).__name__]
             await pilot.press("o")
             screens.append(type(app.screen).__name__)
-            await pilot.press("escape")
+            await pilot.press("escape", "s")
+            screens.append(type(app.screen).__name__)
+            await pilot.press("escape", "m")
+            screens.append(type(app.screen).__name__)
+            app.pop_screen()
+            await pilot.pause()
             app.practise([app.library.card("running-loss")])
             await pilot.pause()
             await pilot.press("ctrl+o")
@@ -53,7 +58,8 @@ def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path):
     done = subprocess.run([sys.executable, "-c", WALK_EVERY_SCREEN], capture_output=True, text=True,
                           env=env, timeout=180, check=True)
     screens, modules = done.stdout.strip().splitlines()[-2:]
-    assert screens.split() == ["HomeScreen", "SettingsDialog", "PracticeScreen", "SelfGradeDialog", "HomeScreen"]
+    assert screens.split() == ["HomeScreen", "SettingsDialog", "StatsScreen", "MockScreen", "PracticeScreen",
+                               "SelfGradeDialog", "HomeScreen"]
     imported = set(modules.split())
     assert "textual" in imported and "checkers.sandbox" in imported
     leaked = sorted(m for m in imported if any(m == c or m.startswith(c + ".") for c in CHILD_SIDE))

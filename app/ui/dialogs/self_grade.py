@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, SelectionList, Static
 
@@ -30,20 +30,21 @@ class SelfGradeDialog(ModalScreen[SelfGrade | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="self-grade"):
-            yield Label("Self-grade", id="self-grade-title")
-            yield Label("Key points you made (space ticks; pre-ticked from your typed answer)",
-                        classes="self-grade-heading")
-            yield SelectionList[int](
-                *[(p.point, i, i in self._points) for i, p in enumerate(self.card.key_points)],
-                id="self-grade-points")
-            yield Label("Red flags you said", classes="self-grade-heading")
-            yield SelectionList[int](
-                *[(f.flag, i, i in self._flags) for i, f in enumerate(self.card.red_flags)],
-                id="self-grade-flags")
+            yield Label("Self-grade: space ticks, tab moves between lists", id="self-grade-title")
+            with VerticalScroll(id="self-grade-lists"):
+                yield Label("Key points you made (pre-ticked from your typed answer)",
+                            classes="self-grade-heading")
+                yield SelectionList[int](
+                    *[(p.point, i, i in self._points) for i, p in enumerate(self.card.key_points)],
+                    compact=True, id="self-grade-points")
+                yield Label("Red flags you said", classes="self-grade-heading")
+                yield SelectionList[int](
+                    *[(f.flag, i, i in self._flags) for i, f in enumerate(self.card.red_flags)],
+                    compact=True, id="self-grade-flags")
             yield Static("", id="self-grade-rating")
             with Horizontal(id="self-grade-buttons"):
-                yield Button("Record (ctrl+g)", variant="primary", id="self-grade-record")
-                yield Button("Back (esc)", id="self-grade-back")
+                yield Button("Record (ctrl+g)", variant="primary", compact=True, id="self-grade-record")
+                yield Button("Back (esc)", compact=True, id="self-grade-back")
 
     def on_mount(self) -> None:
         self._show_rating()

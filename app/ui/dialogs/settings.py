@@ -33,19 +33,19 @@ class SettingsDialog(ModalScreen[Settings | None]):
         with Vertical(id="settings"):
             yield Label("Settings", id="settings-title")
             yield Label("Tier you practise at")
-            yield Select([(level, level) for level in LEVELS], value=s.tier, allow_blank=False,
+            yield Select([(level, level) for level in LEVELS], value=s.tier, allow_blank=False, compact=True,
                          id="settings-tier")
             yield Label("Device for code tasks (auto takes CUDA when present)")
-            yield Select([(d, d) for d in DEVICES], value=s.device, allow_blank=False, id="settings-device")
+            yield Select([(d, d) for d in DEVICES], value=s.device, allow_blank=False, compact=True, id="settings-device")
             yield Label("New cards per day (0 to 500)")
-            yield Input(str(s.new_per_day), id="settings-new-per-day", type="integer",
+            yield Input(str(s.new_per_day), id="settings-new-per-day", type="integer", compact=True,
                         validators=[Integer(minimum=0, maximum=500)])
             yield Label("Theme")
-            yield Select([(t, t) for t in THEMES], value=s.theme, allow_blank=False, id="settings-theme")
+            yield Select([(t, t) for t in THEMES], value=s.theme, allow_blank=False, compact=True, id="settings-theme")
             yield Label("", id="settings-error")
             with Horizontal(id="settings-buttons"):
-                yield Button("Save (ctrl+s)", variant="primary", id="settings-save")
-                yield Button("Cancel (esc)", id="settings-cancel")
+                yield Button("Save (ctrl+s)", variant="primary", compact=True, id="settings-save")
+                yield Button("Cancel (esc)", compact=True, id="settings-cancel")
 
     @on(Button.Pressed, "#settings-save")
     def action_save(self) -> None:

@@ -16,18 +16,19 @@ from app.ui.catalog import STATUSES, CardFilter, all_tags, filter_cards, order_b
 from questions.model import LEVELS, LoadedCard
 
 ALL_PACKS = "*all*"
+STATUS_LABELS = {"all": "Due, new and later", "due": "Due today", "new": "Never practised"}
 
 
 class HomeScreen(Screen):
     BINDINGS = [
         Binding("p", "practise_selected", "Practise"),
-        Binding("d", "practise_due", "Due queue"),
-        Binding("slash", "focus_search", "Search"),
+        Binding("d", "practise_due", "Due"),
         Binding("m", "mock", "Mock"),
         Binding("s", "stats", "Stats"),
         Binding("o", "settings", "Settings"),
-        Binding("t", "app.toggle_theme", "Theme"),
         Binding("q", "app.quit", "Quit"),
+        Binding("slash", "focus_search", "Search", show=False),
+        Binding("t", "app.toggle_theme", "Toggle theme", show=False),
         Binding("escape", "focus_cards", "Cards", show=False),
     ]
 
@@ -45,10 +46,11 @@ class HomeScreen(Screen):
             with Vertical(id="home-side"):
                 yield Label("Packs", classes="home-heading")
                 yield OptionList(id="home-packs")
-                yield Select([(level, level) for level in LEVELS], prompt="Any level", id="home-level")
-                yield Select([], prompt="Any tag", id="home-tag")
-                yield Select([(f"{s} cards" if s == "all" else s, s) for s in STATUSES], value="all",
-                             allow_blank=False, id="home-status")
+                yield Select([(level, level) for level in LEVELS], prompt="Any level", compact=True,
+                             id="home-level")
+                yield Select([], prompt="Any tag", compact=True, id="home-tag")
+                yield Select([(STATUS_LABELS[s], s) for s in STATUSES], value="all", allow_blank=False,
+                             compact=True, id="home-status")
                 yield Static("", id="home-due")
             with Vertical(id="home-main"):
                 yield Input(placeholder="Search cards (/)", id="home-search")
@@ -100,7 +102,7 @@ class HomeScreen(Screen):
         total = sum(s.cards for s in summaries)
         packs.add_option(Option(f"All packs  [dim]{total} cards[/dim]", id=ALL_PACKS))
         for s in summaries:
-            packs.add_option(Option(f"{s.title}\n[dim]{s.cards} cards · {s.seen} seen · {s.due} due[/dim]",
+            packs.add_option(Option(f"{s.title}\n[dim]{s.cards} cards\n{s.seen} seen · {s.due} due[/dim]",
                                     id=s.name))
         packs.highlighted = highlighted if highlighted is not None else 0
 

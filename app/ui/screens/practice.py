@@ -29,14 +29,14 @@ CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution"}
 
 class PracticeScreen(Screen):
     BINDINGS = [
-        Binding("ctrl+n", "reveal", "Reveal next", priority=True),
-        Binding("ctrl+g", "self_grade", "Self-grade", priority=True),
-        Binding("ctrl+t", "switch_tier", "Tier", priority=True),
-        Binding("ctrl+o", "toggle_code", "Code/answer", priority=True),
+        Binding("ctrl+n", "reveal", "Reveal", priority=True),
+        Binding("ctrl+g", "self_grade", "Grade", priority=True),
+        Binding("ctrl+t", "switch_tier", "Switch tier", priority=True, show=False),
+        Binding("ctrl+o", "toggle_code", "Code", priority=True),
         Binding("ctrl+r", "run_code", "Run", priority=True),
-        Binding("ctrl+l", "reset_code", "Reset code", priority=True),
-        Binding("ctrl+s", "show_solution", "Solution", priority=True),
-        Binding("escape", "escape", "Cancel run / leave", priority=True),
+        Binding("ctrl+l", "reset_code", "Reset code", priority=True, show=False),
+        Binding("ctrl+s", "show_solution", "Solution", priority=True, show=False),
+        Binding("escape", "escape", "Cancel/back", priority=True),
     ]
 
     def __init__(self, queue: list[LoadedCard], position: int = 0) -> None:
@@ -184,7 +184,7 @@ class PracticeScreen(Screen):
     def _meta_text(self) -> str:
         card = self.card
         return (f"[b]{card.level}[/b] · {card.importance} · asked {card.frequency}% · "
-                f"tier [b]{self.tier}[/b] · {self.position + 1}/{len(self.queue)}")
+                f"tier [b]{self.tier}[/b]")
 
     def _next_text(self) -> str:
         if self.revealed >= len(self.plan):

@@ -7,7 +7,7 @@ import time
 from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets.text_area import Selection
 from textual.widgets import DataTable, Label, LoadingIndicator, Static, TextArea
 
@@ -16,6 +16,9 @@ from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
 from app.ui.widgets.verdict_panel import VerdictPanel
 from checkers.verdict import Verdict
 from questions.model import CodeTask
+
+
+KEYS_HELP = "ctrl+r run · esc cancel · ctrl+l reset to starter · ctrl+s solution (after a run)"
 
 
 class CodeTaskPanel(Vertical):
@@ -27,20 +30,21 @@ class CodeTaskPanel(Vertical):
 
     DEFAULT_CSS = """
     CodeTaskPanel { height: 1fr; }
-    CodeTaskPanel > #code-prompt { padding: 0 1; color: $text-muted; }
     CodeTaskPanel > #code-split { height: 1fr; }
-    CodeTaskPanel #code-editor { width: 1fr; height: 1fr; }
-    CodeTaskPanel #code-side { width: 1fr; height: 1fr; }
+    CodeTaskPanel #code-editor { width: 3fr; height: 1fr; }
+    CodeTaskPanel #code-side { width: 2fr; height: 1fr; }
     CodeTaskPanel.-narrow > #code-split { layout: vertical; }
-    CodeTaskPanel.-narrow #code-editor { width: 1fr; height: 1fr; min-height: 6; }
-    CodeTaskPanel.-narrow #code-side { width: 1fr; height: 1fr; }
+    CodeTaskPanel.-narrow #code-editor { width: 1fr; height: 3fr; min-height: 6; }
+    CodeTaskPanel.-narrow #code-side { width: 1fr; height: 2fr; }
+    CodeTaskPanel #code-prompt { padding: 0 1; text-style: italic; }
+    CodeTaskPanel #code-keys { padding: 0 1; color: $text-muted; }
     CodeTaskPanel #code-progress { height: 1; display: none; padding: 0 1; }
     CodeTaskPanel.-running #code-progress { display: block; }
     CodeTaskPanel #code-progress LoadingIndicator { width: 8; height: 1; }
-    CodeTaskPanel #code-status { padding: 0 1; color: $text-muted; }
+    CodeTaskPanel #code-status { padding: 0 1; color: $warning; }
+    CodeTaskPanel VerdictPanel { height: auto; }
     CodeTaskPanel #code-solution { display: none; height: auto; padding: 0 1; }
     CodeTaskPanel.-solution #code-solution { display: block; }
-    CodeTaskPanel.-solution VerdictPanel { height: auto; max-height: 50%; }
     """
 
     NARROW_BELOW = 100
@@ -58,15 +62,16 @@ class CodeTaskPanel(Vertical):
         self._run_started = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Static(self.code_task.prompt, id="code-prompt")
         with Horizontal(id="code-split"):
             yield TextArea.code_editor(self.code_task.starter, language="python", show_line_numbers=True,
                                        id="code-editor")
-            with Vertical(id="code-side"):
+            with VerticalScroll(id="code-side"):
+                yield Static(self.code_task.prompt, id="code-prompt")
+                yield Static(KEYS_HELP, id="code-keys")
                 with Horizontal(id="code-progress"):
                     yield LoadingIndicator()
                     yield Label("", id="code-elapsed")
-                yield Label("ctrl+r runs your code in the sandbox", id="code-status")
+                yield Label("", id="code-status")
                 yield VerdictPanel()
                 yield Static("", id="code-solution")
 
@@ -100,6 +105,7 @@ class CodeTaskPanel(Vertical):
         self.add_class("-running")
         self._set_status("")
         self._show_elapsed()
+        self.query_one("#code-side", VerticalScroll).scroll_home(animate=False)
         self._elapsed_timer.resume()
         self._grade(self.run_number, self.editor.text)
 
@@ -133,6 +139,8 @@ class CodeTaskPanel(Vertical):
         self.query_one("#code-solution", Static).update(
             Syntax(self.code_task.solution.rstrip(), "python", theme="ansi_dark", line_numbers=True))
         self.add_class("-solution")
+        solution = self.query_one("#code-solution", Static)
+        self.call_after_refresh(solution.scroll_visible, top=True, animate=False)
         return True
 
     @on(GradeFinished)
@@ -144,7 +152,9 @@ class CodeTaskPanel(Vertical):
         self.completed_runs += 1
         self.verdict = message.verdict
         self._set_status("")
-        self.query_one(VerdictPanel).show(message.verdict)
+        result = self.query_one(VerdictPanel)
+        result.show(message.verdict)
+        self.call_after_refresh(result.scroll_visible, top=True, animate=False)
         error = message.verdict.error
         if error is not None and error.line:
             self.select_line(error.line)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
 from textual.widgets import DataTable, Label, Sparkline, Static
 
 from checkers.verdict import Verdict
@@ -29,11 +29,11 @@ def headline(verdict: Verdict) -> str:
     return f"{verdict.verdict.upper()}{shape} · {growth} · {verdict.steps} steps on {verdict.device}"
 
 
-class VerdictPanel(VerticalScroll):
+class VerdictPanel(Vertical):
     """Shows one Verdict; sections without content stay hidden."""
 
     DEFAULT_CSS = """
-    VerdictPanel { height: 1fr; padding: 0 1; }
+    VerdictPanel { height: auto; padding: 0 1; }
     VerdictPanel > #verdict-headline { text-style: bold; }
     VerdictPanel.-clean > #verdict-headline { color: $success; }
     VerdictPanel.-leak > #verdict-headline { color: $error; }
@@ -79,7 +79,6 @@ class VerdictPanel(VerticalScroll):
             table.add_row(item.path, item.grad_fn, str(item.graph_nodes), human_bytes(item.saved_bytes),
                           str(item.line) if item.line else "", key=str(index))
         table.display = self.query_one("#verdict-retained-title").display = bool(verdict.retained)
-        self.scroll_home(animate=False)
 
     def _section(self, widget_id: str, text: str) -> None:
         body = self.query_one(f"#{widget_id}", Static)
