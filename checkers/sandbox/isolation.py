@@ -49,10 +49,6 @@ class Isolation:
     kind: IsolationKind
     description: str
 
-    @property
-    def own_pid_namespace(self) -> bool:
-        return self.kind == "bubblewrap"
-
 
 @functools.cache
 def bubblewrap_works() -> bool:

@@ -71,10 +71,6 @@ class Sandbox:
         return self._chosen_isolation().description
 
     @property
-    def isolation_kind(self) -> str:
-        return self._chosen_isolation().kind
-
-    @property
     def worker_pid(self) -> int | None:
         """The worker's outermost process (bwrap, or the worker itself), while it runs."""
         return self._process.pid if self._process is not None else None
