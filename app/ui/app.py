@@ -88,7 +88,10 @@ class GrillApp(App):
             self._open_due_queue()
 
     def _open_due_queue(self) -> None:
-        self.screen.run_action("practise_due")
+        from app.ui.screens.home import HomeScreen
+
+        if isinstance(self.screen, HomeScreen):
+            self.call_after_refresh(self.screen.action_practise_due)
 
     def practise(self, queue: Sequence[LoadedCard]) -> None:
         from app.ui.screens.practice import PracticeScreen

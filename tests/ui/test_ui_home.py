@@ -145,6 +145,10 @@ async def test_library_loads_in_the_background_when_not_given(history, grader, c
         assert app.library is not None
         assert {"no-grad", "retain-graph", "running-loss"} <= set(listed_ids(app)), "GRILL_PACKS is searched"
         assert table_rows(app) == len(app.library.cards)
+        second = listed_ids(app)[1]
+        await pilot.press("down", "p")
+        assert isinstance(app.screen, PracticeScreen)
+        assert app.screen.card.id == second, "the list has focus once loaded"
 
 
 async def test_mock_key_starts_a_mock_at_the_settings_tier(make_app, history):

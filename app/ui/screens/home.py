@@ -83,7 +83,10 @@ class HomeScreen(Screen):
         if app.library is None:
             self.query_one("#home-due", Static).update("Loading packs…")
             return
-        self.query_one("#home-cards", DataTable).loading = False
+        table = self.query_one("#home-cards", DataTable)
+        if table.loading:
+            table.loading = False
+            table.focus()
         cards = app.library.cards
         self.due = app.due_queue([loaded.card.id for loaded in cards])
         self.seen = app.seen_cards([loaded.card.id for loaded in cards])

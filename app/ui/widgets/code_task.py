@@ -81,7 +81,11 @@ class CodeTaskPanel(Vertical):
 
     def on_mount(self) -> None:
         self._elapsed_timer = self.set_interval(0.2, self._show_elapsed, pause=True)
+        self.watch(self.app, "theme", self._match_editor_theme)
         self._warm()
+
+    def _match_editor_theme(self, theme: str) -> None:
+        self.editor.theme = "github_light" if "light" in theme else "monokai"
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < self.NARROW_BELOW, "-narrow")

@@ -1,0 +1,35 @@
+"""`grill practice`: --due opens today's queue, --pack keeps named packs and refuses unknown ones."""
+
+from __future__ import annotations
+
+from argparse import Namespace
+
+from conftest import SIZE
+
+from app.commands.practice import run
+from app.ui.app import GrillApp
+from app.ui.screens.practice import PracticeScreen
+
+
+async def test_due_opens_todays_queue_once_packs_are_loaded(history, grader, clock):
+    app = GrillApp(None, history, start_with_due=True, grader=grader, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, PracticeScreen)
+        assert len(app.screen.queue) == min(10, len(app.library.cards)), "the default daily limit of new cards"
+
+
+async def test_due_with_a_given_library_opens_the_queue_at_once(make_app):
+    app = make_app(start_with_due=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, PracticeScreen)
+        assert {loaded.card.id for loaded in app.screen.queue} == {"no-grad", "retain-graph", "running-loss"}
+
+
+def test_an_unknown_pack_exits_2_naming_the_loaded_packs(capsys):
+    assert run(Namespace(pack=["nope"], due=False)) == 2
+    error = capsys.readouterr().err
+    assert "no pack named 'nope'" in error
+    assert "demo" in error
