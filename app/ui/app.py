@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import time
 from argparse import Namespace
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -22,7 +22,7 @@ from app.ui.commands import ScreenCommands
 from app.ui.grading import Grader, SandboxGrader
 from app.ui.messages import LibraryLoaded
 from app.ui.settings import Settings
-from questions.model import Library, LoadedCard
+from questions.model import Library, LoadedCard, Problem
 
 if TYPE_CHECKING:
     from app.progress.attempt import Attempt
@@ -74,7 +74,11 @@ class GrillApp(App):
         from app.paths import pack_search_path
         from questions.loader import load_library
 
-        self.post_message(LibraryLoaded(load_library(pack_search_path())))
+        try:
+            library = load_library(pack_search_path())
+        except Exception as error:  # shown on home like any load problem, never as a traceback
+            library = Library(problems=[Problem("<pack search path>", 0, 0, f"could not load packs: {error}")])
+        self.post_message(LibraryLoaded(library))
 
     @on(LibraryLoaded)
     def _library_loaded(self, message: LibraryLoaded) -> None:
@@ -118,14 +122,30 @@ class GrillApp(App):
 
     def due_queue(self, card_ids: list[str]) -> list[str]:
         """Today's queue; without a history every card is new, so the new-card limit applies."""
-        if self.history is None:
-            return card_ids[: self.settings.new_per_day]
-        return self.history.due_queue(card_ids, new_per_day=self.settings.new_per_day)
+        if self.history is not None:
+            from app.progress.history import HistoryError
+
+            try:
+                return self.history.due_queue(card_ids, new_per_day=self.settings.new_per_day)
+            except HistoryError as error:
+                self._lose_history(error)
+        return card_ids[: self.settings.new_per_day]
 
     def seen_cards(self, card_ids: list[str]) -> set[str]:
-        if self.history is None:
-            return set()
-        return {card_id for card_id in card_ids if self.history.progress(card_id) is not None}
+        if self.history is not None:
+            from app.progress.history import HistoryError
+
+            try:
+                return {card_id for card_id in card_ids if self.history.progress(card_id) is not None}
+            except HistoryError as error:
+                self._lose_history(error)
+        return set()
+
+    def _lose_history(self, error: Exception) -> None:
+        """The history failed mid-session: say so and carry on without it."""
+        self.history_error = str(error)
+        self.history = None
+        self.notify(self.history_error, title="History unavailable", severity="error", timeout=10)
 
     def record_attempt(self, attempt: Attempt) -> None:
         if self.history is None:

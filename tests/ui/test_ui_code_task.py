@@ -9,7 +9,7 @@ from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.screens.practice import PracticeScreen
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.verdict_panel import VerdictPanel
-from checkers.verdict import ErrorInfo, Retained, Verdict
+from checkers.verdict import Retained, Verdict
 
 LEAK = Verdict(
     verdict="leak", device="cpu", steps=60, pattern="monotonic", growth_bytes_per_step=2048.0,

@@ -178,3 +178,21 @@ async def test_stats_key_opens_the_statistics_with_this_history(make_app, histor
         assert app.screen.stats.attempts == 1
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_a_history_failing_mid_session_is_reported_and_dropped(make_app, history, monkeypatch):
+    from app.progress.history import HistoryError
+
+    def broken(*args, **kwargs):
+        raise HistoryError(Path("/tmp/history.db"), "the disk went away", "check the disk and restart grill")
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        monkeypatch.setattr(history, "due_queue", broken)
+        app.screen.refresh_all()
+        await pilot.pause()
+        assert app.history is None
+        banner = app.screen.query_one("#home-history-error", Static)
+        assert banner.display and "the disk went away" in str(banner.render())
+        assert table_rows(app) == 3

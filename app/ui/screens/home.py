@@ -76,26 +76,26 @@ class HomeScreen(Screen):
     def refresh_all(self) -> None:
         """Re-read library and history: after loading, after practice, after settings change."""
         app = self.app
+        if app.library is None:
+            self.query_one("#home-due", Static).update("Loading packs…")
+        else:
+            table = self.query_one("#home-cards", DataTable)
+            if table.loading:
+                table.loading = False
+                table.focus()
+            cards = app.library.cards
+            self.due = app.due_queue([loaded.card.id for loaded in cards])
+            self.seen = app.seen_cards([loaded.card.id for loaded in cards])
+            self._fill_packs()
+            self._fill_tags(all_tags(cards))
+            self._fill_due()
+            self._fill_problems()
+            self._fill_cards()
+            self.call_after_refresh(self._fill_cards)
         error = self.query_one("#home-history-error", Static)
         error.update(f"History unavailable, nothing will be recorded: {app.history_error}"
                      if app.history_error else "")
         error.display = bool(app.history_error)
-        if app.library is None:
-            self.query_one("#home-due", Static).update("Loading packs…")
-            return
-        table = self.query_one("#home-cards", DataTable)
-        if table.loading:
-            table.loading = False
-            table.focus()
-        cards = app.library.cards
-        self.due = app.due_queue([loaded.card.id for loaded in cards])
-        self.seen = app.seen_cards([loaded.card.id for loaded in cards])
-        self._fill_packs()
-        self._fill_tags(all_tags(cards))
-        self._fill_due()
-        self._fill_problems()
-        self._fill_cards()
-        self.call_after_refresh(self._fill_cards)
 
     def _fill_packs(self) -> None:
         packs = self.query_one("#home-packs", OptionList)
