@@ -16,12 +16,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import fsrs
 
 from app import paths
-from app.progress.attempt import Attempt, Rating
+from app.progress.attempt import RATINGS, Attempt, Mode, Rating
 from app.progress.clock import day_start, end_of_local_day, local_day, parse_stamp, stamp, to_utc, utc_now
 from app.progress.rating import cap_for_verdict
 from app.progress.records import attempt_from_dict, attempt_to_dict
@@ -104,6 +104,14 @@ class CardProgress:
     lapses: int
     last_rating: Rating
     last_seen: datetime
+
+
+def _check_fields(attempt: Attempt) -> None:
+    """A programming error is named as such, rather than surfacing as a SQL constraint failure."""
+    if attempt.rating not in RATINGS:
+        raise ValueError(f"attempt {attempt.id}: rating {attempt.rating!r} is not one of {', '.join(RATINGS)}")
+    if attempt.mode not in get_args(Mode):
+        raise ValueError(f"attempt {attempt.id}: mode {attempt.mode!r} is not one of {', '.join(get_args(Mode))}")
 
 
 def effective_rating(attempt: Attempt) -> Rating:
@@ -225,6 +233,7 @@ class History:
         return added
 
     def _insert(self, connection: sqlite3.Connection, attempt: Attempt, *, is_review: bool) -> bool:
+        _check_fields(attempt)
         cursor = connection.execute(_INSERT_ATTEMPT, _attempt_row(attempt, effective_rating(attempt), is_review))
         if cursor.rowcount == 0:
             return False

@@ -129,3 +129,9 @@ def test_worker_threads_can_record_through_one_shared_history(history):
     for worker in workers:
         worker.join()
     assert len(history.attempts()) == 8
+
+
+def test_an_attempt_with_an_unknown_rating_is_refused_by_name_and_nothing_is_stored(history):
+    with pytest.raises(ValueError, match="rating 'great' is not one of again, hard, good, easy"):
+        history.record(attempt(rating="great"))
+    assert history.attempts() == []
