@@ -119,7 +119,9 @@ class MockStepsScreen(Screen):
         moving on at once would drop the last words of a fast typist's answer.
         """
         if self.focused is not None:
-            self.focused.call_later(callback)
+            # Hop through the focused widget's queue, then run on the screen's own, so the
+            # callback may remove that widget without waiting on itself.
+            self.focused.call_later(self.call_later, callback)
         else:
             self.call_later(callback)
 
