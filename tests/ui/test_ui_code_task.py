@@ -158,3 +158,20 @@ async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, grader, hist
         assert attempt.code is not None and attempt.code.verdict == "leak"
         assert attempt.code.retained_paths == ("running",)
         assert "code" in attempt.phase_seconds
+
+
+async def test_each_run_that_is_not_clean_offers_one_more_card_hint(make_app, grader, library):
+    grader.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        hints = panel.query_one("#code-hints")
+        assert not hints.display
+        first, second = library.card("running-loss").card.code_task.hints
+        await pilot.press("ctrl+r")
+        await finish_runs(app, pilot)
+        assert str(hints.render()) == f"Card hint 1 of 2: {first}"
+        for _ in range(2):
+            await pilot.press("ctrl+r")
+            await finish_runs(app, pilot)
+        assert str(hints.render()) == f"Card hint 1 of 2: {first}\nCard hint 2 of 2: {second}"

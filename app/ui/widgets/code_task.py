@@ -43,6 +43,7 @@ class CodeTaskPanel(Vertical):
     CodeTaskPanel #code-progress LoadingIndicator { width: 8; height: 1; }
     CodeTaskPanel #code-status { padding: 0 1; color: $warning; }
     CodeTaskPanel VerdictPanel { height: auto; }
+    CodeTaskPanel #code-hints { display: none; height: auto; padding: 0 1; margin: 1 0 0 0; color: $accent; }
     CodeTaskPanel #code-solution { display: none; height: auto; padding: 0 1; }
     CodeTaskPanel.-solution #code-solution { display: block; }
     """
@@ -57,6 +58,8 @@ class CodeTaskPanel(Vertical):
         self.run_number = 0
         """Increases with every run and cancel, so a stale result is recognised and dropped."""
         self.completed_runs = 0
+        self.hints_shown = 0
+        """The card's hints are offered one more after each run that is not clean."""
         self.running = False
         self.verdict: Verdict | None = None
         self._run_started = 0.0
@@ -73,6 +76,7 @@ class CodeTaskPanel(Vertical):
                     yield Label("", id="code-elapsed")
                 yield Label("", id="code-status")
                 yield VerdictPanel()
+                yield Static("", id="code-hints")
                 yield Static("", id="code-solution")
 
     @property
@@ -158,6 +162,8 @@ class CodeTaskPanel(Vertical):
         self._set_status("")
         result = self.query_one(VerdictPanel)
         result.show(message.verdict)
+        if message.verdict.verdict != "clean":
+            self._offer_hint()
         self.call_after_refresh(result.scroll_visible, top=True, animate=False)
         error = message.verdict.error
         if error is not None and error.line:
@@ -185,6 +191,14 @@ class CodeTaskPanel(Vertical):
         if line:
             self.editor.move_cursor((line - 1, 0), center=True)
             self.editor.focus()
+
+    def _offer_hint(self) -> None:
+        hints = self.code_task.hints
+        self.hints_shown = min(len(hints), self.hints_shown + 1)
+        box = self.query_one("#code-hints", Static)
+        box.update("\n".join(f"Card hint {i + 1} of {len(hints)}: {hint}"
+                              for i, hint in enumerate(hints[: self.hints_shown])))
+        box.display = True
 
     def select_line(self, line: int) -> None:
         """Put the cursor on a 1-based line and select it, so the line stands out."""
