@@ -7,8 +7,9 @@ forgiving about wording without inventing hits:
 - word order does not matter: a phrase matches when all its content words appear within a
   short window of the answer ("graph of the computation" matches "computation graph");
 - stop words are ignored, so "the" or "is" never make a match on their own;
-- a red flag preceded by a negation ("never call retain_graph=True to silence it") is not
-  counted, because saying that a wrong thing is wrong is not saying the wrong thing.
+- a red flag preceded by a negation ("never call retain_graph=True to silence it") or
+  followed closely by one ("empty_cache won't help") is not counted, because saying that a
+  wrong thing is wrong is not saying the wrong thing.
 
 The stemmer is a dozen suffix rules rather than a dependency: signals are short technical
 phrases, and a full stemmer (or NLTK) would buy little for its weight.
@@ -37,10 +38,17 @@ NEGATIONS = frozenset({"not", "no", "never", "nor", "without", "avoid", "instead
 NEGATION_REACH = 4
 """How many words before a red-flag match a negation may stand and still cancel it."""
 
+DENIALS = frozenset({"not", "no", "never"})
+"""Negations that also cancel a red flag just after it ("empty_cache won't help")."""
+DENIAL_REACH = 3
+"""How many content words after a red-flag match a denial may come and still cancel it."""
+
 WINDOW_SLACK = 4
 """Extra words allowed between a phrase's content words: the window is its length plus this."""
 
-_TOKEN = re.compile(r"[a-z0-9_]+")
+_TOKEN = re.compile(r"[a-z0-9_]+|[.,;:!?](?=\s|$)")
+BOUNDARY = "|"
+"""Stands for punctuation that ends a clause (not the dot in `loss.item()`): negation stops there."""
 _SUFFIXES = ("edly", "ingly", "ings", "ing", "ed", "ly", "es", "s")
 _MIN_STEM = 3
 
@@ -75,14 +83,17 @@ def _doubled(word: str) -> bool:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case word stems of `text`; code like `loss.item()` yields `loss`, `item`."""
-    text = text.lower().replace("n't", " not").replace("’", "'")
-    return [stem(word) for word in _TOKEN.findall(text)]
+    """Lower-case word stems of `text`, with `BOUNDARY` for clause-ending punctuation.
+
+    Code like `loss.item()` yields `loss`, `item`.
+    """
+    text = text.lower().replace("’", "'").replace("n't", " not")
+    return [BOUNDARY if word[0] in ".,;:!?" else stem(word) for word in _TOKEN.findall(text)]
 
 
 def content_words(phrase: str) -> list[str]:
     """The stems of a phrase that must be present for it to match (stop words dropped)."""
-    return [word for word in tokens(phrase) if word not in STOP_WORDS]
+    return [word for word in tokens(phrase) if word not in STOP_WORDS and word != BOUNDARY]
 
 
 @dataclass(frozen=True)
@@ -130,10 +141,30 @@ def find_phrase(phrase: str, answer: Sequence[str], *, reject_negated: bool = Fa
         span = answer[start : start + window]
         if not set(needed).issubset(span):
             continue
-        if check_negation and NEGATIONS.intersection(answer[max(0, start - NEGATION_REACH) : start]):
+        if check_negation and _negated(answer, start, needed, window):
             continue
         return True
     return False
+
+
+def _negated(answer: Sequence[str], start: int, needed: list[str], window: int) -> bool:
+    """A negation shortly before the match, or a denial shortly after it, in the same clause."""
+    before = _clause(reversed(answer[max(0, start - NEGATION_REACH) : start]))
+    if NEGATIONS.intersection(before):
+        return True
+    end = max(start + i for i, word in enumerate(answer[start : start + window]) if word in needed)
+    after = [word for word in _clause(answer[end + 1 : end + 1 + 3 * DENIAL_REACH]) if word not in STOP_WORDS]
+    return bool(DENIALS.intersection(after[:DENIAL_REACH]))
+
+
+def _clause(words: Iterable[str]) -> list[str]:
+    """The words up to the first clause boundary."""
+    result = []
+    for word in words:
+        if word == BOUNDARY:
+            break
+        result.append(word)
+    return result
 
 
 def _first_match(phrases: Iterable[str], answer: Sequence[str], *, reject_negated: bool) -> str | None:

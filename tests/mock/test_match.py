@@ -14,6 +14,7 @@ def test_inflected_forms_share_a_stem():
 def test_code_is_split_into_words():
     assert tokens("total += loss.item()") == ["total", "loss", "item"]
     assert tokens("Don't") == ["do", "not"]
+    assert tokens("call loss.item(), then stop.") == ["call", "loss", "item", "|", "then", "stop", "|"]
 
 
 def test_stop_words_are_not_content():
@@ -60,6 +61,12 @@ def test_a_red_flag_the_candidate_rejects_is_not_counted(cards):
     marks = pre_mark(card, "You should never reach for retain_graph here; detach instead.")
     assert 1 not in marks.red_flags_hit
     assert 1 in marks.key_points_hit
+
+
+def test_a_negation_in_another_clause_does_not_cancel_a_red_flag(cards):
+    card = cards["loss-accumulation"].card
+    marks = pre_mark(card, "Call empty_cache after each step, and you won't see the growth again.")
+    assert marks.red_flags_hit == {0}
 
 
 def test_a_red_flag_in_different_words_is_caught(cards):
