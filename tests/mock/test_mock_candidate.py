@@ -4,7 +4,7 @@ from app.mock.session import MockSession
 from app.ui.screens.mock import MockScreen
 from app.ui.screens.mock_report import MockReportScreen
 from app.ui.screens.mock_review import MockReviewScreen
-from conftest import SIZE, app_for, text_of
+from mock_helpers import SIZE, app_for, text_of
 
 
 async def test_a_candidate_mock_from_first_question_to_recorded_report(cards, clock, history, tmp_path):

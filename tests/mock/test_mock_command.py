@@ -4,7 +4,7 @@ import pytest
 
 from app.cli import build_parser, main
 from app.commands.mock import MockSetupError, build_session, start_screen
-from conftest import FIXTURE_PACK
+from mock_helpers import FIXTURE_PACK
 
 
 @pytest.fixture(autouse=True)

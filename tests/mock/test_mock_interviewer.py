@@ -3,7 +3,7 @@
 from app.mock.session import MockSession
 from app.ui.screens.mock_interviewer import MockInterviewerScreen
 from app.ui.screens.mock_report import MockReportScreen
-from conftest import SIZE, app_for, text_of
+from mock_helpers import SIZE, app_for, text_of
 
 
 async def test_an_interviewer_mock_scores_the_ticks(cards, clock, history):
