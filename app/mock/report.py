@@ -28,7 +28,7 @@ class MockReport:
 
     @property
     def budget(self) -> float:
-        return sum(run.budget for run in self.runs if run.reached)
+        return sum(run.budget for run in self.runs)
 
     def study_next(self) -> list[tuple[QuestionRun, QuestionScore]]:
         """Questions not fully answered, weakest first: what to practise after this mock."""
@@ -90,14 +90,19 @@ def render_markdown(report: MockReport) -> str:
     if not study:
         lines.append("Nothing: every question was answered in full. Try a higher `--level`.")
     for run, score in study:
-        missed = "; ".join(score.key_points_missed)
+        missed = _listed(score.key_points_missed)
         detail = f"missed: {missed}" if missed else "every key point made"
         if score.red_flags_said:
-            detail += f"; avoid saying: {'; '.join(score.red_flags_said)}"
+            detail += f"; avoid saying: {_listed(score.red_flags_said)}"
         if score.verdict not in (None, "clean"):
             detail += f"; code: {score.verdict}"
         lines.append(f"- `{run.card.id}` ({percent(score.score)}): {detail}")
     return "\n".join(lines) + "\n"
+
+
+def _listed(sentences: tuple[str, ...]) -> str:
+    """Sentences run together with semicolons, without their own final full stops."""
+    return "; ".join(sentence.rstrip(".") for sentence in sentences)
 
 
 def _question_section(n: int, run: QuestionRun, score: QuestionScore) -> list[str]:

@@ -119,7 +119,8 @@ class QuestionRun:
 
     @property
     def budget(self) -> float:
-        return sum(r.step.budget for r in self.records)
+        """The budgets of the steps actually asked."""
+        return sum(r.step.budget for r in self.records if r.reached)
 
     @property
     def spoken_text(self) -> str:
