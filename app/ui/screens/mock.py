@@ -39,12 +39,15 @@ class MockStepsScreen(Screen):
     MockStepsScreen #mock-body { height: 1fr; }
     MockStepsScreen #mock-prompt { padding: 1 1; height: auto; }
     MockStepsScreen #mock-answer { height: 1fr; }
+    MockStepsScreen #code-keys { display: none; }
     """
+    # The code panel's own key help names practice keys (the solution); the footer lists ours.
 
     BINDINGS = [
         Binding("ctrl+n", "next", "Done, next", priority=True),
         Binding("ctrl+r", "run_code", "Run code", priority=True),
         Binding("escape", "cancel_run", "Cancel run"),
+        Binding("ctrl+l", "reset_code", "Reset code", priority=True),
         Binding("ctrl+e", "end", "End interview", priority=True),
     ]
 
@@ -184,7 +187,7 @@ class MockStepsScreen(Screen):
         return panels.first() if panels else None
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in ("run_code", "cancel_run"):
+        if action in ("run_code", "cancel_run", "reset_code"):
             step = self.session.current
             return step is not None and step.kind == "code"
         return True
@@ -193,6 +196,11 @@ class MockStepsScreen(Screen):
         panel = self._code_panel()
         if panel is not None:
             panel.run()
+
+    def action_reset_code(self) -> None:
+        panel = self._code_panel()
+        if panel is not None:
+            panel.reset()
 
     def action_cancel_run(self) -> None:
         self._cancel_code_run()
@@ -230,7 +238,7 @@ class MockScreen(MockStepsScreen):
             return Text.assemble(("Follow-up: ", "bold"), step.prompt)
         if step.kind == "code":
             return Text.assemble(("Code task: ", "bold"),
-                                 "run your fix (ctrl+r) before moving on: the last run counts.")
+                                 "fix the code and run it (ctrl+r) before moving on: the last run counts.")
         return Text(step.prompt, style="bold")
 
     def sync_step(self) -> None:

@@ -44,6 +44,8 @@ class MockInterviewerScreen(MockStepsScreen):
         await super().show_step(step)
         if step is None:
             return
+        # The code task needs the room; the script and the ticks come back for the follow-ups.
+        self.query_one("#interviewer-split").display = step.kind != "code"
         if not new_question:
             self.query_one("#interviewer-ask", Static).update(self._ask(step))
             self.query_one("#interviewer-follow-ups", Static).update(self._follow_ups(step))
