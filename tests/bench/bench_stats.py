@@ -7,6 +7,7 @@ Run: .venv/bin/python tests/bench/bench_stats.py
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import sys
@@ -20,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "progress"))
 from app.progress.attempt import Attempt  # noqa: E402
 from app.progress.history import History  # noqa: E402
 from app.progress.stats import compute_stats  # noqa: E402
+from app.progress.transfer import export_document, import_file  # noqa: E402
 from progress_factories import loaded_card  # noqa: E402
 
 ATTEMPTS, PACKS, CARDS_PER_PACK, REPEAT = 100_000, 8, 50, 5
@@ -84,6 +86,16 @@ def main() -> None:
         home_time, queue = timed(open_home)
         print(f"open history + due queue for home: {home_time * 1000:.0f} ms median of {REPEAT}; "
               f"{len(queue)} cards queued")
+
+        exported = Path(folder) / "export.json"
+        with History.open(path) as history:
+            export_time, _ = timed(lambda: exported.write_text(json.dumps(export_document(history, now=NOW))), 1)
+        with History.open(Path(folder) / "imported.db") as fresh:
+            import_time, result = timed(lambda: import_file(fresh, exported), 1)
+            again_time, again = timed(lambda: import_file(fresh, exported), 1)
+        print(f"export JSON: {export_time:.2f} s ({exported.stat().st_size / 1e6:.1f} MB); import into an empty "
+              f"history: {import_time:.2f} s ({result.added:,} added); same file again: {again_time:.2f} s "
+              f"({again.added} added)")
 
 
 if __name__ == "__main__":
