@@ -7,8 +7,6 @@ the countdown, so tests inject a fake one and call `tick_clock()` instead of wai
 
 from __future__ import annotations
 
-import random
-from datetime import datetime, timezone
 from pathlib import Path
 
 from rich.text import Text
@@ -18,7 +16,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static, TextArea
 
-from app.mock.draw import draw, eligible, standings_from
 from app.mock.session import Event, MockSession, Step, mmss
 from app.ui.widgets.code_task import CodeTaskPanel
 
@@ -252,24 +249,3 @@ class MockScreen(MockStepsScreen):
 
         self.app.switch_screen(MockReviewScreen(self.session, report_path=self.report_path))
 
-
-def start_mock(app, questions: int = 5) -> None:
-    """Open a candidate-mode mock from inside the app: the default draw at the settings' tier.
-
-    `grill mock` offers every option; this is the one-key way in from home.
-    """
-    library, level = app.library, app.settings.tier
-    cards = library.cards if library is not None else []
-    if not eligible(cards, level):
-        app.notify(f"No card at {level} level or below to draw a mock from.", severity="warning")
-        return
-    from app.progress.history import HistoryError
-
-    standings = {}
-    if app.history is not None:
-        try:
-            standings = standings_from(app.history, [c.card.id for c in cards], datetime.now(timezone.utc))
-        except HistoryError:
-            pass  # the draw is then unweighted; recording will report the history problem
-    chosen = draw(cards, questions, level=level, rng=random.Random(), standings=standings)
-    app.push_screen(MockScreen(MockSession(chosen, level=level, clock=app.clock)))
