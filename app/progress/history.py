@@ -300,7 +300,9 @@ class History:
         them further new cards beyond the limit.
         """
         now = to_utc(now) if now is not None else utc_now()
-        limit = new_per_day if new_per_day is not None else int(self.get_setting("new_per_day", DEFAULT_NEW_PER_DAY))
+        if new_per_day is None:
+            stored = self.get_setting("new_per_day", DEFAULT_NEW_PER_DAY)
+            new_per_day = stored if isinstance(stored, int) and stored >= 0 else DEFAULT_NEW_PER_DAY
         with self.reading() as connection:
             known = dict(connection.execute("SELECT card_id, due FROM card_state"))
             introduced_today = connection.execute(
@@ -311,7 +313,7 @@ class History:
         seen = sorted((known[c], c) for c in wanted if c in known)
         new = [c for c in wanted if c not in known]
         due = [c for when, c in seen if when < cutoff]
-        fresh_allowed = max(0, limit - introduced_today)
+        fresh_allowed = max(0, new_per_day - introduced_today)
         queue = due + new[:fresh_allowed]
         if extra > 0:
             later = [c for when, c in seen if when >= cutoff] + new[fresh_allowed:]

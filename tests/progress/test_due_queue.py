@@ -74,3 +74,9 @@ def test_cards_the_caller_cannot_show_are_left_out(history):
 def test_a_card_failed_just_now_is_due_again_later_today(history):
     history.record(attempt("failed", rating="again", at=NOW - timedelta(minutes=1)))
     assert history.due_queue(["failed"], now=NOW, new_per_day=0) == ["failed"]
+
+
+def test_a_nonsense_limit_setting_falls_back_to_the_default(history):
+    history.set_setting("new_per_day", "ten")
+    new_cards = [f"new-{n}" for n in range(DEFAULT_NEW_PER_DAY + 5)]
+    assert len(history.due_queue(new_cards, now=NOW)) == DEFAULT_NEW_PER_DAY
