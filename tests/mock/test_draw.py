@@ -67,3 +67,16 @@ def test_weak_cards_come_up_more_often(cards):
 def test_asking_for_no_questions_is_an_error(cards):
     with pytest.raises(ValueError, match="at least 1"):
         draw(list(cards.values()), 0, level="middle", rng=random.Random(0))
+
+
+def test_standings_come_from_the_history(cards, history):
+    from datetime import datetime, timedelta, timezone
+
+    from app.mock.draw import standings_from
+    from app.progress.attempt import Attempt
+
+    history.record(Attempt(card_id="no-grad-eval", mode="mock", rating="again", tier="junior",
+                           phase_seconds={"answer": 30.0}))
+    later = datetime.now(timezone.utc) + timedelta(days=30)
+    standings = standings_from(history, ["no-grad-eval", "retain-graph-error"], later)
+    assert standings == {"no-grad-eval": Standing(seen=True, due=True, last_rating="again", lapses=0)}

@@ -1,5 +1,7 @@
 """Pilot tests of whole candidate-mode mocks with a fake clock: nothing here waits for real time."""
 
+import pytest
+
 from app.mock.session import MockSession
 from app.ui.screens.mock import MockScreen
 from app.ui.screens.mock_report import MockReportScreen
@@ -23,6 +25,7 @@ async def test_a_candidate_mock_from_first_question_to_recorded_report(cards, cl
         assert text_of(app, "#mock-countdown") == "⏱ 00:35"
         await pilot.press("ctrl+n")
         assert "follow-up 1" in text_of(app, "#mock-step")
+        assert screen.query_one("#mock-progress").percentage == pytest.approx(1 / 6)
         assert "inference_mode" in text_of(app, "#mock-prompt")
         assert screen.answer.text == ""
 

@@ -57,7 +57,7 @@ class MockStepsScreen(Screen):
         with Horizontal(id="mock-bar"):
             yield Static("", id="mock-step")
             yield Static("", id="mock-countdown")
-            yield ProgressBar(total=len(self.session.steps), show_eta=False, id="mock-progress")
+            yield ProgressBar(total=100, show_eta=False, id="mock-progress")
         yield Static("", id="mock-notice")
         with Vertical(id="mock-body"):
             yield from self.compose_body()
@@ -97,7 +97,7 @@ class MockStepsScreen(Screen):
         countdown = self.query_one("#mock-countdown", Static)
         countdown.update(f"⏱ {mmss(max(0.0, session.remaining()))}")
         countdown.set_class(session.state == "overtime", "-over")
-        self.query_one("#mock-progress", ProgressBar).update(progress=session.index)
+        self.query_one("#mock-progress", ProgressBar).update(progress=100 * session.progress)
         notice = self.query_one("#mock-notice", Static)
         if session.state == "overtime":
             what = "The interview's time is up" if session.session_overrun else "Time is up"

@@ -7,14 +7,15 @@ ticks are the confirmed marks, so the session goes straight to the report.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, SelectionList, Static
 
 from app.mock.report import build_report
 from app.mock.score import Judgement
-from app.mock.session import Step
+from app.mock.session import MockSession, Step
 from app.ui.screens.mock import MockStepsScreen
 
 
@@ -29,8 +30,8 @@ class MockInterviewerScreen(MockStepsScreen):
     MockInterviewerScreen SelectionList { height: auto; }
     """
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
+        super().__init__(session, report_path=report_path)
         self.judgements = [Judgement() for _ in self.session.cards]
         self._question: int | None = None
 
