@@ -91,7 +91,7 @@ def test_card_has_every_part_a_practice_session_uses(path: Path):
 
 @pytest.mark.parametrize("path", CARD_FILES, ids=lambda path: path.stem)
 def test_timed_answers_fit_their_budget_spoken_aloud(path: Path):
-    """At a speaking pace of 120 to 160 words a minute."""
+    """At a speaking pace of roughly 105 to 165 words a minute."""
     card = load_card(path)
     assert (card.basic.seconds, card.solid.seconds) == (20, 50)
     assert 35 <= words(card.basic.text) <= 55
