@@ -128,7 +128,11 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
         return None, [Problem(path, line, column, f"the top level must be a mapping of fields, not {kind}",
                               "start each line with a field name, like 'id: my-card'")]
     builder = _Builder(path)
-    data = builder.mapping(root, ())
+    try:
+        data = builder.value(root, ())
+    except RecursionError:
+        return None, [Problem(path, 1, 1, "the values are nested too deeply to read",
+                              "a card needs only a few levels of nesting: flatten the structure")]
     return YamlDocument(path, lines, root, data, builder.todos, builder.unreadable), builder.problems
 
 
@@ -140,13 +144,24 @@ class _Builder:
         self.problems: list[Problem] = []
         self.todos: list[tuple[Loc, yaml.ScalarNode]] = []
         self.unreadable: set[int] = set()
+        self.building: set[int] = set()
+        """ids of the collections being built right now, to stop at a self-referencing alias."""
 
     def value(self, node: yaml.Node, loc: Loc) -> Any:
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, loc)
-        if isinstance(node, yaml.MappingNode):
-            return self.mapping(node, loc)
-        return [self.value(item, (*loc, index)) for index, item in enumerate(node.value)]
+        if id(node) in self.building:  # an alias inside its own anchor: `&a [*a]`
+            line, column = position(node)
+            self.problems.append(Problem(self.path, line, column, "an alias refers to the value that contains it",
+                                         "write the value out instead of using an anchor"))
+            return None
+        self.building.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                return self.mapping(node, loc)
+            return [self.value(item, (*loc, index)) for index, item in enumerate(node.value)]
+        finally:
+            self.building.discard(id(node))
 
     def scalar(self, node: yaml.ScalarNode, loc: Loc) -> Any:
         if node.tag == _STR_TAG:

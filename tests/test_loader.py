@@ -6,6 +6,7 @@ import pytest
 
 from app.paths import pack_search_path
 from questions.loader import load_card_file, load_library, load_pack
+from questions.yamldoc import parse_yaml
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 BAD = PACKS / "bad-cards"
@@ -208,3 +209,13 @@ def test_a_file_on_the_search_path_is_reported():
     card = PACKS / "good" / "minimal-card.yaml"
     library = load_library([card])
     assert located(library.problems) == [f"{card}:1:1: packs are loaded from folders, not files"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a: &x [1, *x]\n", "1:4: an alias refers to the value that contains it"),
+    ("&root {a: *root}\n", "1:1: an alias refers to the value that contains it"),
+    ("a: " + "[" * 900 + "]" * 900 + "\n", "1:1: the values are nested too deeply to read"),
+])
+def test_pathological_yaml_is_a_problem_not_a_crash(text, expected):
+    _, problems = parse_yaml(text, "card.yaml")
+    assert [f"{p.line}:{p.column}: {p.message}" for p in problems] == [expected]
