@@ -104,8 +104,14 @@ def pack_folders(entry: Path, problems: list[Problem]) -> list[Path]:
         return []
     if (entry / MANIFEST_NAME).is_file():
         return [entry]
+    try:
+        children = sorted(p for p in entry.iterdir() if p.is_dir() and p.name[0] not in "._")
+    except OSError as error:
+        problems.append(Problem(str(entry), 1, 1, f"cannot read this folder: {error.strerror}",
+                                "check its permissions, or remove it from GRILL_PACKS"))
+        return []
     folders = []
-    for folder in [entry, *sorted(p for p in entry.iterdir() if p.is_dir() and p.name[0] not in "._")]:
+    for folder in [entry, *children]:
         if (folder / MANIFEST_NAME).is_file():
             folders.append(folder)
         elif card_files(folder):

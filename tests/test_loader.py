@@ -219,3 +219,11 @@ def test_a_file_on_the_search_path_is_reported():
 def test_pathological_yaml_is_a_problem_not_a_crash(text, expected):
     _, problems = parse_yaml(text, "card.yaml")
     assert [f"{p.line}:{p.column}: {p.message}" for p in problems] == [expected]
+
+
+def test_an_unreadable_folder_is_reported(tmp_path, monkeypatch):
+    def refuse(self):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    library = load_library([tmp_path])
+    assert located(library.problems) == [f"{tmp_path}:1:1: cannot read this folder: Permission denied"]
