@@ -165,6 +165,11 @@ def test_ordinary_training_code_runs_and_returns_its_result(sandbox, source, che
     assert check(outcome.result["result"]), outcome.result
 
 
+def test_torch_runs_on_one_thread(sandbox):
+    outcome = sandbox.run(SNIPPET, {"source": "import torch\nresult = torch.get_num_threads()"})
+    assert outcome.result == {"result": 1}
+
+
 def test_prints_come_back_as_output(sandbox):
     outcome = sandbox.run(SNIPPET, {"source": "for i in range(3):\n    print('step', i, sep='=')"})
     assert outcome.output == "step=0\nstep=1\nstep=2\n"
