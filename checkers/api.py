@@ -6,6 +6,7 @@ Never imports torch: the sandbox's worker does.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import threading
 from pathlib import Path
@@ -33,14 +34,18 @@ def shared_sandbox(device: str = "auto") -> Sandbox:
     """One warm sandbox per requested device for this process, closed at exit."""
     with _sandboxes_lock:
         if device not in _sandboxes:
-            if device == "auto":
-                from checkers.sandbox import default_sandbox
-                _sandboxes[device] = default_sandbox()
-            else:
-                import atexit
-                _sandboxes[device] = sandbox = Sandbox(device=device)
-                atexit.register(sandbox.close)
+            if not _sandboxes:
+                atexit.register(close_shared_sandboxes)
+            _sandboxes[device] = Sandbox(device=device)
         return _sandboxes[device]
+
+
+def close_shared_sandboxes() -> None:
+    """Stop the shared workers now rather than at exit (tests, and apps that outlive a check)."""
+    with _sandboxes_lock:
+        for sandbox in _sandboxes.values():
+            sandbox.close()
+        _sandboxes.clear()
 
 
 def grade_source(source: str, *, device: str = "auto", steps: int | None = None,

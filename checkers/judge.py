@@ -61,6 +61,7 @@ class Measurements:
 
 
 def judge(m: Measurements) -> Verdict:
+    """The verdict by the rule in the module docstring, with the memory curve's shape."""
     steps = len(m.nodes)
     spans = [s for s in m.backward_spans[:steps] if s >= 0]
     growing = _growing(spans)
