@@ -41,3 +41,12 @@ def test_code_task_with_a_leak_verdict(snap_compare, make_app, grader):
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SNAPSHOT_SIZE, run_before=run_code)
+
+
+def test_home_in_the_light_theme(snap_compare, make_app, history):
+    history.set_setting("theme", "light")
+
+    async def settle(pilot):
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=SNAPSHOT_SIZE, run_before=settle)
