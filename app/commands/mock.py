@@ -87,6 +87,9 @@ def _prepare(args: argparse.Namespace, open_history):
     from app.paths import pack_search_path
     from questions.loader import load_library
 
+    if args.report and Path(args.report).expanduser().is_dir():
+        raise MockSetupError(f"--report {args.report} is a folder; give a file name such as "
+                             f"{Path(args.report) / 'mock.md'}")
     library = load_library(pack_search_path())
     cards = cards_for(library, args.pack)
     history = open_history()

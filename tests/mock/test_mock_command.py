@@ -72,3 +72,8 @@ def test_a_corrupt_history_exits_1_with_its_message(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("grill mock: ") and "history.db" in err
     assert "Traceback" not in err
+
+
+def test_a_report_path_that_is_a_folder_exits_2(tmp_path, capsys):
+    assert main(["mock", "--pack", "mockpack", "--report", str(tmp_path)]) == 2
+    assert "is a folder; give a file name" in capsys.readouterr().err
