@@ -1,6 +1,7 @@
-"""Fixtures for the sandbox suites: warm sandboxes shared per session, and a `witness` that
-sets traps (canary directory, loopback listener, a secret in our environment) and checks
-afterwards that none was touched and that no process of the run is left."""
+"""Fixtures for the sandbox suites: warm sandboxes shared per module (closed after it, so no
+worker outlives the module that needed it), and a `witness` that sets traps (canary
+directory, loopback listener, a secret in our environment) and checks afterwards that none
+was touched and that no process of the run is left."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def start(secret: str, isolation: str) -> Sandbox:
                    job_paths=(str(JOBS),)).start()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def sandbox(secret):
     """The sandbox as users get it: bubblewrap where it works."""
     box = start(secret, "auto")
@@ -36,7 +37,7 @@ def sandbox(secret):
     box.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def process_sandbox(secret):
     """The fallback without bubblewrap: process isolation and rlimits only."""
     box = start(secret, "process")
