@@ -45,6 +45,7 @@ ALLOWED_MODULES: dict[str, str] = {
     "statistics": "mean and friends",
     "copy": "deepcopy of models",
     "time": "timing a loop",
+    "typing": "annotations (names below are listed one by one)",
 }
 """Modules a snippet may import or reach, each only under this exact name."""
 
@@ -63,6 +64,11 @@ ONLY_NAMES: dict[str, frozenset[str]] = {
     }),
     # update_wrapper/wraps read and write attributes named by the caller, dunders included.
     "functools": frozenset({"partial", "reduce", "lru_cache", "cache", "cmp_to_key"}),
+    # get_type_hints evaluates annotation strings with real builtins when given empty globals.
+    "typing": frozenset({
+        "Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Mapping", "NamedTuple",
+        "Optional", "Sequence", "Set", "Tuple", "Union", "cast",
+    }),
 }
 """Modules too broad to open whole: only these names of them are offered."""
 

@@ -19,7 +19,7 @@ def run(source: str, extra: dict | None = None, transform=None) -> dict:
 
 @pytest.mark.parametrize("source,message", [
     ("import os", "'os' is not available in the sandbox"),
-    ("from typing import get_type_hints", "'typing' is not available in the sandbox"),
+    ("import inspect", "'inspect' is not available in the sandbox"),
     ("import operator", "'operator' is not available in the sandbox"),
     ("x = y.__dict__", '"__dict__" is an invalid attribute name'),
     ("def __del__(self):\n    pass", '"__del__" is an invalid variable name'),
@@ -28,13 +28,20 @@ def run(source: str, extra: dict | None = None, transform=None) -> dict:
      '"__init__" is an invalid variable name'),
     ("_hidden = 1", '"_hidden" is an invalid variable name'),
     ("async def f():\n    pass", "AsyncFunctionDef statements are not allowed"),
-], ids=["os", "typing", "operator", "dict", "del-at-top", "reduce", "nested-init", "underscore",
+], ids=["os", "inspect", "operator", "dict", "del-at-top", "reduce", "nested-init", "underscore",
         "async"])
 def test_compile_time_refusals(source, message):
     with pytest.raises(Refused) as refused:
         policy.compile_candidate(source)
     assert message in refused.value.message
     assert refused.value.line is not None
+
+
+def test_typing_offers_annotations_but_not_evaluation():
+    run("from typing import List, Optional\ndef f(x: List[int]) -> Optional[int]:\n"
+        "    return x[0] if x else None\n")
+    with pytest.raises(Refused, match="'typing.get_type_hints' is not available"):
+        run("import typing\ntyping.get_type_hints(print, {})\n")
 
 
 def test_first_violation_in_reading_order_is_reported():
