@@ -11,9 +11,17 @@ from test_ui_code_task import LEAK
 SNAPSHOT_SIZE = (100, 30)
 
 
+async def hold_cursors_still(pilot) -> None:
+    """A blinking cursor would be drawn on or off depending on timing; freeze it on."""
+    for widget in pilot.app.screen.query("TextArea, Input"):
+        widget.cursor_blink = False
+    await pilot.pause()
+
+
 def test_home(snap_compare, make_app):
     async def settle(pilot):
         await pilot.pause()
+        await hold_cursors_still(pilot)
 
     assert snap_compare(make_app(), terminal_size=SNAPSHOT_SIZE, run_before=settle)
 
@@ -25,7 +33,7 @@ def test_practice_after_three_reveals(snap_compare, make_app, clock):
         await pilot.press(*"It records a graph.")
         clock.advance(23)
         await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
-        await pilot.pause()
+        await hold_cursors_still(pilot)
 
     assert snap_compare(make_app(), terminal_size=SNAPSHOT_SIZE, run_before=reveal)
 
@@ -38,7 +46,7 @@ def test_code_task_with_a_leak_verdict(snap_compare, make_app, grader):
         await pilot.pause()
         await pilot.press("ctrl+r")
         await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await hold_cursors_still(pilot)
 
     assert snap_compare(make_app(), terminal_size=SNAPSHOT_SIZE, run_before=run_code)
 
@@ -48,5 +56,6 @@ def test_home_in_the_light_theme(snap_compare, make_app, history):
 
     async def settle(pilot):
         await pilot.pause()
+        await hold_cursors_still(pilot)
 
     assert snap_compare(make_app(), terminal_size=SNAPSHOT_SIZE, run_before=settle)
