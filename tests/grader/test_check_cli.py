@@ -8,18 +8,10 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from checkers.api import close_shared_sandboxes
 
 CORPUS = Path(__file__).parent / "corpus"
 STABLE_FIELDS = {"verdict", "device", "steps", "pattern", "growth_bytes_per_step", "samples",
                  "retained", "message", "hint", "error"}
-
-
-@pytest.fixture(autouse=True, scope="module")
-def shared_workers_stop_after_this_module():
-    """`grill check` in-process keeps a warm worker for the process; later tests count children."""
-    yield
-    close_shared_sandboxes()
 
 
 def check(capsys, *argv):
