@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from checkers.sandbox.errors import SandboxError
+
 IsolationKind = Literal["bubblewrap", "process"]
 
 BUBBLEWRAP = ("bubblewrap: no network, own PID namespace, {user}, read-only Python "
@@ -52,14 +54,22 @@ class Isolation:
 
 @functools.cache
 def bubblewrap_works() -> bool:
-    """bwrap is installed and may create namespaces here (some kernels forbid it)."""
-    if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
+    """bwrap is installed and accepts the worker's own arguments here (some kernels forbid
+    namespaces, old versions lack options)."""
+    true = shutil.which("true")
+    if not sys.platform.startswith("linux") or shutil.which("bwrap") is None or true is None:
         return False
-    probe = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"]
+    probe = bwrap_arguments(dict(SANDBOX_ENV), cuda=False, as_root=os.geteuid() == 0)
+    probe += ["--", true]
     try:
         return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+
+
+def fallback(reason: str) -> Isolation:
+    """Process-only isolation after bubblewrap was chosen but could not start the worker."""
+    return Isolation("process", f"{PROCESS_ONLY}; bubblewrap failed: {reason}")
 
 
 def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isolation:
@@ -69,7 +79,7 @@ def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isol
         user = "runs as nobody" if os.geteuid() == 0 else "own user namespace"
         return Isolation("bubblewrap", BUBBLEWRAP.format(user=user))
     if requested == "bubblewrap":
-        raise RuntimeError("bubblewrap isolation was requested, but bwrap is not installed or "
+        raise SandboxError("bubblewrap isolation was requested, but bwrap is not installed or "
                            "cannot create namespaces here (install the 'bubblewrap' package)")
     return Isolation("process", PROCESS_ONLY)
 

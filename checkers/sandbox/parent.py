@@ -20,6 +20,7 @@ from typing import Literal
 
 from checkers.sandbox import isolation as isolation_layer
 from checkers.sandbox import protocol
+from checkers.sandbox.errors import SandboxError
 from checkers.sandbox.limits import Limits
 from checkers.sandbox.outcome import Outcome
 from checkers.verdict import ErrorInfo
@@ -32,10 +33,6 @@ KILL_GRACE_SECONDS = 3.0
 """How long the worker gets to kill a run before the whole worker is torn down."""
 STDERR_TAIL_BYTES = 8 * 1024
 STATUSES = ("ok", "refused", "error", "timeout", "limit")
-
-
-class SandboxError(RuntimeError):
-    """The sandbox itself cannot run (worker failed to start, no CUDA when CUDA was asked)."""
 
 
 class Sandbox:
@@ -110,7 +107,14 @@ class Sandbox:
         self._control = ours
         self._stderr_tail = bytearray()
         threading.Thread(target=self._drain_stderr, args=(self._process,), daemon=True).start()
-        ready = self._await_ready()
+        try:
+            ready = self._await_ready()
+        except SandboxError as exc:
+            if self._isolation_request != "auto" or chosen.kind != "bubblewrap":
+                raise
+            # bwrap ran its probe but not the worker: carry on without it, and say so.
+            self._isolation = isolation_layer.fallback(str(exc).splitlines()[0])
+            return self.start()
         cuda = bool(ready.get("cuda"))
         if self.requested_device == "cuda" and not cuda:
             self.close()

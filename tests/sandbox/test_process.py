@@ -13,6 +13,7 @@ import pytest
 from sandbox_witness import JOBS, SNIPPET, TEST_LIMITS, process_tree
 
 from checkers.sandbox import Sandbox, SandboxError
+from checkers.sandbox import isolation
 from checkers.sandbox.isolation import bubblewrap_works, host_has_cuda_devices
 
 
@@ -28,6 +29,17 @@ def test_isolation_is_described_plainly():
     assert Sandbox(isolation="process").isolation.startswith("process only")
     if bubblewrap_works():
         assert Sandbox().isolation.startswith("bubblewrap: no network")
+
+
+@pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap cannot create namespaces here")
+def test_auto_carries_on_without_bubblewrap_when_it_cannot_start_the_worker(monkeypatch, secret):
+    monkeypatch.setattr(isolation, "bwrap_arguments", lambda env, **_: ["bwrap", "--no-such-flag"])
+    with Sandbox(device="cpu", limits=TEST_LIMITS) as box:
+        assert box.isolation.startswith("process only")
+        assert "bubblewrap failed: the sandbox worker did not start" in box.isolation
+        assert box.run(SNIPPET, {"source": "result = 6"}).result == {"result": 6}
+    with pytest.raises(SandboxError, match="did not start"):
+        Sandbox(device="cpu", isolation="bubblewrap").start()
 
 
 @pytest.mark.skipif(host_has_cuda_devices(), reason="this machine has a GPU")
