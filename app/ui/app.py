@@ -65,7 +65,7 @@ class GrillApp(App):
         if self.history_error:
             self.notify(self.history_error, title="History unavailable", severity="error", timeout=10)
         if self.library is None:
-            self._load_library()
+            self.call_after_refresh(self._load_library)
         elif self._start_with_due:
             self._open_due_queue()
 
