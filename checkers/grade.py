@@ -20,7 +20,6 @@ from checkers.probes import MAX_AGE, GraphTracker, memory_reader, summarize_grap
 from checkers.retained import assignment_line, graph_tensors
 from checkers.verdict import Verdict
 
-DEFAULT_STEPS = 60
 MAX_HOLDERS = 200
 """Graph-bearing tensors summarised per scan at most (a list of 10 000 losses needs no more)."""
 
@@ -112,7 +111,7 @@ def grade_job(payload: dict) -> dict:
 
     source = payload["source"]
     filename = payload.get("filename") or "<snippet>"
-    steps = int(payload.get("steps") or DEFAULT_STEPS)
+    steps = int(payload["steps"])  # the parent always says how many (checkers.api.DEFAULT_STEPS)
     device = resolve_device(payload.get("device", "auto"))
     code = policy.compile_candidate(source, filename, transform=instrument)
     tree = ast.parse(source, filename)
