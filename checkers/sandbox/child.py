@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from checkers import policy
 from checkers.refusal import CandidateError, Refused
+from checkers.sandbox import landlock
 from checkers.sandbox.protocol import write_all
 
 MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
@@ -33,6 +34,8 @@ def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
         isolate(out_fd)
         apply_limits(request["limits"], address_space=request["device"] != "cuda")
         reseed()
+        if request["device"] != "cuda":  # the driver's device files and /sys: untried here
+            landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"])
         policy.set_print_limit(request["limits"]["output_bytes"])
         message = call(job, request["payload"])
     except BaseException as exc:  # the child must always answer, whatever broke

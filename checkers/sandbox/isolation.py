@@ -20,14 +20,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from checkers.sandbox import landlock
 from checkers.sandbox.errors import SandboxError
 
 IsolationKind = Literal["bubblewrap", "process"]
 
 BUBBLEWRAP = ("bubblewrap: no network, own PID namespace, {user}, read-only Python "
               "installation, empty /tmp, no home, no environment; rlimits per run")
-PROCESS_ONLY = ("process only (bubblewrap unavailable): rlimits and a killed process tree "
-                "per run; the snippet policy is the only guard on files and network")
+PROCESS_ONLY = "process only (bubblewrap unavailable): rlimits and a killed process tree per run"
+LANDLOCK = ("; Landlock: reads only the Python installation, writes only its own directory"
+            "{tcp}")
+NO_LANDLOCK = "; the snippet policy is the only guard on files and network"
+
+SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/proc/self",
+                   "/dev/urandom", "/dev/random")
+"""What a run may read besides the Python installation (Landlock; CPU runs)."""
 
 SANDBOX_ENV = {
     "PATH": "/usr/bin:/bin",
@@ -67,21 +74,36 @@ def bubblewrap_works() -> bool:
         return False
 
 
+def process_only(note: str = "") -> Isolation:
+    return Isolation("process", PROCESS_ONLY + note + landlock_note(NO_LANDLOCK))
+
+
+def landlock_note(otherwise: str = "") -> str:
+    version = landlock.abi()
+    if not version:
+        return otherwise
+    return LANDLOCK.format(tcp=", no TCP" if version >= 4 else "")
+
+
 def fallback(reason: str) -> Isolation:
     """Process-only isolation after bubblewrap was chosen but could not start the worker."""
-    return Isolation("process", f"{PROCESS_ONLY}; bubblewrap failed: {reason}")
+    return process_only(f"; bubblewrap failed: {reason}")
+
+
+def readable_paths(job_paths: tuple[str, ...] = ()) -> list[str]:
+    return [*read_only_paths(), *job_paths, *SYSTEM_READABLE]
 
 
 def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isolation:
     if requested == "process":
-        return Isolation("process", PROCESS_ONLY)
+        return process_only()
     if bubblewrap_works():
         user = "runs as nobody" if os.geteuid() == 0 else "own user namespace"
-        return Isolation("bubblewrap", BUBBLEWRAP.format(user=user))
+        return Isolation("bubblewrap", BUBBLEWRAP.format(user=user) + landlock_note())
     if requested == "bubblewrap":
         raise SandboxError("bubblewrap isolation was requested, but bwrap is not installed or "
                            "cannot create namespaces here (install the 'bubblewrap' package)")
-    return Isolation("process", PROCESS_ONLY)
+    return process_only()
 
 
 def package_root() -> Path:

@@ -172,7 +172,8 @@ class Sandbox:
         out_read, out_write = os.pipe()
         result_read, result_write = os.pipe()
         request = {"op": "run", "job": job, "payload": payload, "device": self.device,
-                   "limits": self.limits.to_dict()}
+                   "limits": self.limits.to_dict(),
+                   "readable": isolation_layer.readable_paths(self.job_paths)}
         try:
             protocol.send(self._control, request, (out_write, result_write))
             sent = True
