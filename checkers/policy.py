@@ -58,7 +58,7 @@ code uses. No open, exec, eval, compile, globals, vars, getattr, type, input, br
 
 REFUSED_BUILTINS = (
     "open", "exec", "eval", "compile", "globals", "locals", "vars", "getattr", "setattr",
-    "delattr", "hasattr", "type", "input", "breakpoint", "memoryview", "help", "dir",
+    "delattr", "type", "input", "breakpoint", "memoryview", "help", "dir",
 )
 """Present as stubs that refuse when called, so that a snippet may still name a variable
 `input` and a call to `open` reads as a refusal rather than a NameError."""
@@ -211,7 +211,7 @@ def candidate_namespace(extra: dict | None = None) -> dict:
     allowed = {name: getattr(builtins, name) for name in CANDIDATE_BUILTINS}
     restricted = {k: v for k, v in safe_builtins.items() if k not in UNSAFE_SAFE_BUILTINS}
     restricted.update({name: refusing_stub(name) for name in REFUSED_BUILTINS})
-    restricted.update(allowed, __import__=guarded_import)
+    restricted.update(allowed, __import__=guarded_import, hasattr=guarded_hasattr)
     namespace = {
         "__builtins__": restricted,
         "__name__": "__main__",
@@ -261,6 +261,7 @@ def candidate_error(exc: BaseException, filename: str) -> CandidateError:
 
 
 def refusing_stub(name: str) -> Callable:
+    """A builtin the sandbox does not offer: calling it is a refusal naming it."""
     def refused(*args, **kwargs):
         raise not_available(f"{name}()")
     return refused
@@ -305,16 +306,27 @@ def guarded_getattr(obj, name, *default):
     return value
 
 
+def guarded_hasattr(obj, name) -> bool:
+    """`hasattr` under the same rules as attribute reads: asking about a closed name is
+    refused like reading it."""
+    try:
+        guarded_getattr(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
 def describe(obj) -> str:
     """A short name for refusals: the class name for instances, the qualname for types."""
     return obj.__qualname__ if isinstance(obj, type) else type(obj).__name__
 
 
 def guarded_write(candidate_classes: weakref.WeakSet, obj):
-    """`obj.x = ...` / `obj[k] = ...` target: any instance, but no module and no class that
-    the candidate did not define (monkeypatching torch would fool the grader)."""
-    if isinstance(obj, capabilities.ModuleProxy) or isinstance(obj, types.ModuleType):
-        raise not_available(f"{describe(obj)} attributes")
+    """`obj.x = ...` / `obj[k] = ...` target: any instance, but no class that the candidate
+    did not define (monkeypatching torch would fool the grader). Module proxies refuse
+    writes themselves."""
+    if isinstance(obj, types.ModuleType):
+        raise not_available(f"module {obj.__name__} attributes")
     if isinstance(obj, type) and obj not in candidate_classes:
         raise not_available(f"{obj.__qualname__} attributes")
     return obj

@@ -44,6 +44,19 @@ def test_typing_offers_annotations_but_not_evaluation():
         run("import typing\ntyping.get_type_hints(print, {})\n")
 
 
+def test_hasattr_follows_the_attribute_rules():
+    namespace = run("import torch\nnet = torch.nn.Linear(2, 2)\n"
+                    "found = [hasattr(net, 'weight'), hasattr(net, 'missing')]\n")
+    assert namespace["found"] == [True, False]
+    with pytest.raises(Refused, match="'Linear.__dict__' is not available"):
+        run("import torch\nhasattr(torch.nn.Linear(2, 2), '__dict__')\n")
+
+
+def test_module_attributes_cannot_be_replaced():
+    with pytest.raises(Refused, match="'math.pi = ...' is not available"):
+        run("import math\nmath.pi = 3\n")
+
+
 def test_first_violation_in_reading_order_is_reported():
     with pytest.raises(Refused) as refused:
         policy.compile_candidate("x = 1\ny = ().__class__.__base__\nimport os\n")
