@@ -63,7 +63,8 @@ class GrillApp(App):
 
         self.push_screen(HomeScreen())
         if self.history_error:
-            self.notify(self.history_error, title="History unavailable", severity="error", timeout=10)
+            self.notify(self.history_error, title="History unavailable", severity="error", timeout=10,
+                        markup=False)
         if self.library is None:
             self.call_after_refresh(self._load_library)
         elif self._start_with_due:
@@ -116,7 +117,7 @@ class GrillApp(App):
         try:
             session = build_session(options, cards, standings)
         except MockSetupError as error:
-            self.notify(str(error), title="No mock", severity="warning")
+            self.notify(str(error), title="No mock", severity="warning", markup=False)
             return
         self.push_screen(start_screen(session, None))
 
@@ -145,7 +146,7 @@ class GrillApp(App):
         """The history failed mid-session: say so and carry on without it."""
         self.history_error = str(error)
         self.history = None
-        self.notify(self.history_error, title="History unavailable", severity="error", timeout=10)
+        self.notify(self.history_error, title="History unavailable", severity="error", timeout=10, markup=False)
 
     def record_attempt(self, attempt: Attempt) -> None:
         if self.history is None:
@@ -157,7 +158,7 @@ class GrillApp(App):
         try:
             self.history.record(attempt)
         except HistoryError as error:
-            self.notify(str(error), title="Could not record", severity="error", timeout=10)
+            self.notify(str(error), title="Could not record", severity="error", timeout=10, markup=False)
         else:
             self.notify(f"Rated {attempt.rating.capitalize()} and recorded.", timeout=3)
 
@@ -188,7 +189,7 @@ class GrillApp(App):
         try:
             self.settings.save(self.history)
         except HistoryError as error:
-            self.notify(str(error), title="Settings not saved", severity="error")
+            self.notify(str(error), title="Settings not saved", severity="error", markup=False)
 
     def open_stats(self) -> None:
         if self.history is None:
@@ -201,7 +202,7 @@ class GrillApp(App):
         try:
             stats = compute_stats(self.history, self.library.cards if self.library else None)
         except HistoryError as error:
-            self.notify(str(error), title="No statistics", severity="error")
+            self.notify(str(error), title="No statistics", severity="error", markup=False)
             return
         self.push_screen(StatsScreen(stats))
 

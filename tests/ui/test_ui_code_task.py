@@ -56,7 +56,7 @@ async def test_a_leak_shows_verdict_curve_retained_hint_and_output(make_app, gra
         assert str(result.query_one("#verdict-headline", Label).render()).startswith("LEAK · monotonic · +2.0 KB/step")
         assert result.query_one(Sparkline).data == [1.0, 2.0, 3.0, 4.0]
         table = result.query_one("#verdict-retained", DataTable)
-        assert table.get_row_at(0)[0] == "running"
+        assert str(table.get_row_at(0)[0]) == "running"
         assert "Keep a float" in str(result.query_one("#verdict-hint").render())
         assert "step 0" in str(result.query_one("#verdict-output").render())
         assert grader.sources == [panel.editor.text]

@@ -32,7 +32,7 @@ async def test_home_lists_every_card_with_pack_counts(make_app):
         assert table_rows(app) == 3
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.option_count == 2
-        assert "3 cards\n0 seen · 3 due" in str(packs.get_option_at_index(1).prompt)
+        assert packs.get_option_at_index(1).prompt.plain.endswith("3 cards\n0 seen · 3 due")
         assert "Due today: 3" in str(app.screen.query_one("#home-due", Static).render())
 
 
@@ -196,3 +196,18 @@ async def test_a_history_failing_mid_session_is_reported_and_dropped(make_app, h
         banner = app.screen.query_one("#home-history-error", Static)
         assert banner.display and "the disk went away" in str(banner.render())
         assert table_rows(app) == 3
+
+
+async def test_pack_titles_and_questions_that_look_like_markup_are_listed_verbatim(library, make_app):
+    from questions.model import LoadedCard, Pack
+
+    [pack] = library.packs
+    odd = "[/b] losses[17] [bold]"
+    cards = tuple(LoadedCard(c.card.model_copy(update={"question": odd}), c.path, c.pack) for c in pack.cards)
+    strange = Library(packs=[Pack(pack.manifest.model_copy(update={"title": odd}), pack.root, cards)])
+    app = make_app(library=strange)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        packs = app.screen.query_one("#home-packs", OptionList)
+        assert packs.get_option_at_index(1).prompt.plain.startswith(f"{odd}\n3 cards")
+        assert str(app.screen.query_one("#home-cards", DataTable).get_row_at(0)[0]) == odd

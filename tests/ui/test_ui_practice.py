@@ -146,3 +146,31 @@ async def test_escape_leaves_practice(make_app):
         await pilot.pause()
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
+
+
+MARKUP_LIKE = "losses[17] keeps [/b] the [bold]graph[/bold] in cache['h'][3]"
+
+
+async def test_card_text_that_looks_like_markup_is_shown_verbatim(make_app, library, grader):
+    from checkers.verdict import Retained, Verdict
+    from questions.model import FollowUp, KeyPoint, LoadedCard, RedFlag
+
+    original = library.card("running-loss")
+    card = original.card.model_copy(update={
+        "question": MARKUP_LIKE, "key_points": [KeyPoint(point=MARKUP_LIKE)] * 3,
+        "red_flags": [RedFlag(flag=MARKUP_LIKE)], "follow_ups": [FollowUp(question=MARKUP_LIKE, answer=MARKUP_LIKE)],
+        "code_task": original.card.code_task.model_copy(update={"prompt": MARKUP_LIKE, "hints": [MARKUP_LIKE]}),
+    })
+    grader.verdict = Verdict(verdict="leak", device="cpu", message=MARKUP_LIKE, hint=MARKUP_LIKE,
+                             retained=(Retained(path="losses[17]", grad_fn="[/b]", graph_nodes=1, saved_bytes=1),))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.practise([LoadedCard(card, original.path, original.pack)])
+        await pilot.pause()
+        assert str(app.screen.query_one("#practice-question", Static).render()) == MARKUP_LIKE
+        await pilot.press(*["ctrl+n"] * len(app.screen.plan), "ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert str(app.screen.query_one("#verdict-message", Static).render()) == MARKUP_LIKE
+        await pilot.press("ctrl+g")
+        assert isinstance(app.screen, SelfGradeDialog)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, SelectionList, Static
@@ -35,11 +36,11 @@ class SelfGradeDialog(ModalScreen[SelfGrade | None]):
                 yield Label("Key points you made (pre-ticked from your typed answer)",
                             classes="self-grade-heading")
                 yield SelectionList[int](
-                    *[(p.point, i, i in self._points) for i, p in enumerate(self.card.key_points)],
+                    *[(Content(p.point), i, i in self._points) for i, p in enumerate(self.card.key_points)],
                     compact=True, id="self-grade-points")
                 yield Label("Red flags you said", classes="self-grade-heading")
                 yield SelectionList[int](
-                    *[(f.flag, i, i in self._flags) for i, f in enumerate(self.card.red_flags)],
+                    *[(Content(f.flag), i, i in self._flags) for i, f in enumerate(self.card.red_flags)],
                     compact=True, id="self-grade-flags")
             yield Static("", id="self-grade-rating")
             with Horizontal(id="self-grade-buttons"):

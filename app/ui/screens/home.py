@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -41,7 +43,7 @@ class HomeScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("", id="home-history-error")
+        yield Static("", id="home-history-error", markup=False)
         with Horizontal(id="home-body"):
             with Vertical(id="home-side"):
                 yield Label("Packs", classes="home-heading")
@@ -103,10 +105,10 @@ class HomeScreen(Screen):
         summaries = pack_summaries(self.app.library, due=set(self.due), seen=self.seen)
         packs.clear_options()
         total = sum(s.cards for s in summaries)
-        packs.add_option(Option(f"All packs  [dim]{total} cards[/dim]", id=ALL_PACKS))
+        packs.add_option(Option(Content.assemble("All packs  ", (f"{total} cards", "dim")), id=ALL_PACKS))
         for s in summaries:
-            packs.add_option(Option(f"{s.title}\n[dim]{s.cards} cards\n{s.seen} seen · {s.due} due[/dim]",
-                                    id=s.name))
+            counts = f"{s.cards} cards\n{s.seen} seen · {s.due} due"
+            packs.add_option(Option(Content.assemble(s.title, "\n", (counts, "dim")), id=s.name))
         packs.highlighted = highlighted if highlighted is not None else 0
 
     def _fill_tags(self, tags: list[str]) -> None:
@@ -144,7 +146,7 @@ class HomeScreen(Screen):
         for loaded in self.shown:
             card = loaded.card
             status = "new" if card.id not in self.seen else "due" if card.id in due else "later"
-            table.add_row(card.question, card.level, status, key=card.id)
+            table.add_row(Text(card.question), card.level, status, key=card.id)
         if selected is not None and selected in self.shown:
             table.move_cursor(row=self.shown.index(selected))
 

@@ -54,7 +54,7 @@ class PracticeScreen(Screen):
         card = self.card
         yield Header()
         with Vertical(id="practice-top"):
-            yield Static(card.question, id="practice-question")
+            yield Static(card.question, id="practice-question", markup=False)
             with Horizontal(id="practice-meta"):
                 yield Static(self._meta_text(), id="practice-card-meta")
                 yield AnswerClock(self.app.clock, basic=card.basic.seconds, solid=card.solid.seconds,

@@ -69,14 +69,14 @@ class CodeTaskPanel(Vertical):
             yield TextArea.code_editor(self.code_task.starter, language="python", show_line_numbers=True,
                                        id="code-editor")
             with VerticalScroll(id="code-side"):
-                yield Static(self.code_task.prompt, id="code-prompt")
+                yield Static(self.code_task.prompt, id="code-prompt", markup=False)
                 yield Static(KEYS_HELP, id="code-keys")
                 with Horizontal(id="code-progress"):
                     yield LoadingIndicator()
                     yield Label("", id="code-elapsed")
-                yield Label("", id="code-status")
+                yield Label("", id="code-status", markup=False)
                 yield VerdictPanel()
-                yield Static("", id="code-hints")
+                yield Static("", id="code-hints", markup=False)
                 yield Static("", id="code-solution")
 
     @property

@@ -36,14 +36,14 @@ class RevealSection(Vertical):
         card, step = self.card, self.step
         if step.kind == "key_points":
             yield Label("Key points", classes="reveal-title")
-            yield Static(_bullets([p.point for p in card.key_points]))
+            yield Static(_bullets([p.point for p in card.key_points]), markup=False)
         elif step.kind in ("basic", "solid"):
             answer = card.basic if step.kind == "basic" else card.solid
             yield Label(f"{step.kind.capitalize()} answer (~{answer.seconds} s)", classes="reveal-title")
-            yield Static(answer.text)
+            yield Static(answer.text, markup=False)
         elif step.kind == "tier":
             yield Label(f"At {self.tier} level  (ctrl+t switches)", classes="reveal-title", id="tier-title")
-            yield Static(getattr(card.tiers, self.tier), id="tier-text")
+            yield Static(getattr(card.tiers, self.tier), id="tier-text", markup=False)
         elif step.kind == "deep_dive":
             yield Label("Deep dive", classes="reveal-title")
             yield Markdown(card.deep_dive)
@@ -52,17 +52,17 @@ class RevealSection(Vertical):
             for example in card.examples:
                 yield Static(Syntax(example.code.rstrip(), example.language, theme="ansi_dark",
                                     word_wrap=True), classes="reveal-example")
-                yield Static(example.note)
+                yield Static(example.note, markup=False)
         elif step.kind == "follow_up_question":
             total = len(card.follow_ups)
             yield Label(f"Follow-up {step.index + 1} of {total}", classes="reveal-title")
-            yield Static(card.follow_ups[step.index].question)
+            yield Static(card.follow_ups[step.index].question, markup=False)
         elif step.kind == "follow_up_answer":
             yield Label(f"Answer to follow-up {step.index + 1}", classes="reveal-title")
-            yield Static(card.follow_ups[step.index].answer)
+            yield Static(card.follow_ups[step.index].answer, markup=False)
         elif step.kind == "red_flags":
             yield Label("Red flags: never say", classes="reveal-title")
-            yield Static(_bullets([f.flag for f in card.red_flags]))
+            yield Static(_bullets([f.flag for f in card.red_flags]), markup=False)
 
     def show_tier(self, tier: Level) -> None:
         self.tier = tier

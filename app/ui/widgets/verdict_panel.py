@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Label, Sparkline, Static
@@ -45,15 +46,15 @@ class VerdictPanel(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        yield Label("", id="verdict-headline")
-        yield Static("", id="verdict-message")
+        yield Label("", id="verdict-headline", markup=False)
+        yield Static("", id="verdict-message", markup=False)
         yield Label("Memory per step", classes="verdict-title", id="verdict-curve-title")
         yield Sparkline([], id="verdict-curve")
         yield Label("Graphs kept alive (enter jumps to the line)", classes="verdict-title",
                     id="verdict-retained-title")
         yield DataTable(id="verdict-retained", cursor_type="row", zebra_stripes=True)
         yield Label("Hint", classes="verdict-title", id="verdict-hint-title")
-        yield Static("", id="verdict-hint")
+        yield Static("", id="verdict-hint", markup=False)
         yield Label("Printed output", classes="verdict-title", id="verdict-output-title")
         yield Static("", id="verdict-output", markup=False)
 
@@ -76,7 +77,7 @@ class VerdictPanel(Vertical):
         table = self.query_one("#verdict-retained", DataTable)
         table.clear()
         for index, item in enumerate(verdict.retained):
-            table.add_row(item.path, item.grad_fn, str(item.graph_nodes), human_bytes(item.saved_bytes),
+            table.add_row(Text(item.path), Text(item.grad_fn), str(item.graph_nodes), human_bytes(item.saved_bytes),
                           str(item.line) if item.line else "", key=str(index))
         table.display = self.query_one("#verdict-retained-title").display = bool(verdict.retained)
 
