@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Literal
 
@@ -58,9 +59,11 @@ class Sandbox:
         self._workdir: str | None = None
         self._stderr_tail = bytearray()
         self._lock = threading.Lock()
+        self._start_lock = threading.Lock()
         self._running = False
         self._cancel_read, self._cancel_write = os.pipe()
         os.set_blocking(self._cancel_read, False)
+        weakref.finalize(self, close_fds, self._cancel_read, self._cancel_write)
 
     @property
     def isolation(self) -> str:
@@ -84,9 +87,14 @@ class Sandbox:
         self.close()
 
     def start(self) -> Sandbox:
-        """Start the warm worker (torch imported, optimizer paths warmed) if not running."""
-        if self._process is not None and self._process.poll() is None:
-            return self
+        """Start the warm worker (torch imported, optimizer paths warmed) if not running.
+        Safe to call from a UI thread that warms up while another asks for a run."""
+        with self._start_lock:
+            if self._process is None or self._process.poll() is not None:
+                self._start()
+        return self
+
+    def _start(self) -> None:
         chosen = self._chosen_isolation()
         cuda_nodes = isolation_layer.host_has_cuda_devices()
         if self.requested_device == "cuda" and not cuda_nodes:
@@ -101,6 +109,7 @@ class Sandbox:
                 env=env, cwd=self._workdir, start_new_session=True, close_fds=True)
         except OSError as exc:
             ours.close()
+            shutil.rmtree(self._workdir, ignore_errors=True)
             raise SandboxError(f"could not start the sandbox worker: {exc}") from None
         finally:
             theirs.close()
@@ -114,13 +123,12 @@ class Sandbox:
                 raise
             # bwrap ran its probe but not the worker: carry on without it, and say so.
             self._isolation = isolation_layer.fallback(str(exc).splitlines()[0])
-            return self.start()
+            return self._start()
         cuda = bool(ready.get("cuda"))
         if self.requested_device == "cuda" and not cuda:
             self.close()
             raise SandboxError("CUDA was requested, but torch cannot use a GPU here")
         self.device = "cuda" if cuda and self.requested_device != "cpu" else "cpu"
-        return self
 
     def _await_ready(self) -> dict:
         self._control.settimeout(STARTUP_SECONDS)
@@ -159,13 +167,8 @@ class Sandbox:
             os.write(self._cancel_write, b"x")
 
     def close(self) -> None:
+        """Stop the worker; a later run starts a fresh one."""
         self._stop_worker()
-        for fd in (self._cancel_read, self._cancel_write):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self._cancel_read = self._cancel_write = -1
 
     def _run(self, job: str, payload: dict, timeout_s: float) -> Outcome:
         started = time.monotonic()
@@ -360,6 +363,14 @@ def from_message(message: dict, outcome) -> Outcome:
     if not isinstance(traceback, str):
         raise ValueError("malformed traceback")
     return outcome(status, kind, text, line, traceback=traceback)
+
+
+def close_fds(*fds: int) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def drain(fd: int) -> None:

@@ -85,6 +85,21 @@ def test_a_worker_killed_during_a_run_is_an_error_then_replaced(secret):
         assert box.run(SNIPPET, {"source": "result = 5"}).result == {"result": 5}
 
 
+def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(secret):
+    before = process_tree(os.getpid())
+    box = Sandbox(device="cpu", limits=TEST_LIMITS)
+    starters = [threading.Thread(target=box.start) for _ in range(3)]
+    for thread in starters:
+        thread.start()
+    for thread in starters:
+        thread.join()
+    assert process_tree(os.getpid()) - before == process_tree(box.worker_pid)
+    box.close()
+    assert box.worker_pid is None
+    assert box.run(SNIPPET, {"source": "result = 7"}).result == {"result": 7}
+    box.close()
+
+
 def test_close_leaves_no_process_behind(secret):
     box = Sandbox(device="cpu", limits=TEST_LIMITS).start()
     tree = process_tree(box.worker_pid)
