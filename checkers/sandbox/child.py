@@ -32,7 +32,8 @@ def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
     try:
         control.close()
         isolate(out_fd)
-        apply_limits(request["limits"], address_space=request["device"] != "cuda")
+        apply_limits(request["limits"], address_space=request["device"] != "cuda",
+                     shared_user=request["shared_user"])
         reseed()
         if request["device"] != "cuda":  # the driver's device files and /sys: untried here
             landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"])
@@ -73,18 +74,37 @@ def set_parent_death_signal() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def apply_limits(limits: dict, *, address_space: bool) -> None:
+def apply_limits(limits: dict, *, address_space: bool, shared_user: bool) -> None:
+    """`shared_user`: the run's uid is shared with the user's other processes (no user
+    namespace), and RLIMIT_NPROC counts them all, so the limit goes on top of their count."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     cpu = int(limits["cpu_seconds"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"],) * 2)
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
     if hasattr(resource, "RLIMIT_NPROC"):
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"],) * 2)
+        processes = limits["processes"] + (tasks_of(os.getuid()) if shared_user else 0)
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes,) * 2)
     current = current_address_space()
     if address_space and current is not None:
         ceiling = current + limits["memory_bytes"]
         resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+
+
+def tasks_of(uid: int) -> int:
+    """Processes and threads of `uid` visible in /proc (0 where there is no /proc)."""
+    total = 0
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                total += len(os.listdir(f"/proc/{entry.name}/task"))
+        except OSError:
+            continue
+    return total
 
 
 def current_address_space() -> int | None:

@@ -176,7 +176,8 @@ class Sandbox:
         result_read, result_write = os.pipe()
         request = {"op": "run", "job": job, "payload": payload, "device": self.device,
                    "limits": self.limits.to_dict(),
-                   "readable": isolation_layer.readable_paths(self.job_paths)}
+                   "readable": isolation_layer.readable_paths(self.job_paths),
+                   "shared_user": self._chosen_isolation().kind == "process"}
         try:
             protocol.send(self._control, request, (out_write, result_write))
             sent = True
