@@ -46,7 +46,7 @@ class PhaseTimer:
     clock: Callable[[], float]
     phase: str = "answer"
     totals: dict[str, float] = field(default_factory=dict)
-    _since: float | None = None
+    _since: float = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._since = self.clock()
