@@ -8,7 +8,7 @@ import os
 import sys
 
 from checkers.cli import add_check_arguments
-from questions.model import LEVELS
+from questions.levels import LEVELS
 
 EXIT_USAGE = 2
 

@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from questions.levels import LEVELS, Level  # noqa: F401  (re-exported: part of the card model)
+
 FORMAT_VERSION = 1
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -20,8 +22,6 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=80)]
 """Lower-case words joined by hyphens, used for ids that appear in file names and history."""
 
-Level = Literal["junior", "middle", "senior", "principal"]
-LEVELS: tuple[Level, ...] = ("junior", "middle", "senior", "principal")
 Importance = Literal["must know", "should know", "nice to know"]
 Device = Literal["auto", "cpu", "cuda"]
 
