@@ -13,7 +13,6 @@ from questions.loader import load_library
 from questions.model import Library
 
 FIXTURE_PACKS = Path(__file__).parent / "fixtures" / "packs"
-SIZE = (120, 36)
 
 
 @pytest.fixture(autouse=True)

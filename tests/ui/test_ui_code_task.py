@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import SIZE
+from ui_fakes import SIZE
 from textual.widgets import DataTable, Label, Sparkline
 
 from app.ui.dialogs.self_grade import SelfGradeDialog

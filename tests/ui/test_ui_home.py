@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SIZE
+from ui_fakes import SIZE
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 
 from app.progress.attempt import Attempt

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import SIZE
+from ui_fakes import SIZE
 
 from app.ui.commands import ScreenCommands
 from app.ui.screens.practice import PracticeScreen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from argparse import Namespace
 
-from conftest import SIZE
+from ui_fakes import SIZE
 
 from app.commands.practice import run
 from app.ui.app import GrillApp

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import SIZE
+from ui_fakes import SIZE
 from textual.widgets import TextArea
 
 from app.ui.app import GrillApp

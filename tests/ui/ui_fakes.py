@@ -1,4 +1,4 @@
-"""Test doubles for the UI: a clock that moves only when told, and a grader without torch."""
+"""Test doubles for the UI (a clock that moves only when told, a grader without torch) and the screen size."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import threading
 from dataclasses import dataclass, field
 
 from checkers.verdict import Verdict
+
+SIZE = (120, 36)
+"""Terminal size of the Pilot tests."""
 
 
 @dataclass
