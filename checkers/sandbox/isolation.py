@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from checkers.sandbox import landlock
+from checkers.sandbox import landlock, seccomp
 from checkers.sandbox.errors import SandboxError
 
 IsolationKind = Literal["bubblewrap", "process"]
@@ -30,6 +30,7 @@ BUBBLEWRAP = ("bubblewrap: no network, own PID namespace, {user}, read-only Pyth
 PROCESS_ONLY = "process only (bubblewrap unavailable): rlimits and a killed process tree per run"
 LANDLOCK = ("; Landlock: reads only the Python installation, writes only its own directory"
             "{tcp}")
+SECCOMP = "; seccomp: no ptrace, mounts, namespaces, BPF, keys or io_uring"
 NO_LANDLOCK = "; the snippet policy is the only guard on files and network"
 
 SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/proc/self",
@@ -99,7 +100,8 @@ def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isol
         return process_only()
     if bubblewrap_works():
         user = "runs as nobody" if os.geteuid() == 0 else "own user namespace"
-        return Isolation("bubblewrap", BUBBLEWRAP.format(user=user) + landlock_note())
+        filtered = SECCOMP if seccomp.supported() else ""
+        return Isolation("bubblewrap", BUBBLEWRAP.format(user=user) + filtered + landlock_note())
     if requested == "bubblewrap":
         raise SandboxError("bubblewrap isolation was requested, but bwrap is not installed or "
                            "cannot create namespaces here (install the 'bubblewrap' package)")
@@ -132,10 +134,11 @@ def unprivileged_ids() -> tuple[int, int]:
         return 65534, 65534
 
 
-def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ...] = ()
-                   ) -> tuple[list[str], dict[str, str]]:
+def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ...] = (),
+                   seccomp_fd: int | None = None) -> tuple[list[str], dict[str, str]]:
     """The worker's argv and environment for the chosen isolation. `job_paths` are extra
-    directories holding job modules, bound read-only and put first on sys.path."""
+    directories holding job modules, bound read-only and put first on sys.path;
+    `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`)."""
     env = dict(SANDBOX_ENV)
     if cuda:
         env.update(cuda_environment())
@@ -143,7 +146,10 @@ def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ..
         return worker_argv(False, job_paths), env
     as_root = os.geteuid() == 0
     argv = worker_argv(True, job_paths, unprivileged_ids() if as_root else None)
-    return bwrap_arguments(env, cuda=cuda, extra=job_paths, as_root=as_root) + ["--"] + argv, env
+    args = bwrap_arguments(env, cuda=cuda, extra=job_paths, as_root=as_root)
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return args + ["--"] + argv, env
 
 
 def bwrap_arguments(env: dict[str, str], *, cuda: bool, extra: tuple[str, ...] = (),

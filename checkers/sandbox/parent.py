@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from checkers.sandbox import isolation as isolation_layer
-from checkers.sandbox import protocol
+from checkers.sandbox import protocol, seccomp
 from checkers.sandbox.errors import SandboxError
 from checkers.sandbox.limits import Limits
 from checkers.sandbox.outcome import Outcome
@@ -99,20 +99,25 @@ class Sandbox:
         cuda_nodes = isolation_layer.host_has_cuda_devices()
         if self.requested_device == "cuda" and not cuda_nodes:
             raise SandboxError("CUDA was requested, but this machine has no NVIDIA GPU device")
+        seccomp_fd = seccomp.filter_fd() if chosen.kind == "bubblewrap" else None
         argv, env = isolation_layer.worker_command(
-            chosen, cuda=cuda_nodes and self.requested_device != "cpu", job_paths=self.job_paths)
+            chosen, cuda=cuda_nodes and self.requested_device != "cpu", job_paths=self.job_paths,
+            seccomp_fd=seccomp_fd)
         ours, theirs = socket.socketpair()
         self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
         try:
             self._process = subprocess.Popen(
                 argv, stdin=theirs, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env, cwd=self._workdir, start_new_session=True, close_fds=True)
+                env=env, cwd=self._workdir, start_new_session=True, close_fds=True,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,))
         except OSError as exc:
             ours.close()
             shutil.rmtree(self._workdir, ignore_errors=True)
             raise SandboxError(f"could not start the sandbox worker: {exc}") from None
         finally:
             theirs.close()
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
         self._control = ours
         self._stderr_tail = bytearray()
         threading.Thread(target=self._drain_stderr, args=(self._process,), daemon=True).start()

@@ -5,6 +5,7 @@ overlap; `in_box` checks bubblewrap's view alone."""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from sandbox_witness import SECRET_NAME, process_tree
 
-from checkers.sandbox import landlock
+from checkers.sandbox import landlock, seccomp
 from checkers.sandbox.isolation import (SANDBOX_ENV, bubblewrap_works, bwrap_arguments,
                                         package_root)
 
@@ -73,6 +74,20 @@ def test_the_box_shows_no_home_no_etc_only_the_python_installation():
 def test_a_file_left_by_one_run_is_gone_in_the_next(either_sandbox):
     assert run(either_sandbox, "write_file", {"path": "left-behind"}).result == {"wrote": True}
     assert run(either_sandbox, "read_file", {"path": "left-behind"}).result["content"] is None
+
+
+@needs_bubblewrap
+@pytest.mark.skipif(not seccomp.supported(), reason="the seccomp filter is x86-64 only")
+def test_seccomp_refuses_the_calls_a_training_loop_never_needs(sandbox):
+    calls = {name: seccomp.DENIED_X86_64[name]
+             for name in ("ptrace", "unshare", "setns", "mount", "keyctl", "bpf",
+                          "io_uring_setup", "perf_event_open")}
+    outcome = run(sandbox, "syscall", {"calls": {**calls, "clone3": seccomp.CLONE3,
+                                                 "getpid": 39}})
+    got = outcome.result["errno"]
+    assert {name: got[name] for name in calls} == {name: errno.EPERM for name in calls}
+    assert got["clone3"] == errno.ENOSYS
+    assert got["getpid"] == 0
 
 
 @needs_bubblewrap
