@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from checkers import policy
 from checkers.refusal import CandidateError, Refused
-from checkers.sandbox import landlock
+from checkers.sandbox import landlock, warnings_shown
 from checkers.sandbox.protocol import write_all
 
 MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
@@ -32,6 +32,7 @@ def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
     try:
         control.close()
         isolate(out_fd)
+        warnings_shown.install()
         apply_limits(request["limits"], address_space=request["device"] != "cuda",
                      shared_user=request["shared_user"])
         reseed()

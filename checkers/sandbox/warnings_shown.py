@@ -1,0 +1,51 @@
+"""How a run shows Python warnings: at the candidate's own line, never at grill's.
+
+torch warns from C while the grader's TorchFunctionMode is on the stack, so Python's own
+format would print a path and a source line of grill (`.../checkers/probes.py:200: ...`).
+In a run child, a warning reads `line 20: UserWarning: ...`, the line being the innermost
+candidate frame's (no location when there is none), without torch's `(Triggered internally
+at ...)` note. Python's filters still decide what is shown (once per message and place), and
+at most WARNING_CHARS of warnings (and then NOTE) are written in all, so a warning per step cannot crowd out
+the snippet's own prints or end the run on the output limit.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import warnings
+
+from checkers.refusal import candidate_line
+
+WARNING_CHARS = 16 * 1024
+NOTE = "[further warnings not shown]\n"
+INTERNAL_NOTE = re.compile(r"\s*\(Triggered internally at [^\n]*\)")
+
+_written = 0
+
+
+def install() -> None:
+    """Route every warning of this process through `show` (called once, in the run child)."""
+    warnings.showwarning = show
+
+
+def show(message, category, filename, lineno, file=None, line=None) -> None:
+    global _written
+    if _written >= WARNING_CHARS:
+        return
+    text = format_warning(message, category, candidate_line())
+    _written += len(text)
+    if _written > WARNING_CHARS:
+        text = NOTE
+        _written = WARNING_CHARS
+    try:
+        sys.stderr.write(text)
+    except (OSError, ValueError):
+        pass
+
+
+def format_warning(message, category, line: int | None) -> str:
+    """`line 20: UserWarning: text`, or without the location when no candidate line is known."""
+    text = INTERNAL_NOTE.sub("", str(message)).strip()
+    where = f"line {line}: " if line else ""
+    return f"{where}{category.__name__}: {text}\n"
