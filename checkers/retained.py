@@ -157,7 +157,7 @@ def assignment_line(tree: ast.Module, path: str) -> int | None:
                         fills = isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign)
                         candidates.append((node.lineno in in_loop, fills == indexed or not indexed, node.lineno))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in _MUTATORS and _names(node.func.value) == name:
+                and node.func.attr in _MUTATORS and _names(_container(node.func.value)) == name:
             candidates.append((node.lineno in in_loop, indexed, node.lineno))
     if not candidates:
         return None
@@ -170,6 +170,19 @@ def _names(node: ast.AST) -> str | None:
     if isinstance(node, ast.Attribute):
         return node.attr
     return None
+
+
+def _container(node: ast.AST) -> ast.AST:
+    """The named container a mutator call fills: `self.metrics` for `self.metrics['loss'].append`,
+    `history` for `history.setdefault(k, []).append`."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _MUTATORS:
+            node = node.func.value
+        else:
+            return node
 
 
 def _last_name(path: str) -> tuple[str | None, bool]:

@@ -83,6 +83,8 @@ for step in range(10):
     loss = f()
     running += loss
     losses.append(loss)
+    metrics["loss"].append(loss)
+    by_head.setdefault("cls", []).append(loss)
 """
 
 
@@ -90,6 +92,8 @@ for step in range(10):
     ("running", 10),
     ("losses[3]", 11),
     ("tracker.history[2]", 7),
+    ("metrics['loss'][4]", 12),
+    ("by_head['cls'][4]", 13),
     ("nowhere", None),
 ])
 def test_assignment_line_prefers_the_statement_that_stored_it(path, line):
