@@ -9,6 +9,7 @@ policy's Refused / CandidateError, which the sandbox turns into a not-graded out
 from __future__ import annotations
 
 import ast
+import builtins
 import sys
 from collections.abc import Mapping
 
@@ -151,11 +152,16 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
             flags.update(keyword.arg for keyword in node.keywords
                          if keyword.arg in ("retain_graph", "create_graph")
                          and isinstance(keyword.value, ast.Constant) and keyword.value.value is True)
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and not _calls_builtin(node.value):  # `best = min(best, loss)` keeps, not carries
             targets = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
             fed_back = {a.id for a in node.value.args if isinstance(a, ast.Name)}
             flags.update(f"carried:{name}" for name in targets & fed_back)
     return frozenset(flags)
+
+
+def _calls_builtin(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Name) and hasattr(builtins, call.func.id)
 
 
 def _frame_roots(frame) -> dict[str, object]:

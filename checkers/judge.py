@@ -206,8 +206,9 @@ def _hint(path: str, grad_fn: str, flags: frozenset[str]) -> str:
     if "[" in path or path.endswith("}"):
         return ("Store `loss.item()` (a Python float) or `tensor.detach()` in the container, not"
                 " the tensor that still points at its graph.")
-    return ("Accumulate `loss.item()` (a Python float), or `.detach()` the tensor at the step"
-            " boundary, so each step's graph can be freed.")
+    where = f" in `{root}`" if root else ""
+    return (f"Keep `loss.item()` (a Python float){where}, or `.detach()` the tensor before it"
+            " outlives the step, so each step's graph can be freed.")
 
 
 def format_bytes(amount: float) -> str:

@@ -70,6 +70,7 @@ def test_a_leak_inside_a_function_is_scanned_before_it_returns():
     ("out, h = rnn(x, h)", {"carried:h"}),
     ("h = cell(x, h)", {"carried:h"}),
     ("acc = torch.cat([acc, out])", set()),
+    ("best = min(best, loss)", set()),
 ])
 def test_source_flags_name_true_keywords_and_state_fed_back_into_its_own_call(call, flags):
     import ast

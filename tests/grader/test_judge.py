@@ -112,3 +112,10 @@ def test_state_fed_back_into_its_own_call_gets_the_detach_hint():
     holders = [Holder("h", "StackBackward0", 900, 0, 12, 30)]
     verdict = judge(measured(CLEAN_AGES, holders=holders, source_flags=frozenset({"carried:h"})))
     assert "h = h.detach()" in verdict.hint
+
+
+def test_a_kept_best_loss_gets_the_keep_a_float_hint_naming_it():
+    """`best = min(best, loss)` is not state fed into the model: the hint says to keep a float."""
+    holders = [Holder("best_loss", "MeanBackward0", 6, 0, 13, 3)]
+    verdict = judge(measured(CLEAN_AGES, holders=holders))
+    assert verdict.hint.startswith("Keep `loss.item()` (a Python float) in `best_loss`")
