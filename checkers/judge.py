@@ -12,6 +12,7 @@ the leak (retain_graph=True over a hidden state that is never detached).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ STALE_SAMPLES_FOR_LEAK = 2
 """Steps with stale graphs needed to call a leak (one could be a reference cycle gc missed)."""
 GROWING_SPAN_RUN = 4
 REPORTED_RETAINED = 20
+_POSITION = re.compile(r"\[\d+\]")
 
 
 @dataclass(frozen=True)
@@ -183,10 +185,15 @@ def _oldest_age(m: Measurements) -> int:
 
 
 def _group(retained: Sequence[Holder]) -> tuple[str, int]:
-    """The container most reported tensors sit in (`losses` for `losses[3]`), and how many."""
+    """The container most reported tensors sit in, and how many.
+
+    The container ends where the path first takes a position (the index that grows with the
+    steps): `losses` for `losses[3]`, `records` for `records[3]['loss']` and `history[3][1]`,
+    `cache['h']` for `cache['h'][3]`.
+    """
     heads: dict[str, int] = {}
     for holder in retained:
-        head = holder.path.rsplit("[", 1)[0] if holder.path.endswith("]") else holder.path
+        head = _POSITION.split(holder.path, 1)[0]
         heads[head] = heads.get(head, 0) + 1
     head = max(heads, key=heads.get)
     return head, heads[head]

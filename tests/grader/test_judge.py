@@ -1,5 +1,7 @@
 """The verdict rules, on measurements built by hand (no torch)."""
 
+import pytest
+
 from checkers.judge import Holder, Measurements, judge
 
 BUCKETS = 17
@@ -119,3 +121,16 @@ def test_a_kept_best_loss_gets_the_keep_a_float_hint_naming_it():
     holders = [Holder("best_loss", "MeanBackward0", 6, 0, 13, 3)]
     verdict = judge(measured(CLEAN_AGES, holders=holders))
     assert verdict.hint.startswith("Keep `loss.item()` (a Python float) in `best_loss`")
+
+
+@pytest.mark.parametrize(("path", "container"), [
+    ("records[{i}]['loss']", "records"),
+    ("history[{i}][1]", "history"),
+    ("pending[{i}].<defaults>[0]", "pending"),
+    ("cache['h'][{i}]", "cache['h']"),
+])
+def test_tensors_kept_inside_per_step_records_are_counted_on_their_container(path, container):
+    """A dict or tuple appended every step holds one tensor each: the list is what grows."""
+    holders = [Holder(path.format(i=i), "MeanBackward0", 6, 0, 13, 29 - i) for i in range(29)]
+    verdict = judge(measured(CLEAN_AGES, holders=holders))
+    assert f"`{container}` holds 28 tensors" in verdict.message
