@@ -1,19 +1,24 @@
 """A verdict for the terminal: the verdict line, the memory curve, the retained table, the hint.
 
-Plain text (unicode block characters, no colour), so it reads the same in a pipe or a CI log.
+Plain text (unicode block characters, no colour), so it reads the same in a pipe or a CI log,
+and at most `WIDTH` columns wide apart from what the snippet printed and its traceback.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from checkers.judge import format_bytes
 from checkers.verdict import Verdict
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
+WIDTH = 80
 CURVE_HEIGHT = 6
-CURVE_WIDTH = 60
+CURVE_WIDTH = 56
+"""Leaves room for the 11-column label and ` step 1..2000` on the axis row within WIDTH."""
 TABLE_ROWS = 10
+PATH_CELL = 36
 OUTPUT_LINES = 15
 
 HEADLINES = {
@@ -36,11 +41,11 @@ def render(verdict: Verdict) -> str:
         parts.append(f"device {verdict.device} · {verdict.steps} steps observed · {memory}")
         if verdict.samples:
             parts.append(draw_curve(verdict.samples))
-        parts.append(verdict.message)
+        parts.append(_wrap(verdict.message))
         if verdict.retained:
             parts.append(retained_table(verdict))
         if verdict.hint:
-            parts.append(f"Hint: {verdict.hint}")
+            parts.append(_wrap(f"Hint: {verdict.hint}"))
     if verdict.output.strip():
         lines = verdict.output.rstrip("\n").splitlines()
         shown = lines[-OUTPUT_LINES:]
@@ -52,11 +57,16 @@ def render(verdict: Verdict) -> str:
 def _not_graded(verdict: Verdict) -> str:
     error = verdict.error
     if error is None:
-        return verdict.message
+        return _wrap(verdict.message)
     where = f" (line {error.line})" if error.line else ""
-    text = f"{error.kind}: {error.message}{where}"
+    text = _wrap(f"{error.kind}: {error.message}{where}")
     traceback = verdict.extra.get("traceback")
     return f"{text}\n\n{traceback.rstrip()}" if traceback else text
+
+
+def _wrap(text: str) -> str:
+    """A paragraph filled to WIDTH, never breaking inside a word (a path or `code` stays whole)."""
+    return textwrap.fill(text, WIDTH, break_long_words=False, break_on_hyphens=False)
 
 
 def draw_curve(samples: Sequence[float], height: int = CURVE_HEIGHT,
@@ -85,7 +95,7 @@ def _resample(samples: Sequence[float], width: int) -> list[float]:
 
 def retained_table(verdict: Verdict) -> str:
     header = ("path", "grad_fn", "nodes", "saved", "line")
-    rows = [(r.path, r.grad_fn, str(r.graph_nodes), format_bytes(r.saved_bytes),
+    rows = [(_shorten(r.path), r.grad_fn, str(r.graph_nodes), format_bytes(r.saved_bytes),
              str(r.line) if r.line else "-") for r in verdict.retained[:TABLE_ROWS]]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
@@ -95,3 +105,11 @@ def retained_table(verdict: Verdict) -> str:
     if total > len(rows):
         lines.append(f"… and {total - len(rows)} more")
     return "Still holding graphs:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def _shorten(path: str) -> str:
+    """A path cut in the middle to PATH_CELL columns, keeping its start and its last index."""
+    if len(path) <= PATH_CELL:
+        return path
+    keep = PATH_CELL - 1
+    return path[:keep - keep // 2] + "…" + path[-(keep // 2):]

@@ -55,3 +55,20 @@ def test_printed_output_is_shown_last_and_capped():
     text = render(verdict)
     assert text.rstrip().endswith("line 39")
     assert "last 15 of 40 lines" in text and "line 24" not in text
+
+
+def test_the_report_fits_an_80_column_terminal():
+    """Long messages and hints are wrapped, a long path is cut in the middle, the curve fits."""
+    path = "trainer.state.history_by_metric['validation_loss'][12]"
+    verdict = Verdict(verdict="leak", device="cpu", steps=2000, pattern="monotonic",
+                      growth_bytes_per_step=3500.0, samples=tuple(3500.0 * i for i in range(2000)),
+                      retained=(Retained(path, "MseLossBackward0", 10, 123456, 1234),),
+                      message="`trainer.metrics['loss']` holds 59 tensors that still carry their"
+                              " autograd graphs (MseLossBackward0) (line 24): every step's graph"
+                              " stays alive.",
+                      hint="Store `loss.item()` (a Python float) or `tensor.detach()` in the"
+                           " container, not the tensor that still points at its graph.")
+    text = render(verdict)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "`trainer.metrics['loss']`" in text and "(line 24)" in text
+    assert "trainer.state.hist" in text and "'][12]" in text
