@@ -18,7 +18,7 @@ import torch
 from checkers.instrument import DONE_HOOK, STEP_HOOK, StopGrading, instrument
 from checkers.judge import Holder, Measurements, judge
 from checkers.probes import MAX_AGE, GraphTracker, memory_reader, summarize_graph
-from checkers.retained import assignment_line, graph_tensors
+from checkers.retained import assignment_line, graph_tensors, stored_name
 from checkers.verdict import Verdict
 
 MAX_HOLDERS = 200
@@ -82,7 +82,8 @@ class GradingSession:
                 line = assignment_line(self.tree, found.path) if self.tree else None
                 age = None if summary.oldest_step is None else now - summary.oldest_step
                 holders.append(Holder(found.path, summary.grad_fn, summary.nodes,
-                                      summary.saved_bytes, line or summary.line, age))
+                                      summary.saved_bytes, line or summary.line, age,
+                                      stored_name(self.tree, line) if line else None))
                 if len(holders) >= MAX_HOLDERS:
                     break
         return holders

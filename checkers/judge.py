@@ -37,6 +37,8 @@ class Holder:
     line: int | None
     age: int | None
     """Steps between the scan and the oldest node of its graph (None: no stamped node)."""
+    stored: str | None = None
+    """The variable the snippet put in the container at `line` (`h` in `states.append(h)`)."""
 
 
 @dataclass(frozen=True)
@@ -158,8 +160,9 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
         first = retained[0]
         where = f" (line {first.line})" if first.line else ""
         message = (f"`{_group(retained)[0]}` kept the graphs of up to {_oldest_age(m)} earlier steps"
-                   f" alive ({first.grad_fn}){where}; it is reset later, but never detached.")
-        return message, _hint(first.path, first.grad_fn, m.source_flags)
+                   f" alive ({first.grad_fn}){where} until it was reset or replaced: what it"
+                   " holds is never detached.")
+        return message, _hint(first.path, first.stored, m.source_flags)
     if retained:
         first = retained[0]
         container, count = _group(retained)
@@ -170,13 +173,13 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
         else:
             message = (f"`{first.path}` still carries an autograd graph ({first.grad_fn},"
                        f" {first.graph_nodes} nodes) reaching back {first.age} steps{where}.")
-        return message, _hint(first.path, first.grad_fn, m.source_flags)
+        return message, _hint(first.path, first.stored, m.source_flags)
     culprit = m.culprit or {}
     line = f" made at line {culprit['line']}" if culprit.get("line") else ""
     message = (f"A tensor{line} ({culprit.get('grad_fn', 'a graph')}) kept the graphs of up to"
                f" {_oldest_age(m)} earlier steps alive, then let them go:"
                " an accumulator that is reset but never detached.")
-    return message, _hint("", culprit.get("grad_fn", ""), m.source_flags)
+    return message, _hint("", None, m.source_flags)
 
 
 def _oldest_age(m: Measurements) -> int:
@@ -199,7 +202,7 @@ def _group(retained: Sequence[Holder]) -> tuple[str, int]:
     return head, heads[head]
 
 
-def _hint(path: str, grad_fn: str, flags: frozenset[str]) -> str:
+def _hint(path: str, stored: str | None, flags: frozenset[str]) -> str:
     root = path.split(".", 1)[0].split("[", 1)[0]
     if f"carried:{root}" in flags:
         return (f"`{root}` is fed back into the next step with its graph: detach it where one"
@@ -210,6 +213,9 @@ def _hint(path: str, grad_fn: str, flags: frozenset[str]) -> str:
     if "retain_graph" in flags:
         return ("Drop retain_graph=True, and store `.item()` or `.detach()` of anything you keep"
                 " past the step.")
+    if ("[" in path or path.endswith("}")) and stored:
+        return (f"Store `{stored}.detach()` in the container (or `{stored}.item()` when it is one"
+                f" number), not `{stored}` itself, which still points at its graph.")
     if "[" in path or path.endswith("}"):
         return ("Store `loss.item()` (a Python float) or `tensor.detach()` in the container, not"
                 " the tensor that still points at its graph.")

@@ -164,6 +164,24 @@ def assignment_line(tree: ast.Module, path: str) -> int | None:
     return max(candidates, key=lambda c: (c[1], c[0], c[2]))[2]
 
 
+def stored_name(tree: ast.Module, line: int | None) -> str | None:
+    """The variable a container is filled with at `line` (`h` in `states.append(h)` or
+    `cache[k] = h`), so the hint can say `h.detach()`; None for anything but a plain name."""
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) != line:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _MUTATORS and node.args:
+            value = node.args[-1]
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets):
+            value = node.value
+        else:
+            continue
+        if isinstance(value, ast.Name):
+            return value.id
+    return None
+
+
 def _names(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id

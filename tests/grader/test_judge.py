@@ -85,6 +85,7 @@ def test_a_reset_accumulator_is_named_from_the_scan_taken_while_it_held_graphs()
     verdict = judge(measured(ages, stale_run_holders=run))
     assert verdict.verdict == "leak"
     assert verdict.message.startswith("`epoch_loss` kept the graphs")
+    assert "until it was reset or replaced" in verdict.message
     assert "never detached" in verdict.message
 
 
@@ -134,3 +135,12 @@ def test_tensors_kept_inside_per_step_records_are_counted_on_their_container(pat
     holders = [Holder(path.format(i=i), "MeanBackward0", 6, 0, 13, 29 - i) for i in range(29)]
     verdict = judge(measured(CLEAN_AGES, holders=holders))
     assert f"`{container}` holds 28 tensors" in verdict.message
+
+
+def test_the_container_hint_names_the_variable_the_snippet_stored():
+    """`hidden_states.append(h)` is fixed by `h.detach()`, not by the loss's `.item()`."""
+    holders = [Holder(f"hidden_states[{i}]", "StackBackward0", 9, 0, 15, 29 - i, stored="h")
+               for i in range(29)]
+    verdict = judge(measured(CLEAN_AGES, holders=holders))
+    assert verdict.hint.startswith("Store `h.detach()` in the container")
+    assert "loss" not in verdict.hint

@@ -6,7 +6,7 @@ from collections import deque
 import pytest
 import torch
 
-from checkers.retained import assignment_line, graph_tensors
+from checkers.retained import assignment_line, graph_tensors, stored_name
 
 FILE = __file__
 
@@ -98,3 +98,12 @@ for step in range(10):
 ])
 def test_assignment_line_prefers_the_statement_that_stored_it(path, line):
     assert assignment_line(ast.parse(SNIPPET), path) == line
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    (11, "loss"),   # losses.append(loss)
+    (12, "loss"),   # metrics["loss"].append(loss)
+    (10, None),     # running += loss: not a container
+])
+def test_stored_name_is_the_plain_variable_put_in_a_container(line, name):
+    assert stored_name(ast.parse(SNIPPET), line) == name
