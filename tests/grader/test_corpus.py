@@ -50,6 +50,25 @@ def test_corpus_snippet_gets_its_expected_verdict(path, sandbox):
         assert verdict.retained == ()
 
 
+EXPLAINED = {
+    "leak_trainer_metrics": ("`trainer.metrics['loss']` holds 59 tensors", "(line 24)", "`loss.detach()`"),
+    "leak_records_dicts": ("`records` holds 59 tensors", "(line 13)", "`loss.item()`"),
+    "leak_gru_hidden_list": ("`hidden_states` holds 59 tensors", "(line 15)", "`h.detach()`"),
+    "leak_best_loss_min": ("`best_loss`", "(line 13)", "in `best_loss`"),
+    "leak_list_cleared_every_10": ("`window` kept the graphs", "until it was reset or replaced",
+                                   "`loss.detach()`"),
+}
+
+
+@pytest.mark.parametrize("stem", sorted(EXPLAINED))
+def test_a_leak_message_names_the_container_and_line_and_the_hint_the_fix(stem, sandbox):
+    """The candidate reads where the graphs are kept, which line kept them, and what to store."""
+    container, line, fix = EXPLAINED[stem]
+    verdict = grade_file(Path(__file__).parent / "corpus" / f"{stem}.py", sandbox=sandbox)
+    assert container in verdict.message and line in verdict.message
+    assert fix in verdict.hint
+
+
 @pytest.mark.parametrize("task", list(code_tasks()))
 def test_shipped_code_task_starter_leaks_and_solution_is_clean(task, sandbox):
     steps = task.get("grading", {}).get("steps")
