@@ -81,11 +81,21 @@ DENIED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("torch.compile", "torch.compiler", "torch.cond", "torch.while_loop", "torch.export*",
       "torch.jit*", "torch.fx*"),
      "compilation writes generated code and starts compiler processes"),
+    (("torch.CompilationUnit", "torch.Script*", "torch.LiteScriptModule", "torch.StaticModule",
+      "torch.parse_ir", "torch.import_ir_module*", "torch.Graph", "torch.ConcreteModuleType*"),
+     "TorchScript, re-exported by torch under its own names, compiles code that calls any "
+     "operator (aten::from_file included) outside the policy"),
+    (("torch.fork", "torch.wait"), "TorchScript's fork runs functions on torch's thread pool"),
     (("torch.ops", "torch.classes", "torch.library"), "load_library loads native code"),
+    (("torch.cuda.CUDAPluggableAllocator", "torch.cuda.change_current_allocator",
+      "torch.cuda.caching_allocator_*"),
+     "a pluggable allocator loads a native library (ctypes.CDLL), and the caching allocator "
+     "hands out and frees raw addresses"),
     (("torch.hub",), "downloads and imports code"),
     (("torch.set_num_threads", "torch.set_num_interop_threads", "torch.init_num_threads"),
      "the sandbox runs torch on one thread"),
-    (("torch.multiprocessing", "torch.distributed"), "starts processes"),
+    (("torch.multiprocessing", "torch.distributed", "torch.prepare_multiprocessing_environment"),
+     "starts processes"),
     (("torch.cuda.memory", "torch.cuda.tunable", "torch.cuda.gds"),
      "these write snapshots and tuning files"),
 )
@@ -114,6 +124,14 @@ def denial_reason(path: str) -> str | None:
         if any(fnmatchcase(path, pattern) for pattern in patterns):
             return reason
     return None
+
+
+def home(value) -> str | None:
+    """Where a class or function was defined (`torch.jit.CompilationUnit`), so that a closed
+    family stays closed under any name that re-exports it."""
+    module = getattr(value, "__module__", None) if callable(value) else None
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    return f"{module}.{name}" if isinstance(module, str) and isinstance(name, str) else None
 
 
 class ModuleProxy:
@@ -157,6 +175,9 @@ def resolve(module: str, attr: str):
         value = getattr(real, attr)
     except AttributeError:
         raise AttributeError(f"module '{module}' has no attribute '{attr}'") from None
+    origin = home(value)
+    if origin is not None and denial_reason(origin):
+        raise not_available(path)
     return wrap_value(path, value)
 
 

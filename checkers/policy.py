@@ -79,6 +79,8 @@ INPLACE_OPERATORS = {
     "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor,
 }
 
+STR_FORMATTERS = (str.format, str.format_map)
+
 _print_limit = 64 * 1024
 
 
@@ -292,18 +294,34 @@ def guarded_getattr(obj, name, *default):
     """`obj.name` in candidate code (RestrictedPython rewrites every attribute read to this)."""
     if type(name) is not str:
         raise TypeError("attribute name must be a string")
+    if isinstance(obj, types.ModuleType):
+        # A real module a torch function handed back (torch.get_device_module()): read it
+        # as its proxy would be read, or not at all.
+        if obj.__name__ not in capabilities.ALLOWED_MODULES:
+            raise not_available(f"{obj.__name__}.{name}")
+        obj = capabilities.ModuleProxy(obj.__name__)
     if isinstance(obj, capabilities.ModuleProxy):
         return getattr(obj, name, *default)
     if (name.startswith("_") and name != "__init__") or name in INSPECT_ATTRIBUTES \
-            or name in capabilities.DENIED_ATTRIBUTES \
-            or (name in ("format", "format_map") and (isinstance(obj, str) or obj is str)):
+            or name in capabilities.DENIED_ATTRIBUTES:
         raise not_available(f"{describe(obj)}.{name}")
     value = getattr(obj, name, *default)
+    if is_str_formatter(value):
+        raise not_available(f"{describe(obj)}.{name}")
     if isinstance(value, types.ModuleType):
         if value.__name__ not in capabilities.ALLOWED_MODULES:
             raise not_available(f"{describe(obj)}.{name}")
         return capabilities.ModuleProxy(value.__name__)
     return value
+
+
+def is_str_formatter(value) -> bool:
+    """`str.format` and `str.format_map`, however reached (`'...'.format`, `S.format` on a
+    str subclass, `super().format`): their templates read attributes and items
+    (`{0.__class__}`) that the policy never sees."""
+    if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, str):
+        return value.__name__ in ("format", "format_map")
+    return any(value is formatter for formatter in STR_FORMATTERS)
 
 
 def guarded_hasattr(obj, name) -> bool:

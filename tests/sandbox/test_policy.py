@@ -52,6 +52,22 @@ def test_hasattr_follows_the_attribute_rules():
         run("import torch\nhasattr(torch.nn.Linear(2, 2), '__dict__')\n")
 
 
+def test_a_closed_family_stays_closed_under_a_name_that_re_exports_it(monkeypatch):
+    import torch
+    monkeypatch.setattr(torch.nn.functional, "script_again", torch.jit.script, raising=False)
+    assert capabilities.home(torch.jit.script) == "torch.jit._script.script"
+    with pytest.raises(Refused, match="'torch.nn.functional.script_again' is not available"):
+        run("import torch.nn.functional as F\nF.script_again(print)\n")
+
+
+def test_a_real_module_handed_back_by_torch_is_read_through_its_proxy():
+    with pytest.raises(Refused, match="'torch.cpu.amp' is not available"):
+        run("import torch\ntorch.get_device_module('cpu').amp\n")
+    namespace = run("import torch\ncuda = torch.get_device_module('cuda')\n"
+                    "seen = cuda.is_available()\n")
+    assert namespace["seen"] in (True, False)
+
+
 def test_module_attributes_cannot_be_replaced():
     with pytest.raises(Refused, match="'math.pi = ...' is not available"):
         run("import math\nmath.pi = 3\n")
