@@ -7,6 +7,8 @@ positions and the chance to report duplicates.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,13 @@ Loc = tuple[str | int, ...]
 
 TODO = "TODO"
 
+MAX_FILE_BYTES = 1_000_000
+"""The largest file read: a card is a few KB, and composing tens of MB of YAML takes gigabytes."""
+MAX_VALUES = 100_000
+"""The most values one file may expand to: a card has a few hundred, an alias bomb billions."""
+
 _STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _scalars = SafeConstructor()
 
 
@@ -99,14 +107,41 @@ def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
     """Parse one file whose top level must be a mapping; never raises for bad content."""
     shown = str(path)
     try:
-        raw = path.read_bytes()
+        raw = _read_plain_file(path)
+    except _NotReadable as refusal:
+        return None, [Problem(shown, 1, 1, *refusal.args)]
     except OSError as error:
         return None, [Problem(shown, 1, 1, f"cannot read the file: {error.strerror}", "check that it exists and is readable")]
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark is not part of the first line's columns
     except UnicodeDecodeError as error:
         return None, [_bad_bytes(shown, raw, error)]
     return parse_yaml(text, shown)
+
+
+class _NotReadable(Exception):
+    """A path that is not a plain file of card size: (message, hint)."""
+
+
+def _read_plain_file(path: Path) -> bytes:
+    """The file's bytes; refuses folders, pipes and devices (reading a pipe would wait forever)
+    and files too large to be a card, without reading them."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise _NotReadable("this is a folder, not a file", "rename the folder so its name does not end in .yaml")
+        if not stat.S_ISREG(mode):
+            raise _NotReadable("this is not a plain file (a pipe, socket or device)",
+                               "replace it with a plain text file, or remove it")
+        with os.fdopen(descriptor, "rb", closefd=False) as file:
+            raw = file.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    if len(raw) > MAX_FILE_BYTES:
+        raise _NotReadable(f"the file is larger than {MAX_FILE_BYTES:,} bytes, far more than a card holds",
+                           "a card is a few KB of text: check that this is the right file")
+    return raw
 
 
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]]:
@@ -116,8 +151,11 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
     except yaml.MarkedYAMLError as error:
         return None, [_syntax_problem(path, lines, error)]
     except yaml.reader.ReaderError as error:  # a control character: located by offset, not by mark
-        before = text[: error.position]
-        line, column = before.count("\n") + 1, error.position - before.rfind("\n")
+        # libyaml's offset counts UTF-8 bytes, not characters; the first such character is the culprit.
+        found = text.find(chr(error.character)) if isinstance(error.character, int) else -1
+        offset = found if found >= 0 else error.position
+        before = text[:offset]
+        line, column = before.count("\n") + 1, offset - before.rfind("\n")
         return None, [Problem(path, line, column, f"not valid YAML: {error.reason}",
                               "remove the control character (it is invisible in most editors)")]
     if root is None:
@@ -133,11 +171,24 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
     except RecursionError:
         return None, [Problem(path, 1, 1, "the values are nested too deeply to read",
                               "a card needs only a few levels of nesting: flatten the structure")]
+    except _TooManyValues as error:
+        line, column = position(error.args[0])
+        return None, [Problem(path, line, column, f"the file expands to more than {MAX_VALUES:,} values",
+                              "a card holds a few hundred: write repeated values out instead of "
+                              "nesting aliases (*name) of aliases")]
     return YamlDocument(path, lines, root, data, builder.todos, builder.unreadable), builder.problems
 
 
+class _TooManyValues(Exception):
+    """Raised with the node at which the value budget ran out."""
+
+
 class _Builder:
-    """Turns nodes into Python values, noting duplicate keys and TODO markers on the way."""
+    """Turns nodes into Python values, noting duplicate keys and TODO markers on the way.
+
+    Aliases are expanded where they are used, so values are counted against `MAX_VALUES`:
+    nine aliases of nine aliases, nine levels deep, would otherwise build 387 million.
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -146,8 +197,12 @@ class _Builder:
         self.unreadable: set[int] = set()
         self.building: set[int] = set()
         """ids of the collections being built right now, to stop at a self-referencing alias."""
+        self.built = 0
 
     def value(self, node: yaml.Node, loc: Loc) -> Any:
+        self.built += 1
+        if self.built > MAX_VALUES:
+            raise _TooManyValues(node)
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, loc)
         if id(node) in self.building:  # an alias inside its own anchor: `&a [*a]`
@@ -182,9 +237,19 @@ class _Builder:
             return node.value
 
     def mapping(self, node: yaml.MappingNode, loc: Loc) -> dict:
+        merged: dict = {}
         data: dict = {}
         first_seen: dict[Any, yaml.Node] = {}
         for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:  # `<<: *defaults`: its keys, unless written here too
+                for source in reversed(_merge_sources(value_node)):
+                    if isinstance(source, yaml.MappingNode):
+                        merged.update(self.value(source, loc) or {})  # None: it merges itself
+                    else:
+                        line, column = position(source)
+                        self.problems.append(Problem(self.path, line, column, "'<<' can only merge mappings",
+                                                     "merge a mapping ('<<: *name'), or write the fields out"))
+                continue
             if not isinstance(key_node, yaml.ScalarNode):
                 line, column = position(key_node)
                 self.problems.append(Problem(self.path, line, column, "a key must be a plain name",
@@ -199,13 +264,26 @@ class _Builder:
                     "YAML would silently keep only the last one: remove or rename one of them"))
             first_seen[key] = key_node
             data[key] = self.value(value_node, (*loc, key))
-        return data
+        return {**merged, **data}
 
 
-def _child(node: yaml.Node, part: str | int) -> yaml.Node | None:
+def _merge_sources(node: yaml.Node) -> list[yaml.Node]:
+    """What a `<<` key merges, first wins: one mapping, or a list of them."""
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else [node]
+
+
+def _child(node: yaml.Node, part: str | int, merging: frozenset[int] = frozenset()) -> yaml.Node | None:
     if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-        matches = [value for key, value in node.value if key.value == part]
-        return matches[-1] if matches else None
+        matches = [value for key, value in node.value if key.value == part and key.tag != _MERGE_TAG]
+        if matches:
+            return matches[-1]
+        # A key that came in through `<<` is located where it is written.
+        for key, value in node.value:
+            for source in _merge_sources(value) if key.tag == _MERGE_TAG else []:
+                found = _child(source, part, merging | {id(node)}) if id(source) not in merging else None
+                if found is not None:
+                    return found
+        return None
     if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
         return node.value[part]
     return None
@@ -229,7 +307,7 @@ def _syntax_problem(path: str, lines: list[str], error: yaml.MarkedYAMLError) ->
 
 
 def _bad_bytes(path: str, raw: bytes, error: UnicodeDecodeError) -> Problem:
-    before = raw[: error.start]
+    before = raw.removeprefix(b"\xef\xbb\xbf")[: error.start]  # utf-8-sig counts from after the mark
     line = before.count(b"\n") + 1
-    column = error.start - (before.rfind(b"\n") + 1) + 1
+    column = len(before[before.rfind(b"\n") + 1:].decode("utf-8")) + 1  # characters, as editors count
     return Problem(path, line, column, "the file is not UTF-8 text", "save it with UTF-8 encoding")

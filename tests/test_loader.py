@@ -1,5 +1,7 @@
 """The loader: every bad card is reported at the exact line and column, and never stops the others."""
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -227,3 +229,116 @@ def test_an_unreadable_folder_is_reported(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "iterdir", refuse)
     library = load_library([tmp_path])
     assert located(library.problems) == [f"{tmp_path}:1:1: cannot read this folder: Permission denied"]
+
+
+def _laughs(levels: int) -> str:
+    """Nine aliases of nine aliases, `levels` deep: 9**levels values from a few hundred bytes."""
+    lines = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_an_alias_bomb_is_refused_before_it_expands():
+    """A billion-laughs file is reported at the alias that runs over the budget, without building it."""
+    _, problems = parse_yaml(_laughs(9), "card.yaml")
+    assert [p.message for p in problems] == ["the file expands to more than 100,000 values"]
+
+
+def test_merge_keys_bring_in_the_fields_they_name():
+    """`<<: *defaults` is YAML's merge key: its fields count, and fields written alongside win."""
+    doc, problems = parse_yaml("base: &b {junior: a, middle: b}\n"
+                               "tiers:\n  <<: [*b, {senior: c, junior: z}]\n  middle: own\n", "card.yaml")
+    assert problems == []
+    assert doc.data["tiers"] == {"junior": "a", "senior": "c", "middle": "own"}
+
+
+def test_a_problem_in_a_merged_field_points_where_the_field_is_written(tmp_path):
+    text = (PACKS / "good" / "minimal-card.yaml").read_text().replace(
+        "tiers:\n", "tiers:\n  <<: &more {staff: extra}\n", 1)
+    path = tmp_path / "minimal-card.yaml"
+    path.write_text(text)
+    _, problems = load_card_file(path)
+    line = text.splitlines().index("  <<: &more {staff: extra}") + 1
+    assert [(p.line, p.message) for p in problems] == [(line, "unknown field 'staff' in 'tiers'")]
+
+
+def test_merging_something_that_is_not_a_mapping_is_reported():
+    _, problems = parse_yaml("tiers: {<<: [1, 2]}\n", "card.yaml")
+    assert sorted(f"{p.line}:{p.column}: {p.message}" for p in problems) == [
+        "1:14: '<<' can only merge mappings", "1:17: '<<' can only merge mappings"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("question: 'caf\u00e9 \x07'\n", "1:17"),  # libyaml counts the é as two bytes
+    ("\ufeffquestion: '\x07'\n", "1:12"),  # a byte-order mark is not a column
+])
+def test_a_control_character_is_located_in_characters_not_bytes(tmp_path, text, expected):
+    path = tmp_path / "card.yaml"
+    path.write_text(text, encoding="utf-8")
+    _, problems = load_card_file(path)
+    assert [f"{p.line}:{p.column}: {p.message}" for p in problems] == [
+        f"{expected}: not valid YAML: control characters are not allowed"]
+
+
+@pytest.mark.parametrize("raw, expected", [
+    (b"id: a\nquestion: caf\xc3\xa9 \xe9\n", "2:16"),
+    (b"\xef\xbb\xbfquestion: \xe9\n", "1:11"),
+])
+def test_a_bad_byte_is_located_in_characters(tmp_path, raw, expected):
+    path = tmp_path / "card.yaml"
+    path.write_bytes(raw)
+    _, problems = load_card_file(path)
+    assert [f"{p.line}:{p.column}: {p.message}" for p in problems] == [f"{expected}: the file is not UTF-8 text"]
+
+
+@pytest.mark.parametrize("encode", [
+    pytest.param(lambda text: b"\xef\xbb\xbf" + text.encode(), id="byte-order-mark"),
+    pytest.param(lambda text: text.replace("\n", "\r\n").encode(), id="crlf"),
+])
+def test_a_bom_or_crlf_file_loads_and_problems_keep_their_positions(tmp_path, encode):
+    good = (PACKS / "good" / "minimal-card.yaml").read_text()
+    path = tmp_path / "minimal-card.yaml"
+    path.write_bytes(encode(good))
+    card, problems = load_card_file(path)
+    assert problems == [] and card is not None
+    path.write_bytes(encode(good.replace("frequency: 40", "frequency: 101")))
+    _, problems = load_card_file(path)
+    line = good.splitlines().index("frequency: 40") + 1
+    assert [(p.line, p.column, p.message) for p in problems] == [(line, 12, "'frequency' must be at most 100, not 101")]
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _folder(path: Path) -> None:
+    path.mkdir()
+
+
+def _huge(path: Path) -> None:
+    path.write_text("id: huge\ntags:\n" + "  - a\n" * 200_000)
+
+
+@pytest.mark.parametrize("make, expected", [
+    (_fifo, "this is not a plain file (a pipe, socket or device)"),
+    (_folder, "this is a folder, not a file"),
+    (_huge, "the file is larger than 1,000,000 bytes, far more than a card holds"),
+])
+def test_what_is_not_a_card_sized_file_is_reported_without_reading_it(tmp_path, make, expected):
+    """A pipe would block the loader forever, and tens of MB of YAML take gigabytes to compose."""
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    make(pack / "odd.yaml")
+    loaded, problems = load_pack(pack)
+    assert located(problems) == [f"{pack / 'odd.yaml'}:1:1: {expected}"]
+    assert loaded is not None and len(loaded.cards) == len(load_pack(PACKS / "good")[0].cards)
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("missing.yaml", "No such file or directory"),
+    ("odd.yaml", "Too many levels of symbolic links"),
+])
+def test_a_broken_or_looping_symlink_is_reported(tmp_path, target, expected):
+    (tmp_path / "odd.yaml").symlink_to(tmp_path / target)
+    _, problems = load_card_file(tmp_path / "odd.yaml")
+    assert located(problems) == [f"{tmp_path / 'odd.yaml'}:1:1: cannot read the file: {expected}"]
