@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from questions.codecheck import python_problems
-from questions.model import Card, Library, LoadedCard, Manifest, Pack, Problem
+from questions.model import FORMAT_VERSION, Card, Library, LoadedCard, Manifest, Pack, Problem
 from questions.validation import validate_document
-from questions.yamldoc import position, read_yaml
+from questions.yamldoc import YamlDocument, position, read_yaml
 
 MANIFEST_NAME = "pack.yaml"
 CARD_SUFFIX = ".yaml"
@@ -128,6 +128,8 @@ def _read_pack(root: Path) -> _PackResult:
     if not manifest_path.is_file():
         return _PackResult(None, [_missing_manifest(root)])
     doc, problems = read_yaml(manifest_path)
+    if doc is not None and (newer := _newer_format(doc)) is not None:
+        return _PackResult(None, [newer])  # its cards follow rules this grill does not know
     manifest = None
     if doc is not None:
         manifest, invalid = validate_document(Manifest, doc)
@@ -163,6 +165,15 @@ def _read_card(path: Path, pack: str) -> _CardResult:
                                         f"rename the file to {card.id}{CARD_SUFFIX}, or change the id"))
     loaded = LoadedCard(card, path, pack) if card is not None and not problems else None
     return _CardResult(loaded, problems, position(id_node))
+
+
+def _newer_format(doc: YamlDocument) -> Problem | None:
+    version = doc.data.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version <= FORMAT_VERSION:
+        return None
+    return doc.problem(doc.node_at(("format_version",)),
+                       f"this pack is written for a newer grill (card format {version}; this grill reads "
+                       f"format {FORMAT_VERSION})", "update grill to load this pack")
 
 
 def _missing_manifest(folder: Path) -> Problem:

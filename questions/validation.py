@@ -105,9 +105,14 @@ def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
         several = " or " in expected
         return f"'{where}' must be {expected}, not {value!r}", f"use {'one of: ' if several else ''}{expected}"
     if kind in ("too_short", "too_long"):
-        bound = "at least" if kind == "too_short" else "at most"
-        limit = ctx.get("min_length", ctx.get("max_length"))
-        return (f"'{where}' needs {bound} {limit} item{'s' if limit != 1 else ''}, has {ctx.get('actual_length')}",
+        low, high = _length_bounds(_walk(model, loc)[1])
+        if low is not None and high is not None:
+            needs = f"{low} to {high} items"
+        else:
+            bound = "at least" if kind == "too_short" else "at most"
+            limit = ctx.get("min_length", ctx.get("max_length"))
+            needs = f"{bound} {limit} item{'s' if limit != 1 else ''}"
+        return (f"'{where}' needs {needs}, has {ctx.get('actual_length')}",
                 "add items" if kind == "too_short" else "remove items")
     if kind == "string_pattern_mismatch":
         return (f"'{where}' must be lower-case words joined by hyphens, not {value!r}",
@@ -160,6 +165,14 @@ def _walk(model: type[BaseModel], loc: Loc) -> tuple[Any, FieldInfo | None]:
         info = owner.model_fields[part]
         annotation = info.annotation
     return annotation, info
+
+
+def _length_bounds(info: FieldInfo | None) -> tuple[int | None, int | None]:
+    """A list field's (min_length, max_length), so a message can give the whole range."""
+    metadata = info.metadata if info is not None else []
+    low = next((m.min_length for m in metadata if hasattr(m, "min_length")), None)
+    high = next((m.max_length for m in metadata if hasattr(m, "max_length")), None)
+    return low, high
 
 
 def _allowed_fields(model: type[BaseModel], loc: Loc) -> list[str]:
