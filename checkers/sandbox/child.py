@@ -6,10 +6,12 @@ traceback of grill; the candidate's own traceback (their frames only) travels as
 
 from __future__ import annotations
 
+import faulthandler
 import io
 import json
 import os
 import random
+import re
 import resource
 import signal
 import socket
@@ -24,6 +26,10 @@ from checkers.sandbox.protocol import write_all
 MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
 MEMORY_KINDS = ("MemoryError", "OutOfMemoryError")
 PR_SET_PDEATHSIG = 1
+CRASH_LOG = ".grill-crash"
+"""Where faulthandler writes the stack when the run dies of a fatal signal; in the run's
+own scratch directory, which the worker clears after every run."""
+CRASH_FRAME = re.compile(r'File "(.*)", line (\d+) in ')
 
 
 def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
@@ -33,6 +39,7 @@ def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
         control.close()
         isolate(out_fd)
         warnings_shown.install()
+        faulthandler.enable(open(CRASH_LOG, "w"), all_threads=False)
         apply_limits(request["limits"], address_space=request["device"] != "cuda",
                      shared_user=request["shared_user"])
         reseed()
@@ -65,6 +72,20 @@ def isolate(out_fd: int) -> None:
                                   line_buffering=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), errors="replace",
                                   line_buffering=True)
+
+
+def crash_line(filename: str) -> int | None:
+    """After a run died of a fatal signal (a C stack overflow, a segfault in native code): the
+    line of the innermost frame of `filename`, the candidate's code, in faulthandler's dump."""
+    try:
+        with open(CRASH_LOG, errors="replace") as log:
+            dump = log.read(64 * 1024)
+    except OSError:
+        return None
+    for match in CRASH_FRAME.finditer(dump):  # faulthandler lists the innermost frame first
+        if match.group(1) == filename:
+            return int(match.group(2))
+    return None
 
 
 def set_parent_death_signal() -> None:

@@ -343,7 +343,9 @@ def judge(run: RunReader, device: str, wall_s: float, timeout_s: float) -> Outco
         return outcome("limit", "killed", "the run was killed by the system (memory or CPU)")
     if not run.result:
         how = f"signal {signal.Signals(sig).name}" if sig else f"exit code {exit_info.get('code')}"
-        return outcome("error", "crash", f"the run ended without a result ({how})")
+        line = exit_info.get("line")
+        return outcome("error", "crash", f"the run ended without a result ({how})",
+                       line=line if type(line) is int else None)
     try:
         message = protocol.decode(bytes(run.result))
         return from_message(message, outcome)

@@ -118,8 +118,10 @@ def serve(control: socket.socket, request: dict, fds: list[int], jobs: dict,
     status, killed = wait_or_kill(control, pid, own_pid_namespace)
     kill_leftovers(pid, own_pid_namespace)
     code = os.waitstatus_to_exitcode(status)
+    filename = request["payload"].get("filename") or "<snippet>"
     protocol.send(control, {"event": "exit", "code": code if code >= 0 else None,
-                            "signal": -code if code < 0 else None, "killed": killed})
+                            "signal": -code if code < 0 else None, "killed": killed,
+                            "line": child.crash_line(filename) if code < 0 else None})
 
 
 def clear_scratch(kept: set[str]) -> None:

@@ -203,3 +203,25 @@ def test_print_flood_loop_ends_in_a_timeout_with_capped_output(sandbox, witness)
     assert outcome.status == "timeout"
     assert len(outcome.output) < 2 * sandbox.limits.output_bytes
     witness.assert_untouched(outcome, sandbox, baseline)
+
+
+def test_recursion_bomb_is_an_error_at_the_candidates_line(sandbox, witness):
+    baseline = process_tree(sandbox.worker_pid)
+    outcome = sandbox.run(SNIPPET, {"source": "def f(n):\n    return f(n + 1)\n\nf(0)"})
+    assert (outcome.status, outcome.error.kind, outcome.error.line) == \
+        ("error", "RecursionError", 2)
+    witness.assert_untouched(outcome, sandbox, baseline)
+
+
+def test_c_stack_overflow_is_a_crash_at_the_candidates_line(either_sandbox, witness):
+    """Hashing deeply nested tuples recurses in C with no recursion check: the run dies of
+    SIGSEGV, and faulthandler's dump still names the candidate's line (and nothing else)."""
+    baseline = process_tree(either_sandbox.worker_pid)
+    source = "x = ()\nfor i in range(10 ** 6):\n    x = (x,)\n\nresult = hash(x)"
+    outcome = either_sandbox.run(SNIPPET, {"source": source, "filename": "/home/me/loop.py"})
+    assert (outcome.status, outcome.error.kind, outcome.error.line) == ("error", "crash", 5)
+    assert "SIGSEGV" in outcome.error.message
+    assert "Fatal Python error" not in outcome.output
+    witness.assert_untouched(outcome, either_sandbox, baseline)
+    after = either_sandbox.run(SNIPPET, {"source": "result = 1"})
+    assert after.result == {"result": 1}, "the crash left the worker able to run"
