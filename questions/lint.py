@@ -42,6 +42,12 @@ def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
     return sorted(set(problems), key=lambda p: (p.path, p.line, p.column, p.message))
 
 
+def lint_search_path(entries: Iterable[Path]) -> LintReport:
+    """Everything grill loads, judged as the app loads it: each entry holds packs, never one card."""
+    library = load_library(entries)
+    return LintReport(sort_problems(library.problems), library.cards, len(library.packs))
+
+
 def lint_paths(paths: Sequence[Path]) -> LintReport:
     """Check packs, folders of packs and card files.
 

@@ -144,6 +144,12 @@ class Problem:
     message: str
     hint: str = ""
 
+    def __post_init__(self) -> None:
+        # A file name that is not UTF-8 arrives with surrogate escapes, which no UTF-8 terminal,
+        # JSON reader or widget accepts: show its bad bytes as U+FFFD instead.
+        for name in ("path", "message", "hint"):
+            object.__setattr__(self, name, _printable(getattr(self, name)))
+
     def __str__(self) -> str:
         text = f"{self.path}:{self.line}:{self.column}: {self.message}"
         return f"{text} (hint: {self.hint})" if self.hint else text
@@ -151,6 +157,18 @@ class Problem:
     def to_dict(self) -> dict:
         return {"path": self.path, "line": self.line, "column": self.column,
                 "message": self.message, "hint": self.hint}
+
+
+def _printable(text: str) -> str:
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that is not an escaped byte
+        return text.encode("utf-8", "replace").decode("utf-8")
 
 
 @dataclass(frozen=True)

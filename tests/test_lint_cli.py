@@ -1,6 +1,7 @@
 """`grill lint`: what it prints, its exit codes, `--json`, and `--run` with a grader."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -99,6 +100,34 @@ def test_with_no_paths_it_lints_everything_grill_loads(capsys, monkeypatch):
     code, out, _ = lint(capsys, "--json")
     assert code == 1
     assert "dup-second/shared-card.yaml" in {p["path"] for p in json.loads(out)}
+
+
+def test_with_no_paths_a_file_in_grill_packs_is_reported_as_the_app_sees_it(capsys, monkeypatch, tmp_path):
+    """A search-path entry holds packs; a stray file there is not linted as if it were a card."""
+    stray = tmp_path / "notes.txt"
+    stray.write_text("shopping list\n")
+    monkeypatch.setenv("GRILL_PACKS", f":{stray}::{tmp_path / 'missing'}:")
+    code, out, _ = lint(capsys, "--json")
+    assert code == 1
+    assert [(p["path"], p["message"]) for p in json.loads(out)] == [
+        (str(stray), "packs are loaded from folders, not files")]
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_not_a_crash(tmp_path):
+    """Surrogate escapes from the file system would crash a strict UTF-8 stdout, and are not valid JSON."""
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    open(bytes(pack) + b"/caf\xe9.yaml", "wb").write(b"id: cafe\n")
+    shown = f"{pack}/caf\ufffd.yaml"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    outputs = []
+    for flag in ([], ["--json"]):
+        run = subprocess.run([sys.executable, "-m", "app.cli", "lint", str(pack), *flag], env=env,
+                             cwd=Path(__file__).parents[1], capture_output=True, text=True, encoding="utf-8")
+        assert run.returncode == 1, run.stderr
+        outputs.append(run.stdout)
+    assert f"{shown}:1:1: missing required field 'basic'" in outputs[0]
+    assert shown in {p["path"] for p in json.loads(outputs[1])}
 
 
 def fake_grader(verdicts: dict[str, str], calls: list):

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.paths import pack_search_path
-from questions.lint import LintReport, grade_code_tasks, lint_paths, sort_problems
+from questions.lint import LintReport, grade_code_tasks, lint_paths, lint_search_path, sort_problems
 from questions.loader import CARD_SUFFIX, pack_folders
 from questions.model import LoadedCard, Problem
 
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         if error:
             print(f"grill lint: {path}: {error}", file=sys.stderr)
             return EXIT_USAGE
-    report = lint_paths(paths or pack_search_path())
+    report = lint_paths(paths) if paths else lint_search_path(pack_search_path())
     problems = report.problems
     if args.run:
         try:
