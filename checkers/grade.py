@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import builtins
 import sys
+import weakref
 from collections.abc import Mapping
+from dataclasses import replace
 
 import torch
 
@@ -35,6 +37,9 @@ class GradingSession:
         self.tree = tree
         self.tracker = GraphTracker(steps, filename, memory_reader(device), self._on_stale_run)
         self.holders: dict[str, Holder] = {}
+        self._found: dict[str, weakref.ref] = {}
+        """Per path in `holders`, the tensor it named when scanned."""
+        self._path_of: dict[int, str] = {}
         self.stale_run_holders: list[Holder] = []
         self._frame = None
         self.stopped = False
@@ -67,23 +72,36 @@ class GradingSession:
         if self._frame is not None:
             found = self._summaries(_frame_roots(self._frame), now=self.tracker.step)
             if found:
-                self.stale_run_holders = found
+                self.stale_run_holders = [holder for holder, _ in found]
 
     def scan(self, roots: Mapping[str, object], now: int) -> None:
-        """Record every graph-bearing tensor reachable from `roots`, by path."""
-        for holder in self._summaries(roots, now):
-            self.holders[holder.path] = holder
+        """Record every graph-bearing tensor reachable from `roots`, by path.
 
-    def _summaries(self, roots: Mapping[str, object], now: int) -> list[Holder]:
+        A tensor found again under another path (a function's `losses` returned into
+        `history`) is reported once: under the path that reaches it now, with the line that
+        first stored it.
+        """
+        for holder, tensor in self._summaries(roots, now):
+            old = self._path_of.get(id(tensor))
+            if old is not None and old != holder.path and self._found[old]() is tensor:
+                earlier = self.holders.pop(old)
+                holder = replace(holder, line=earlier.line or holder.line,
+                                 stored=earlier.stored or holder.stored)
+            self.holders[holder.path] = holder
+            self._found[holder.path] = weakref.ref(tensor)
+            self._path_of[id(tensor)] = holder.path
+
+    def _summaries(self, roots: Mapping[str, object], now: int) -> list[tuple[Holder, torch.Tensor]]:
         holders = []
         with self.tracker.paused():
             for found in graph_tensors(roots, self.filename):
                 summary = summarize_graph(found.tensor.grad_fn)
                 line = assignment_line(self.tree, found.path) if self.tree else None
                 age = None if summary.oldest_step is None else now - summary.oldest_step
-                holders.append(Holder(found.path, summary.grad_fn, summary.nodes,
-                                      summary.saved_bytes, line or summary.line, age,
-                                      stored_name(self.tree, line) if line else None))
+                holders.append((Holder(found.path, summary.grad_fn, summary.nodes,
+                                       summary.saved_bytes, line or summary.line, age,
+                                       stored_name(self.tree, line) if line else None),
+                                found.tensor))
                 if len(holders) >= MAX_HOLDERS:
                     break
         return holders

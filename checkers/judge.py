@@ -176,9 +176,13 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
         return message, _hint(first.path, first.stored, m.source_flags)
     culprit = m.culprit or {}
     line = f" made at line {culprit['line']}" if culprit.get("line") else ""
-    message = (f"A tensor{line} ({culprit.get('grad_fn', 'a graph')}) kept the graphs of up to"
-               f" {_oldest_age(m)} earlier steps alive, then let them go:"
-               " an accumulator that is reset but never detached.")
+    grad_fn = culprit.get("grad_fn", "a graph")
+    if any(m.ages[-1][allowed + 1:]):  # still held at the last census, somewhere no scan reached
+        message = (f"A tensor{line} ({grad_fn}) still keeps the graphs of up to {_oldest_age(m)}"
+                   " earlier steps alive, held somewhere the grader cannot name.")
+    else:
+        message = (f"A tensor{line} ({grad_fn}) kept the graphs of up to {_oldest_age(m)} earlier"
+                   " steps alive, then let them go: an accumulator that is reset but never detached.")
     return message, _hint("", None, m.source_flags)
 
 
@@ -219,7 +223,8 @@ def _hint(path: str, stored: str | None, flags: frozenset[str]) -> str:
     if "[" in path or path.endswith("}"):
         return ("Store `loss.item()` (a Python float) or `tensor.detach()` in the container, not"
                 " the tensor that still points at its graph.")
-    where = f" in `{root}`" if root else ""
+    name = path.rsplit(".", 1)[-1]  # `total` for `meter.<closure>.total`
+    where = f" in `{name}`" if name else ""
     return (f"Keep `loss.item()` (a Python float){where}, or `.detach()` the tensor before it"
             " outlives the step, so each step's graph can be freed.")
 

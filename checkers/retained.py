@@ -1,9 +1,10 @@
 """Find every tensor that still holds an autograd graph, and say how the snippet reaches it.
 
 The scan starts from the snippet's names (module globals, or a function's locals) and goes
-breadth-first through containers at any depth, object and class attributes, and the
-closures and default arguments of functions the snippet defined, so the first path found is
-the shortest: `running`, `losses[17]`, `cache['h'][3]`, `tracker.history[-1]`. Parameters
+breadth-first through containers at any depth, object and class attributes, the closures
+and default arguments of functions the snippet defined, `functools.partial` arguments and
+the locals of the snippet's paused generators, so the first path found is the shortest:
+`running`, `losses[17]`, `cache['h'][3]`, `tracker.history[-1]`. Parameters
 and other leaf tensors hold no graph and are not reported; a leaf's `.grad` is, when it has
 one (`create_graph=True`).
 """
@@ -11,6 +12,7 @@ one (`create_graph=True`).
 from __future__ import annotations
 
 import ast
+import functools
 import types
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -84,6 +86,17 @@ def _children(path: str, value: object, filename: str) -> Iterator[tuple[str, ob
         yield path, value.__func__
     elif isinstance(value, types.BuiltinMethodType):  # `history.append` handed around as a callback
         yield f"{path}.__self__", value.__self__
+    elif isinstance(value, functools.partial):
+        yield f"{path}.func", value.func
+        for index, item in enumerate(value.args):
+            yield f"{path}.args[{index}]", item
+        for name, item in value.keywords.items():
+            yield f"{path}.keywords[{name!r}]", item
+    elif isinstance(value, types.GeneratorType):  # a coroutine-style meter's running state
+        frame = value.gi_frame
+        if frame is not None and frame.f_code.co_filename == filename:
+            for name, item in list(frame.f_locals.items()):
+                yield f"{path}.<locals>.{name}", item
     elif isinstance(value, type):
         if _defined_by_snippet(value, filename):
             for name, item in list(vars(value).items()):

@@ -55,6 +55,9 @@ EXPLAINED = {
     "leak_records_dicts": ("`records` holds 59 tensors", "(line 13)", "`loss.item()`"),
     "leak_gru_hidden_list": ("`hidden_states` holds 59 tensors", "(line 15)", "`h.detach()`"),
     "leak_best_loss_min": ("`best_loss`", "(line 13)", "in `best_loss`"),
+    "leak_generator_meter": ("`m.<locals>.total`", "(line 10)", "in `total`"),
+    "leak_partial": ("`pending` holds 59 tensors", "(line 19)", "`loss.item()`"),
+    "leak_train_returns_losses": ("`history` holds 29 tensors", "(line 14)", "`loss.detach()`"),
     "leak_list_cleared_every_10": ("`window` kept the graphs", "until it was reset or replaced",
                                    "`loss.detach()`"),
 }

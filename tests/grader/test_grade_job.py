@@ -75,3 +75,23 @@ def test_a_leak_inside_a_function_is_scanned_before_it_returns():
 def test_source_flags_name_true_keywords_and_state_fed_back_into_its_own_call(call, flags):
     import ast
     assert source_flags(ast.parse(call)) == flags
+
+
+def test_a_list_returned_from_the_training_function_is_reported_once_at_its_storing_line():
+    """The scan before `train` returns and the final one find the same tensors: counted once."""
+    source = PRELUDE + """\
+def train(steps):
+    losses = []
+    for _ in range(steps):
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss)
+    return losses
+history = train(12)
+"""
+    result = grade(source, steps=30)
+    assert result["extra"]["retained_total"] == 11
+    assert {item["path"].split("[")[0] for item in result["retained"]} == {"history"}
+    assert {item["line"] for item in result["retained"]} == {13}  # losses.append(loss)

@@ -144,3 +144,18 @@ def test_the_container_hint_names_the_variable_the_snippet_stored():
     verdict = judge(measured(CLEAN_AGES, holders=holders))
     assert verdict.hint.startswith("Store `h.detach()` in the container")
     assert "loss" not in verdict.hint
+
+
+def test_the_plain_name_hint_names_the_variable_not_its_owner():
+    holders = [Holder("meter.<closure>.total", "AddBackward0", 300, 0, 11, 40)]
+    assert "in `total`" in judge(measured(CLEAN_AGES, holders=holders)).hint
+
+
+def test_graphs_no_scan_could_name_are_described_by_whether_they_are_still_held():
+    """Stale graphs at the last census are still kept; ones that vanished were let go."""
+    culprit = {"grad_fn": "AddBackward0", "line": 10, "oldest_age": 9}
+    held = judge(measured([ages_row(a1=7, a9=3)] * 30, culprit=culprit))
+    assert held.verdict == "leak"
+    assert held.message.startswith("A tensor made at line 10 (AddBackward0) still keeps")
+    let_go = judge(measured([ages_row(a1=7, a9=3)] * 29 + [ages_row(a1=7)], culprit=culprit))
+    assert "then let them go" in let_go.message

@@ -44,6 +44,23 @@ def test_closures_and_default_arguments_of_snippet_functions():
     assert paths({"record": record}) == ["record.<closure>.kept[0]", "record.<defaults>[0][0]"]
 
 
+def test_partial_arguments_and_a_paused_generators_locals():
+    """`functools.partial(log, step, loss)` and a coroutine meter's `total` hold tensors too."""
+    import functools
+
+    def meter():
+        total = 0
+        while True:
+            total = total + (yield total)
+
+    running = meter()
+    next(running)
+    running.send(graph())
+    roots = {"pending": [functools.partial(print, 3, graph(), end=graph())], "running": running}
+    assert paths(roots) == ["pending[0].args[1]", "pending[0].keywords['end']",
+                            "running.<locals>.total"]
+
+
 def test_module_children_read_as_attributes():
     model = torch.nn.Sequential(torch.nn.Linear(2, 2))
     model[0].last_out = model(torch.randn(1, 2))
