@@ -154,6 +154,9 @@ class History:
         except OSError as error:
             raise HistoryError(path, f"its folder cannot be created ({error.strerror})",
                                "check the permissions, or set GRILL_HOME to a writable folder") from error
+        if path.exists() and not path.is_file():
+            raise HistoryError(path, "it is a folder or a special file, not a history file",
+                               "grill left it untouched: move it aside, or set GRILL_HOME to another folder")
         if path.exists() and path.stat().st_size > 0:
             _check_readable(path)
         connection = None

@@ -8,6 +8,7 @@ file; they are replayed from the attempts, which gives the same state (see sched
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -54,6 +55,8 @@ def export_document(history: History, *, now: datetime) -> dict:
 
 def read_export(path: Path) -> list[Attempt]:
     """Every attempt in an export file, or ExportFileError listing what is wrong and where."""
+    if Path(path).exists() and not Path(path).is_file():  # reading a pipe would wait forever
+        raise ExportFileError(path, ["cannot be read (it is not a plain file)"])
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -62,9 +65,15 @@ def read_export(path: Path) -> list[Attempt]:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise ExportFileError(path, [f"line {error.lineno} column {error.colno}: not valid JSON ({error.msg})"]) from error
+    except RecursionError as error:
+        raise ExportFileError(path, ["nested too deeply to be a grill export"]) from error
     _check_envelope(path, document)
     attempts, problems = [], []
     for index, item in enumerate(document["attempts"]):
+        unstorable = _unstorable(item, f"attempts[{index}]")
+        if unstorable:
+            problems += unstorable
+            continue
         attempt, found = _validated(item, f"attempts[{index}]")
         problems += found
         if attempt is not None:
@@ -114,7 +123,27 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
         return None, [f"{where}{_location(e['loc'])}: {e['msg']}" for e in error.errors()]
     if attempt.started_at.tzinfo is None:
         return None, [f"{where}.started_at: needs a time zone (grill writes UTC, ending in +00:00)"]
-    return attempt, []
+    negative = [f"{where}.phase_seconds.{phase}: {seconds} is negative" for phase, seconds in attempt.phase_seconds.items()
+                if seconds < 0]
+    return (None, negative) if negative else (attempt, [])
+
+
+def _unstorable(value: object, where: str) -> list[str]:
+    """What JSON allows but a history cannot hold: text with an unpaired surrogate (`\\ud800`),
+    which SQLite refuses mid-import, and NaN or infinite numbers, which no statistic survives."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return [f"{where}: text with an unpaired surrogate escape, which is not valid Unicode"]
+    elif isinstance(value, float) and not math.isfinite(value):
+        return [f"{where}: {value} is not a finite number"]
+    elif isinstance(value, dict):
+        return [problem for key, item in value.items()
+                for problem in _unstorable(key, where) + _unstorable(item, f"{where}.{key}")]
+    elif isinstance(value, list):
+        return [problem for index, item in enumerate(value) for problem in _unstorable(item, f"{where}[{index}]")]
+    return []
 
 
 def _location(loc: tuple) -> str:

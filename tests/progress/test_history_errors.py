@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -58,6 +59,18 @@ def test_the_message_is_one_sentence_naming_the_file_and_what_to_do(home):
     assert str(home / "history.db") in text
     assert raised.value.what_to_do in text
     assert text.endswith(".") and "\n" not in text
+
+
+@pytest.mark.parametrize("make", [Path.mkdir, os.mkfifo], ids=["folder", "pipe"])
+def test_a_history_path_that_is_not_a_file_is_refused_clearly(home, make):
+    """SQLite would say 'disk I/O error' for a folder, and could wait forever on a pipe."""
+    home.mkdir()
+    make(home / "history.db")
+    with pytest.raises(HistoryError) as raised:
+        History.open()
+    assert raised.value.message == "it is a folder or a special file, not a history file"
+    assert "move it aside" in raised.value.what_to_do
+    assert (home / "history.db").exists()
 
 
 def test_a_folder_that_cannot_be_created_is_reported(tmp_path, monkeypatch):

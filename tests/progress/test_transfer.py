@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -102,6 +103,15 @@ MALFORMED = {
     "no id": (broken(lambda d: d["attempts"][0].pop("id")), "attempts[0].id: required"),
     "naive time": (broken(lambda d: d["attempts"][0].update(started_at="2026-01-01T10:00:00")),
                    "attempts[0].started_at: needs a time zone"),
+    "nested without end": ("[" * 100_000 + "]" * 100_000, "nested too deeply to be a grill export"),
+    "unpaired surrogate": (broken(lambda d: d["attempts"][0].update(card_id="a\ud800")),
+                           "attempts[0].card_id: text with an unpaired surrogate escape"),
+    "infinite seconds": (broken(lambda d: d["attempts"][0].update(phase_seconds={"answer": float("inf")})),
+                         "attempts[0].phase_seconds.answer: inf is not a finite number"),
+    "not a number": (broken(lambda d: d["attempts"][0]["phase_seconds"].update(review=float("nan"))),
+                     "attempts[0].phase_seconds.review: nan is not a finite number"),
+    "negative seconds": (broken(lambda d: d["attempts"][0].update(phase_seconds={"answer": -5})),
+                         "attempts[0].phase_seconds.answer: -5.0 is negative"),
 }
 
 
@@ -133,3 +143,23 @@ def test_every_bad_attempt_is_reported_not_just_the_first(tmp_path):
 def test_a_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(ExportFileError, match="cannot be read"):
         read_export(tmp_path / "nowhere.json")
+
+
+def test_one_attempt_the_database_cannot_store_keeps_the_good_ones_out_too(tmp_path):
+    """Checked before the merge, so the history is unchanged, not half-imported or rolled back mid-way."""
+    document = valid_document()
+    document["attempts"].append(dict(document["attempts"][0], id="x2", answer_text="caf\udce9"))
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document))
+    with History.open(tmp_path / "history.db") as history, pytest.raises(ExportFileError) as raised:
+        import_file(history, path)
+    assert raised.value.problems == ["attempts[1].answer_text: text with an unpaired surrogate escape, "
+                                     "which is not valid Unicode"]
+    with History.open(tmp_path / "history.db") as history:
+        assert history.attempts() == []
+
+
+def test_a_pipe_is_refused_instead_of_waited_on(tmp_path):
+    os.mkfifo(tmp_path / "export.json")
+    with pytest.raises(ExportFileError, match="not a plain file"):
+        read_export(tmp_path / "export.json")
