@@ -174,3 +174,16 @@ async def test_card_text_that_looks_like_markup_is_shown_verbatim(make_app, libr
         assert str(app.screen.query_one("#verdict-message", Static).render()) == MARKUP_LIKE
         await pilot.press("ctrl+g")
         assert isinstance(app.screen, SelfGradeDialog)
+
+
+async def test_typing_goes_into_the_answer_as_soon_as_a_card_opens(make_app):
+    """With or without a code task (whose tabs mount later), the answer box has the focus."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for card_id in ("running-loss", "no-grad"):
+            practise(app, [card_id])
+            await pilot.pause()
+            await pilot.press("h", "i")
+            assert app.screen.answer_text == "hi"
+            await pilot.press("escape")
+            await pilot.pause()

@@ -14,8 +14,13 @@ from app.ui.screens.practice import PracticeScreen
 async def test_due_opens_todays_queue_once_packs_are_loaded(history, grader, clock):
     app = GrillApp(None, history, start_with_due=True, grader=grader, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        # The load starts after the first refresh and the queue opens after the next one:
+        # on a busy machine one pause is not always enough, so wait for each step to happen.
+        for _ in range(200):
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.02)
+            if isinstance(app.screen, PracticeScreen):
+                break
         assert isinstance(app.screen, PracticeScreen)
         assert len(app.screen.queue) == min(10, len(app.library.cards)), "the default daily limit of new cards"
 

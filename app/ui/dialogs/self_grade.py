@@ -5,12 +5,13 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, SelectionList, Static
 
+from app.ui.card_text import card_text
 from app.ui.review import SelfGrade, rate
+from app.ui.widgets.tick_list import TickList
 from checkers.verdict import Verdict
 from questions.model import Card
 
@@ -35,12 +36,12 @@ class SelfGradeDialog(ModalScreen[SelfGrade | None]):
             with VerticalScroll(id="self-grade-lists"):
                 yield Label("Key points you made (pre-ticked from your typed answer)",
                             classes="self-grade-heading")
-                yield SelectionList[int](
-                    *[(Content(p.point), i, i in self._points) for i, p in enumerate(self.card.key_points)],
+                yield TickList(
+                    *[(card_text(p.point), i, i in self._points) for i, p in enumerate(self.card.key_points)],
                     compact=True, id="self-grade-points")
                 yield Label("Red flags you said", classes="self-grade-heading")
-                yield SelectionList[int](
-                    *[(Content(f.flag), i, i in self._flags) for i, f in enumerate(self.card.red_flags)],
+                yield TickList(
+                    *[(card_text(f.flag), i, i in self._flags) for i, f in enumerate(self.card.red_flags)],
                     compact=True, id="self-grade-flags")
             yield Static("", id="self-grade-rating")
             with Horizontal(id="self-grade-buttons"):

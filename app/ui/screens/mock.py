@@ -13,10 +13,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static, TextArea
 
 from app.mock.session import Event, MockSession, Step, mmss
+from app.ui.card_text import card_text
 from app.ui.widgets.code_task import CodeTaskPanel
 
 TICK_SECONDS = 0.25
@@ -230,13 +232,13 @@ class MockScreen(MockStepsScreen):
         if step.kind != "code":
             self.answer.focus()
 
-    def _prompt(self, step: Step) -> Text:
+    def _prompt(self, step: Step) -> Content:
         if step.kind == "follow_up":
-            return Text.assemble(("Follow-up: ", "bold"), step.prompt)
+            return Content.styled("Follow-up: ", "bold") + card_text(step.prompt)
         if step.kind == "code":
-            return Text.assemble(("Code task: ", "bold"),
-                                 "fix the code and run it (ctrl+r) before moving on: the last run counts.")
-        return Text(step.prompt, style="bold")
+            return Content.assemble(("Code task: ", "bold"),
+                                    "fix the code and run it (ctrl+r) before moving on: the last run counts.")
+        return card_text(step.prompt).stylize("bold")
 
     def sync_step(self) -> None:
         step = self.session.current

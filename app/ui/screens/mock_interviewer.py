@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.text import Text
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.widgets import Label, SelectionList, Static
 
 from app.mock.report import build_report
 from app.mock.score import Judgement
 from app.mock.session import MockSession, Step
+from app.ui.card_text import card_text
 from app.ui.screens.mock import MockStepsScreen
+from app.ui.widgets.tick_list import TickList
 
 
 class MockInterviewerScreen(MockStepsScreen):
@@ -59,44 +61,45 @@ class MockInterviewerScreen(MockStepsScreen):
         return Horizontal(
             VerticalScroll(
                 Label("Read aloud", classes="interviewer-heading"),
-                Static(Text(card.question, style="bold"), id="interviewer-question"),
+                Static(card_text(card.question).stylize("bold"), id="interviewer-question"),
                 Static(self._ask(step), id="interviewer-ask", classes="interviewer-ask"),
                 Label(f"Expected at {level} level", classes="interviewer-heading"),
-                Static(getattr(card.tiers, level), id="interviewer-expected", markup=False),
+                Static(card_text(getattr(card.tiers, level)), id="interviewer-expected"),
                 Label("Follow-ups", classes="interviewer-heading"),
                 Static(self._follow_ups(step), id="interviewer-follow-ups"),
                 id="interviewer-script",
             ),
             VerticalScroll(
                 Label("Key points heard (space ticks)", classes="interviewer-heading"),
-                SelectionList[int](*[(kp.point, i) for i, kp in enumerate(card.key_points)],
-                                   id="interviewer-points"),
+                TickList(*[(card_text(kp.point), i) for i, kp in enumerate(card.key_points)],
+                         id="interviewer-points"),
                 Label("Red flags said", classes="interviewer-heading"),
-                SelectionList[int](*[(rf.flag, i) for i, rf in enumerate(card.red_flags)],
-                                   id="interviewer-flags"),
+                TickList(*[(card_text(rf.flag), i) for i, rf in enumerate(card.red_flags)],
+                         id="interviewer-flags"),
                 id="interviewer-ticks",
             ),
             id="interviewer-split",
         )
 
     @staticmethod
-    def _ask(step: Step) -> Text:
+    def _ask(step: Step) -> Content:
         """What the interviewer does in this step."""
-        return Text({"answer": "Ask the question above; tick key points as you hear them.",
-                     "code": "Code task: the candidate edits and runs the code below (ctrl+r).",
-                     "follow_up": f"Ask: {step.prompt}"}[step.kind])
+        return {"answer": Content("Ask the question above; tick key points as you hear them."),
+                "code": Content("Code task: the candidate edits and runs the code below (ctrl+r)."),
+                "follow_up": Content("Ask: ") + card_text(step.prompt)}[step.kind]
 
-    def _follow_ups(self, step: Step) -> Text:
+    def _follow_ups(self, step: Step) -> Content:
         """The follow-ups this question will ask, the current one in bold, each with its answer."""
         card = self.session.cards[step.question].card
         asked = [s.follow_up for s in self.session.steps
                  if s.question == step.question and s.kind == "follow_up"]
-        text = Text()
+        lines = []
         for n in asked:
             follow_up = card.follow_ups[n]
-            text.append(f"{n + 1}. {follow_up.question}\n", style="bold" if step.follow_up == n else "")
-            text.append(f"   {follow_up.answer}\n", style="dim")
-        return text or Text("(none for this question)")
+            question = card_text(f"{n + 1}. {follow_up.question}")
+            lines += [question.stylize("bold") if step.follow_up == n else question,
+                      card_text(f"   {follow_up.answer}").stylize("dim")]
+        return Content("\n").join(lines) if lines else Content("(none for this question)")
 
     def _keep_ticks(self) -> None:
         if self._question is None:

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.content import Content
 from textual.widgets import Footer, Header, Label, SelectionList, Static
 
 from app.mock.match import Marks, pre_mark
+from app.ui.card_text import card_text
+from app.ui.widgets.tick_list import TickList
 from app.mock.report import build_report, percent
 from app.mock.score import Judgement, score_session
 from app.mock.session import MockSession, QuestionRun
@@ -55,20 +57,20 @@ class MockReviewScreen(Screen):
         points = [(self._label(m.text, m.matched_by), i, m.hit) for i, m in enumerate(marks.key_points)]
         flags = [(self._label(m.text, m.matched_by), i, m.hit) for i, m in enumerate(marks.red_flags)]
         return Vertical(
-            Static(Text(f"{n + 1}. {run.card.question}", style="bold")),
+            Static(card_text(f"{n + 1}. {run.card.question}").stylize("bold")),
             Static(said, classes="review-answer", markup=False),
             Label("Key points you made", classes="review-heading"),
-            SelectionList[int](*points, id=f"review-points-{n}"),
+            TickList(*points, id=f"review-points-{n}"),
             Label("Red flags you said", classes="review-heading"),
-            SelectionList[int](*flags, id=f"review-flags-{n}"),
+            TickList(*flags, id=f"review-flags-{n}"),
             classes="review-question",
         )
 
     @staticmethod
-    def _label(text: str, matched_by: str | None) -> Text:
-        label = Text(text)
+    def _label(text: str, matched_by: str | None) -> Content:
+        label = card_text(text)
         if matched_by:
-            label.append(f"  (matched “{matched_by}”)", style="dim")
+            label += Content.styled(f"  (matched “{matched_by}”)", "dim")
         return label
 
     def on_mount(self) -> None:

@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
 
+from app.ui.card_text import card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
 from app.ui.widgets.clock import AnswerClock
@@ -28,6 +29,8 @@ CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution"}
 
 
 class PracticeScreen(Screen):
+    # Focused by Textual once composed: a code task's tabs may still be mounting on_mount.
+    AUTO_FOCUS = "#practice-answer"
     BINDINGS = [
         Binding("ctrl+n", "reveal", "Reveal", priority=True),
         Binding("ctrl+g", "self_grade", "Grade", priority=True),
@@ -54,7 +57,7 @@ class PracticeScreen(Screen):
         card = self.card
         yield Header()
         with Vertical(id="practice-top"):
-            yield Static(card.question, id="practice-question", markup=False)
+            yield Static(card_text(card.question), id="practice-question")
             with Horizontal(id="practice-meta"):
                 yield Static(self._meta_text(), id="practice-card-meta")
                 yield AnswerClock(self.app.clock, basic=card.basic.seconds, solid=card.solid.seconds,
@@ -82,7 +85,6 @@ class PracticeScreen(Screen):
 
     def on_mount(self) -> None:
         self.app.sub_title = f"Practice · card {self.position + 1} of {len(self.queue)} · {self.loaded.pack}"
-        self.query_one("#practice-answer", TextArea).focus()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in CODE_ACTIONS and self.card.code_task is None:

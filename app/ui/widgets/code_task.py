@@ -8,9 +8,11 @@ from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets.text_area import Selection
 from textual.widgets import DataTable, Label, LoadingIndicator, Static, TextArea
 
+from app.ui.card_text import card_text
 from app.ui.grading import Grader
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
 from app.ui.widgets.verdict_panel import VerdictPanel
@@ -69,14 +71,14 @@ class CodeTaskPanel(Vertical):
             yield TextArea.code_editor(self.code_task.starter, language="python", show_line_numbers=True,
                                        id="code-editor")
             with VerticalScroll(id="code-side"):
-                yield Static(self.code_task.prompt, id="code-prompt", markup=False)
+                yield Static(card_text(self.code_task.prompt), id="code-prompt")
                 yield Static(KEYS_HELP, id="code-keys")
                 with Horizontal(id="code-progress"):
                     yield LoadingIndicator()
                     yield Label("", id="code-elapsed")
                 yield Label("", id="code-status", markup=False)
                 yield VerdictPanel()
-                yield Static("", id="code-hints", markup=False)
+                yield Static("", id="code-hints")
                 yield Static("", id="code-solution")
 
     @property
@@ -196,8 +198,8 @@ class CodeTaskPanel(Vertical):
         hints = self.code_task.hints
         self.hints_shown = min(len(hints), self.hints_shown + 1)
         box = self.query_one("#code-hints", Static)
-        box.update("\n".join(f"Card hint {i + 1} of {len(hints)}: {hint}"
-                              for i, hint in enumerate(hints[: self.hints_shown])))
+        box.update(Content("\n").join(Content(f"Card hint {i + 1} of {len(hints)}: ") + card_text(hint)
+                                      for i, hint in enumerate(hints[: self.hints_shown])))
         box.display = True
 
     def select_line(self, line: int) -> None:

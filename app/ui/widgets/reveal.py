@@ -7,12 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Markdown, Static
 
+from app.ui.card_text import card_bullets, card_text
 from app.ui.review import RevealStep
 from questions.model import Card, Level
-
-
-def _bullets(items: list[str]) -> str:
-    return "\n".join(f"• {item}" for item in items)
 
 
 class RevealSection(Vertical):
@@ -36,14 +33,14 @@ class RevealSection(Vertical):
         card, step = self.card, self.step
         if step.kind == "key_points":
             yield Label("Key points", classes="reveal-title")
-            yield Static(_bullets([p.point for p in card.key_points]), markup=False)
+            yield Static(card_bullets([p.point for p in card.key_points]))
         elif step.kind in ("basic", "solid"):
             answer = card.basic if step.kind == "basic" else card.solid
             yield Label(f"{step.kind.capitalize()} answer (~{answer.seconds} s)", classes="reveal-title")
-            yield Static(answer.text, markup=False)
+            yield Static(card_text(answer.text))
         elif step.kind == "tier":
             yield Label(f"At {self.tier} level  (ctrl+t switches)", classes="reveal-title", id="tier-title")
-            yield Static(getattr(card.tiers, self.tier), id="tier-text", markup=False)
+            yield Static(card_text(getattr(card.tiers, self.tier)), id="tier-text")
         elif step.kind == "deep_dive":
             yield Label("Deep dive", classes="reveal-title")
             yield Markdown(card.deep_dive)
@@ -52,19 +49,19 @@ class RevealSection(Vertical):
             for example in card.examples:
                 yield Static(Syntax(example.code.rstrip(), example.language, theme="ansi_dark",
                                     word_wrap=True), classes="reveal-example")
-                yield Static(example.note, markup=False)
+                yield Static(card_text(example.note))
         elif step.kind == "follow_up_question":
             total = len(card.follow_ups)
             yield Label(f"Follow-up {step.index + 1} of {total}", classes="reveal-title")
-            yield Static(card.follow_ups[step.index].question, markup=False)
+            yield Static(card_text(card.follow_ups[step.index].question))
         elif step.kind == "follow_up_answer":
             yield Label(f"Answer to follow-up {step.index + 1}", classes="reveal-title")
-            yield Static(card.follow_ups[step.index].answer, markup=False)
+            yield Static(card_text(card.follow_ups[step.index].answer))
         elif step.kind == "red_flags":
             yield Label("Red flags: never say", classes="reveal-title")
-            yield Static(_bullets([f.flag for f in card.red_flags]), markup=False)
+            yield Static(card_bullets([f.flag for f in card.red_flags]))
 
     def show_tier(self, tier: Level) -> None:
         self.tier = tier
         self.query_one("#tier-title", Label).update(f"At {tier} level  (ctrl+t switches)")
-        self.query_one("#tier-text", Static).update(getattr(self.card.tiers, tier))
+        self.query_one("#tier-text", Static).update(card_text(getattr(self.card.tiers, tier)))
