@@ -106,7 +106,10 @@ def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
     card_path = pack_dir / f"{card_id}{CARD_SUFFIX}"
     if card_path.exists():
         raise ScaffoldError(f"{card_path} already exists; not overwriting it (choose another id or delete the file)")
-    pack_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        pack_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ScaffoldError(f"cannot create the folder {pack_dir}: {error.strerror}") from None
     written = []
     manifest = pack_dir / MANIFEST_NAME
     if not manifest.exists():
@@ -122,6 +125,8 @@ def _write_new(path: Path, text: str) -> None:
             file.write(text)
     except FileExistsError:
         raise ScaffoldError(f"{path} already exists; not overwriting it") from None
+    except OSError as error:
+        raise ScaffoldError(f"cannot write {path}: {error.strerror}") from None
 
 
 def _schema_ref(schema: Path, pack_dir: Path) -> str:

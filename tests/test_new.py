@@ -94,6 +94,21 @@ def test_a_file_in_place_of_the_pack_folder_is_refused(tmp_path, capsys):
     assert "is a file, not a pack folder" in capsys.readouterr().err
 
 
+def test_a_pack_folder_that_cannot_be_created_is_a_message_not_a_traceback(tmp_path, capsys):
+    (tmp_path / "a-file").write_text("")
+    assert main(["new", str(tmp_path / "a-file" / "my-pack"), "some-card"]) == 1
+    assert capsys.readouterr().err == (f"grill new: cannot create the folder {tmp_path / 'a-file' / 'my-pack'}: "
+                                       "Not a directory\n")
+
+
+def test_a_card_that_cannot_be_written_is_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
+    def read_only(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(Path, "open", read_only)
+    assert main(["new", str(tmp_path), "some-card"]) == 1
+    assert capsys.readouterr().err == f"grill new: cannot write {tmp_path / 'pack.yaml'}: Permission denied\n"
+
+
 def test_the_schema_comment_leads_editors_to_the_shipped_schema(tmp_path):
     pack = tmp_path / "my-pack"
     main(["new", str(pack), "retained-loss"])
