@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from functools import partial
 
+from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+
+# Textual's own bindings on every screen (tab, shift+tab, ctrl+c, ctrl+q): not this screen's
+# commands, and Quit is already among the palette's system commands.
+_TEXTUAL_BINDINGS = {(b.key, b.action) for b in [*Screen.BINDINGS, *App.BINDINGS]}
 
 
 class ScreenCommands(Provider):
@@ -18,7 +24,7 @@ class ScreenCommands(Provider):
         commands: dict[str, partial] = {}
         for active in self.screen.active_bindings.values():
             binding = active.binding
-            if active.node not in (self.screen, self.app):
+            if active.node not in (self.screen, self.app) or (binding.key, binding.action) in _TEXTUAL_BINDINGS:
                 continue
             if active.enabled and binding.description and binding.description not in commands:
                 commands[binding.description] = partial(active.node.call_later, active.node.run_action, binding.action)

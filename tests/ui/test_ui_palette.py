@@ -38,3 +38,14 @@ async def test_a_palette_command_runs_its_action(make_app):
         hits[0].command()
         await pilot.pause()
         assert isinstance(app.screen, PracticeScreen)
+
+
+async def test_textuals_own_keys_are_not_listed_as_the_screens_commands(make_app):
+    """Tab, shift+tab and ctrl+c are not commands of a screen; Quit is offered once, by the system."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.practise([app.library.card("no-grad")])
+        await pilot.pause()
+        practice = await command_names(app)
+        assert not {"Focus Next", "Focus Previous", "Copy selected text", "Quit"} & practice
