@@ -3,10 +3,11 @@
 The candidate writes an ordinary loop; grill adds `__grill_step__()` as the first statement
 of every iteration of the training loop, and `__grill_done__()` right after the outermost
 loop around it (in the same function), so a function-local loop is scanned before its frame
-returns. The training loop is the innermost loop whose own body calls `backward()` or
-`step()` (directly, or through a function the snippet defines): that is the step, not a
-per-parameter update loop or a per-timestep loop inside it. A snippet that never calls
-either is sampled on its outermost loops.
+returns. The training loop is the innermost loop whose own body calls `backward()`
+(directly, or through a function the snippet defines): that is the step, not a per-parameter
+update loop or a per-timestep loop inside it, even one that calls an environment's `step()`.
+Without backward() anywhere (an LBFGS closure handed to `opt.step`), the same rule is applied
+to `step()`; a snippet that calls neither is sampled on its outermost loops.
 
 This runs after the sandbox policy, on trusted grounds: it only adds calls to the two hook
 names, copying the loop's line number so the candidate's line numbers stay as written.
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 
 STEP_HOOK = "__grill_step__"
 DONE_HOOK = "__grill_done__"
+BACKWARD = frozenset({"backward"})
 TRAINING_CALLS = frozenset({"backward", "step"})
 
 Loop = ast.For | ast.While
@@ -50,12 +52,14 @@ def instrument(tree: ast.Module) -> ast.Module:
 
 def training_loops(tree: ast.Module) -> list[Loop]:
     """The loops to sample, in source order (see the module docstring for the rule)."""
-    trainers = _training_functions(tree)
     all_loops = [node for node in ast.walk(tree) if isinstance(node, (ast.For, ast.While))]
-    training = [loop for loop in all_loops if _trains_directly(loop, trainers)]
-    if training:
-        chosen = [loop for loop in training
-                  if not any(other is not loop and _contains(loop, other) for other in training)]
+    for calls in (BACKWARD, TRAINING_CALLS):
+        names = calls | _training_functions(tree, calls)
+        training = [loop for loop in all_loops if _trains_directly(loop, names)]
+        if training:
+            chosen = [loop for loop in training
+                      if not any(other is not loop and _contains(loop, other) for other in training)]
+            break
     else:
         chosen = [loop for loop in all_loops
                   if not any(other is not loop and _contains(other, loop) for other in all_loops)]
@@ -123,14 +127,14 @@ def _called_name(call: ast.Call) -> str | None:
     return None
 
 
-def _trains_directly(loop: Loop, trainers: set[str]) -> bool:
-    names = {_called_name(node) for node in _own_nodes(loop) if isinstance(node, ast.Call)}
-    return bool(names & (TRAINING_CALLS | trainers))
+def _trains_directly(loop: Loop, names: frozenset[str]) -> bool:
+    called = {_called_name(node) for node in _own_nodes(loop) if isinstance(node, ast.Call)}
+    return bool(called & names)
 
 
-def _training_functions(tree: ast.Module) -> set[str]:
-    """Names of functions the snippet defines that call backward()/step(), transitively."""
-    calls = {
+def _training_functions(tree: ast.Module, calls: frozenset[str]) -> set[str]:
+    """Names of functions the snippet defines that make one of `calls`, transitively."""
+    made = {
         node.name: {_called_name(c) for c in ast.walk(node) if isinstance(c, ast.Call)}
         for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
@@ -138,8 +142,8 @@ def _training_functions(tree: ast.Module) -> set[str]:
     changed = True
     while changed:
         changed = False
-        for name, called in calls.items():
-            if name not in trainers and called & (TRAINING_CALLS | trainers):
+        for name, called in made.items():
+            if name not in trainers and called & (calls | trainers):
                 trainers.add(name)
                 changed = True
     return trainers

@@ -217,7 +217,7 @@ def _hint(path: str, stored: str | None, flags: frozenset[str]) -> str:
     if "retain_graph" in flags:
         return ("Drop retain_graph=True, and store `.item()` or `.detach()` of anything you keep"
                 " past the step.")
-    if ("[" in path or path.endswith("}")) and stored:
+    if ("[" in path or path.endswith("}")) and stored and _stored_itself(path):
         return (f"Store `{stored}.detach()` in the container (or `{stored}.item()` when it is one"
                 f" number), not `{stored}` itself, which still points at its graph.")
     if "[" in path or path.endswith("}"):
@@ -227,6 +227,13 @@ def _hint(path: str, stored: str | None, flags: frozenset[str]) -> str:
     where = f" in `{name}`" if name else ""
     return (f"Keep `loss.item()` (a Python float){where}, or `.detach()` the tensor before it"
             " outlives the step, so each step's graph can be freed.")
+
+
+def _stored_itself(path: str) -> bool:
+    """Whether the tensor is the item put in its container (`states[3]`), not inside it
+    (`episodes[3][5]`, where the stored `log_probs` is a list)."""
+    head = _POSITION.split(path, 1)[0]
+    return re.fullmatch(r"(\[\d+\])?", path[len(head):]) is not None
 
 
 def format_bytes(amount: float) -> str:

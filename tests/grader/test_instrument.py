@@ -55,6 +55,31 @@ def test_a_per_timestep_loop_inside_the_step_is_not_the_step():
     assert chosen_lines(source) == [1]
 
 
+def test_an_environment_step_loop_inside_the_episode_is_not_the_step():
+    """RL: `env.step()` per timestep, backward() once per episode: the episode is the step."""
+    source = (
+        "for episode in range(80):\n"
+        "    for t in range(20):\n"
+        "        log_probs.append(act(state))\n"
+        "        state, reward, done = env.step(action)\n"
+        "    loss = -(torch.stack(log_probs) * ret).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    assert chosen_lines(source) == [1]
+
+
+def test_without_backward_in_a_loop_the_step_call_marks_it():
+    """LBFGS hands a closure that calls backward() to `opt.step(closure)`."""
+    source = (
+        "def closure():\n"
+        "    f().backward()\n"
+        "for i in range(9):\n"
+        "    opt.step(closure)\n"
+    )
+    assert chosen_lines(source) == [3]
+
+
 def test_a_loop_calling_a_snippet_function_that_trains_is_the_step():
     source = (
         "def update(x):\n"

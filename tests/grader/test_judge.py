@@ -159,3 +159,10 @@ def test_graphs_no_scan_could_name_are_described_by_whether_they_are_still_held(
     assert held.message.startswith("A tensor made at line 10 (AddBackward0) still keeps")
     let_go = judge(measured([ages_row(a1=7, a9=3)] * 29 + [ages_row(a1=7)], culprit=culprit))
     assert "then let them go" in let_go.message
+
+
+def test_the_stored_variable_is_named_only_when_it_is_the_tensor_itself():
+    """`episodes.append(log_probs)` stores a list: `log_probs.detach()` would be wrong advice."""
+    holders = [Holder(f"episodes[{i}][2]", "SelectBackward0", 9, 0, 15, 29 - i, stored="log_probs")
+               for i in range(29)]
+    assert "log_probs" not in judge(measured(CLEAN_AGES, holders=holders)).hint
