@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.constructor import SafeConstructor
 
 from questions.model import Problem
 
@@ -33,8 +33,13 @@ MAX_FILE_BYTES = 1_000_000
 MAX_VALUES = 100_000
 """The most values one file may expand to: a card has a few hundred, an alias bomb billions."""
 
+_CORE_TAG_PREFIX = "tag:yaml.org,2002:"
 _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_SCALAR_TAGS = {"!!null": "null", "!!bool": "yes/no value", "!!int": "whole number", "!!float": "number",
+                "!!timestamp": "date or time", "!!binary": "base64 value"}
+"""The tags a plain value may carry, and what each reads; PyYAML's constructors for others build collections."""
+_COLLECTION_TAGS = frozenset({"!!map", "!!seq", "!!omap", "!!pairs", "!!set"})
 _scalars = SafeConstructor()
 
 
@@ -223,18 +228,22 @@ class _Builder:
             if TODO in node.value:
                 self.todos.append((loc, node))
             return node.value
-        construct = _scalars.yaml_constructors.get(node.tag)
+        tag = node.tag.replace(_CORE_TAG_PREFIX, "!!")
+        construct = _scalars.yaml_constructors.get(node.tag) if tag in _SCALAR_TAGS else None
+        if construct is None:
+            return self.unreadable_value(node, f"the tag {tag} is not supported" if tag not in _COLLECTION_TAGS
+                                         else f"the tag {tag} needs a collection, not a plain value")
         try:
-            if construct is None:
-                raise ValueError(f"the tag {node.tag} is not supported")
             return construct(_scalars, node)
-        except (ConstructorError, ValueError) as error:
-            reason = error.problem if isinstance(error, ConstructorError) else str(error)
-            self.unreadable.add(id(node))
-            line, column = position(node)
-            self.problems.append(Problem(self.path, line, column, f"cannot read this value: {reason}",
-                                         "quote the value to keep it as text"))
-            return node.value
+        except Exception:  # PyYAML's constructors trust their resolver: `!!bool x` is a KeyError, `!!timestamp x` an AttributeError
+            return self.unreadable_value(node, f"{node.value!r} is not a valid {_SCALAR_TAGS[tag]}")
+
+    def unreadable_value(self, node: yaml.ScalarNode, reason: str) -> str:
+        self.unreadable.add(id(node))
+        line, column = position(node)
+        self.problems.append(Problem(self.path, line, column, f"cannot read this value: {reason}",
+                                     "quote the value to keep it as text"))
+        return node.value
 
     def mapping(self, node: yaml.MappingNode, loc: Loc) -> dict:
         merged: dict = {}

@@ -221,6 +221,11 @@ def test_a_file_on_the_search_path_is_reported():
     ("a: &x [1, *x]\n", "1:4: an alias refers to the value that contains it"),
     ("&root {a: *root}\n", "1:1: an alias refers to the value that contains it"),
     ("a: " + "[" * 900 + "]" * 900 + "\n", "1:1: the values are nested too deeply to read"),
+    # PyYAML's own constructors raise AttributeError, KeyError or return a generator for these
+    ("question: !!timestamp soon\n", "1:11: cannot read this value: 'soon' is not a valid date or time"),
+    ("question: !!bool maybe\n", "1:11: cannot read this value: 'maybe' is not a valid yes/no value"),
+    ("question: 2024-13-45\n", "1:11: cannot read this value: '2024-13-45' is not a valid date or time"),
+    ("question: !!map x\n", "1:11: cannot read this value: the tag !!map needs a collection, not a plain value"),
 ])
 def test_pathological_yaml_is_a_problem_not_a_crash(text, expected):
     _, problems = parse_yaml(text, "card.yaml")
