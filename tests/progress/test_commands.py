@@ -53,6 +53,30 @@ def test_export_markdown_goes_to_standard_output(two_attempts, capsys):
     assert capsys.readouterr().out.startswith("# grill progress")
 
 
+@pytest.mark.parametrize("name", ["history.db", "history.db-wal"])
+def test_export_refuses_to_overwrite_the_history_it_reads(two_attempts, home, capsys, name):
+    before = (home / "history.db").read_bytes()
+    assert main(["export", "--format", "json", "-o", str(home / name)]) == 1
+    assert "is the history itself" in capsys.readouterr().err
+    assert (home / "history.db").read_bytes() == before
+    with History.open() as history:
+        assert len(history.attempts()) == 2
+
+
+def test_a_failed_export_leaves_the_previous_one_whole(two_attempts, tmp_path, monkeypatch, capsys):
+    """The new export is written beside the old and swapped in, so a full disk cannot truncate a backup."""
+    previous = tmp_path / "backup.json"
+    previous.write_text("the previous export\n")
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr("os.fsync", disk_full)
+    assert main(["export", "--format", "json", "-o", str(previous)]) == 1
+    assert "No space left on device" in capsys.readouterr().err
+    assert previous.read_text() == "the previous export\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
 def test_export_to_an_unwritable_place_is_a_clear_error(two_attempts, tmp_path, capsys):
     assert main(["export", "-o", str(tmp_path / "no-such-folder" / "report.md")]) == 1
     assert "cannot write" in capsys.readouterr().err
