@@ -27,8 +27,12 @@ from torch.overrides import TorchFunctionMode
 
 STEP_KEY = "grill_step"
 LINE_KEY = "grill_line"
-MAX_AGE = 16
-"""Ages are counted exactly up to this many steps; older nodes share the last bucket."""
+MAX_AGE = 128
+"""Ages are counted exactly up to this many steps; older nodes share the last bucket.
+
+It also bounds the age a snippet may legitimately keep a graph for (the span its backward()
+runs through): summing 32 micro-batch losses, or a per-timestep loop that backpropagates every
+100 timesteps, must stay clean. The buffer costs 8 bytes per bucket per step (2 MB at 2000)."""
 MAX_WALK = 500_000
 """Nodes visited per census at most: beyond this the loop is leaking anyway."""
 ALLOWED_AGE = 1

@@ -95,3 +95,38 @@ history = train(12)
     assert result["extra"]["retained_total"] == 11
     assert {item["path"].split("[")[0] for item in result["retained"]} == {"history"}
     assert {item["line"] for item in result["retained"]} == {13}  # losses.append(loss)
+
+
+def test_backpropagating_through_32_steps_of_summed_losses_is_clean():
+    """A long but bounded accumulation is what backward() runs through, not a kept graph."""
+    source = PRELUDE + """\
+total = 0
+for i in range(200):
+    total = total + model(torch.randn(4, 4)).pow(2).mean() / 32
+    if (i + 1) % 32 == 0:
+        opt.zero_grad()
+        total.backward()
+        opt.step()
+        total = 0
+"""
+    result = grade(source, steps=80)
+    assert result["verdict"] == "clean", result["message"]
+    assert result["extra"]["allowed_age"] == 31
+
+
+def test_a_list_kept_alongside_a_long_accumulation_still_leaks():
+    source = PRELUDE + """\
+total = 0
+for i in range(200):
+    loss = model(torch.randn(4, 4)).pow(2).mean() / 32
+    total = total + loss
+    kept.append(loss)
+    if (i + 1) % 32 == 0:
+        opt.zero_grad()
+        total.backward()
+        opt.step()
+        total = 0
+"""
+    result = grade(source, steps=80)
+    assert result["verdict"] == "leak"
+    assert result["retained"][0]["path"] == "kept[0]"
