@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+
 import yaml
 
 from questions.model import Card, Problem
 from questions.yamldoc import Loc, YamlDocument, describe_loc
 
 PYTHON_NAMES = frozenset({"python", "py", "python3"})
+_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+"""Cards are compiled by the Python grill runs on, which is also the one that grades code tasks."""
 
 
 def python_locations(card: Card) -> list[Loc]:
@@ -43,7 +47,9 @@ def _compile_problem(doc: YamlDocument, loc: Loc, node: yaml.ScalarNode) -> Prob
             offset = len(written) - len(written.lstrip()) + 1
         line, column = doc.text_position(node, code_line - 1, offset)
         where = "" if node.style == "|" else f" (line {code_line} of the code)"
-        return Problem(doc.path, line, column, f"'{describe_loc(loc)}' is not valid Python: {error.msg}{where}",
+        # Naming the version tells an author why code that compiles on a newer Python fails here.
+        return Problem(doc.path, line, column,
+                       f"'{describe_loc(loc)}' is not valid Python {_PYTHON}: {error.msg}{where}",
                        "fix the code; write it as a literal block ('code: |') so problems point at the right line")
     except ValueError as error:  # null bytes, which only a double-quoted escape can produce
         return doc.problem(node, f"'{describe_loc(loc)}' is not valid Python: {error}", "remove the \\0 escape")

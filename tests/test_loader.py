@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from questions.yamldoc import parse_yaml
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 BAD = PACKS / "bad-cards"
+PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 # One fixture file per failure mode, and exactly what the loader must say about it.
 BAD_CARDS = {
@@ -37,9 +39,10 @@ BAD_CARDS = {
     "bad-device": ["67:13: 'code_task.grading.device' must be 'auto', 'cpu' or 'cuda', not 'tpu'"],
     "duplicate-key": ["6:1: duplicate key 'level' (first at line 3)"],
     "unsupported-tag": ["5:12: cannot read this value: the tag !weird is not supported"],
-    "bad-python-example": ["29:31: 'examples[0].code' is not valid Python: '(' was never closed"],
-    "bad-python-inline": ["25:11: 'examples[0].code' is not valid Python: invalid syntax (line 2 of the code)"],
-    "bad-python-starter": ["54:7: 'code_task.starter' is not valid Python: unindent does not match any outer indentation level"],
+    "bad-python-example": [f"29:31: 'examples[0].code' is not valid Python {PY}: '(' was never closed"],
+    "bad-python-inline": [f"25:11: 'examples[0].code' is not valid Python {PY}: invalid syntax (line 2 of the code)"],
+    "bad-python-starter": [f"54:7: 'code_task.starter' is not valid Python {PY}: unindent does not match any outer "
+                           "indentation level"],
     "todo-left": ["2:11: unfinished: 'question' still says TODO"],
     "todo-in-enum": ["3:8: unfinished: 'level' still says TODO"],
     "id-does-not-match": ["1:5: card id 'another-name' does not match the file name 'id-does-not-match.yaml'"],
@@ -351,3 +354,13 @@ def test_a_broken_or_looping_symlink_is_reported(tmp_path, target, expected):
     (tmp_path / "odd.yaml").symlink_to(tmp_path / target)
     _, problems = load_card_file(tmp_path / "odd.yaml")
     assert located(problems) == [f"{tmp_path / 'odd.yaml'}:1:1: cannot read the file: {expected}"]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the syntax is valid from Python 3.12 on")
+def test_code_from_a_newer_python_names_the_python_that_refuses_it(tmp_path):
+    text = (PACKS / "good" / "detach-metrics.yaml").read_text()
+    text = text.replace("    code: |\n      total = 0.0\n", "    code: |\n      type Vector = list[float]\n", 1)
+    path = tmp_path / "detach-metrics.yaml"
+    path.write_text(text)
+    _, problems = load_card_file(path)
+    assert [(p.line, p.message) for p in problems] == [(34, f"'examples[0].code' is not valid Python {PY}: invalid syntax")]
