@@ -89,6 +89,13 @@ def test_a_file_that_is_not_a_card_is_a_usage_error(capsys, tmp_path):
     assert err.endswith("notes.txt: not a card file (cards end in .yaml)\n")
 
 
+def test_a_pipe_is_a_usage_error_not_a_clean_result(capsys, tmp_path):
+    os.mkfifo(tmp_path / "card.yaml")
+    code, out, err = lint(capsys, str(tmp_path / "card.yaml"))
+    assert (code, out) == (2, "")
+    assert err == f"grill lint: {tmp_path / 'card.yaml'}: not a plain file or folder (a pipe, socket or device)\n"
+
+
 def test_a_folder_without_packs_is_a_usage_error(capsys, tmp_path):
     code, _, err = lint(capsys, str(tmp_path))
     assert code == 2

@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
 def _usage_error(path: Path) -> str:
     if not path.exists():
         return "no such file or folder"
+    if not path.is_file() and not path.is_dir():
+        return "not a plain file or folder (a pipe, socket or device)"
     if path.is_file() and path.suffix != CARD_SUFFIX:
         return f"not a card file (cards end in {CARD_SUFFIX})"
     if path.is_dir():
