@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 from fnmatch import fnmatchcase
 from types import ModuleType
 
@@ -116,6 +117,17 @@ DENIED_ATTRIBUTES: dict[str, str] = {
     "load_library": "loads native code",
 }
 """Attribute names refused on every object, because some torch object offers them."""
+
+DENIED_NODE_ATTRIBUTES: dict[str, str] = {
+    "metadata": "the grader stamps each autograd node with its step there; rewriting it "
+                "would forge the verdict",
+}
+"""Attribute names refused on autograd graph nodes (`loss.grad_fn`) only."""
+
+
+def is_graph_node(obj) -> bool:
+    graph = sys.modules.get("torch.autograd.graph")
+    return graph is not None and isinstance(obj, graph.Node)
 
 
 def denial_reason(path: str) -> str | None:

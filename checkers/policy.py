@@ -81,6 +81,10 @@ INPLACE_OPERATORS = {
 
 STR_FORMATTERS = (str.format, str.format_map)
 
+CANDIDATE_CLASSES = "__grill_classes__"
+"""Namespace key of the classes the snippet defined: one of them setting `grill_control`
+is still the candidate's own exception, not the grader's control flow."""
+
 _print_limit = 64 * 1024
 
 
@@ -218,6 +222,7 @@ def candidate_namespace(extra: dict | None = None) -> dict:
         "__builtins__": restricted,
         "__name__": "__main__",
         CANDIDATE_MARK: True,
+        CANDIDATE_CLASSES: candidate_classes,
         "__metaclass__": lambda name, bases, ns: make_class(candidate_classes, name, bases, ns),
         "_getattr_": guarded_getattr,
         "_getitem_": operator.getitem,
@@ -242,7 +247,8 @@ def run_candidate(code: types.CodeType, namespace: dict) -> None:
     except Refused:
         raise
     except BaseException as exc:
-        if getattr(type(exc), "grill_control", False):
+        if getattr(type(exc), "grill_control", False) \
+                and type(exc) not in namespace.get(CANDIDATE_CLASSES, ()):
             raise
         if refused_at_runtime:
             raise refused_at_runtime[0] from None
@@ -303,7 +309,8 @@ def guarded_getattr(obj, name, *default):
     if isinstance(obj, capabilities.ModuleProxy):
         return getattr(obj, name, *default)
     if (name.startswith("_") and name != "__init__") or name in INSPECT_ATTRIBUTES \
-            or name in capabilities.DENIED_ATTRIBUTES:
+            or name in capabilities.DENIED_ATTRIBUTES \
+            or (name in capabilities.DENIED_NODE_ATTRIBUTES and capabilities.is_graph_node(obj)):
         raise not_available(f"{describe(obj)}.{name}")
     value = getattr(obj, name, *default)
     if is_str_formatter(value):

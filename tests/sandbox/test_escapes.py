@@ -107,6 +107,11 @@ REFUSED = [
      "def hook(grad):\n    from torch import os\n    os.system('touch {canary}')\n    return grad\n"
      "x.register_hook(hook)\n(x * 2).sum().backward()",
      "'torch.os' is not available"),
+    # the grader's own records must not be forged from the snippet
+    ("forged-step-stamp",
+     "import torch\nx = torch.ones(1, requires_grad=True)\n"
+     "(x * 2).grad_fn.metadata['grill_step'] = 10 ** 9",
+     "'MulBackward0.metadata' is not available"),
     ("swallowed-refusal",
      "import torch\ntry:\n    torch.os\nexcept Exception:\n    pass\nresult = 'ran on'",
      "'torch.os' is not available"),

@@ -114,6 +114,12 @@ def test_grader_control_exceptions_pass_through_the_candidates_handlers():
         run("try:\n    stop_hook()\nexcept ZeroDivisionError:\n    pass\n", {"stop_hook": stop})
 
 
+def test_a_candidate_exception_that_claims_to_be_control_flow_is_still_the_candidates():
+    with pytest.raises(CandidateError) as error:
+        run("class Stop(Exception):\n    grill_control = True\n\nraise Stop('early')\n")
+    assert (error.value.kind, error.value.message, error.value.line) == ("Stop", "early", 4)
+
+
 def test_candidate_exceptions_become_candidate_errors():
     with pytest.raises(CandidateError) as error:
         run("def f(d):\n    return d['k']\n\nf({})\n")
