@@ -185,5 +185,32 @@ async def test_typing_goes_into_the_answer_as_soon_as_a_card_opens(make_app):
             await pilot.pause()
             await pilot.press("h", "i")
             assert app.screen.answer_text == "hi"
-            await pilot.press("escape")
+            app.pop_screen()
             await pilot.pause()
+
+
+async def test_escape_with_a_typed_answer_asks_before_leaving(make_app):
+    """esc also cancels runs: one press too many must not throw away an answer."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        practise(app, ["no-grad"])
+        await pilot.pause()
+        await pilot.press(*"my answer", "escape")
+        assert isinstance(app.screen, PracticeScreen) and app.screen.answer_text == "my answer"
+        await pilot.press("escape")
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_escape_with_edited_code_asks_again_after_more_typing(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        practise(app, ["running-loss"])
+        await pilot.pause()
+        await pilot.press("ctrl+o", "x", "escape")
+        assert isinstance(app.screen, PracticeScreen)
+        await pilot.press("y", "escape")
+        assert isinstance(app.screen, PracticeScreen), "typing since the warning asks again"
+        await pilot.press("escape")
+        assert isinstance(app.screen, HomeScreen)

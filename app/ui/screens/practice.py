@@ -52,6 +52,7 @@ class PracticeScreen(Screen):
         self.tier = self.app.settings.tier
         self.timer = PhaseTimer(self.app.clock)
         self._phase_before_code = "answer"
+        self._leave_armed = False
 
     def compose(self) -> ComposeResult:
         card = self.card
@@ -152,7 +153,23 @@ class PracticeScreen(Screen):
     def action_escape(self) -> None:
         if self.card.code_task is not None and self.code_panel.cancel():
             return
+        if self._has_work() and not self._leave_armed:
+            # esc also cancels runs, so a press meant for a run that just ended must not discard work.
+            self._leave_armed = True
+            self.notify("Your answer and code are not recorded. esc again leaves; ctrl+g self-grades.",
+                        title="Leave this card?", severity="warning")
+            return
         self.app.pop_screen()
+
+    def _has_work(self) -> bool:
+        """Whether leaving would lose a typed answer or edited code."""
+        code_task = self.card.code_task
+        return bool(self.answer_text.strip()) or (
+            code_task is not None and self.code_panel.editor.text != code_task.starter)
+
+    @on(TextArea.Changed)
+    def _disarm_leave(self) -> None:
+        self._leave_armed = False
 
     def action_self_grade(self) -> None:
         self.query_one(AnswerClock).stop()
