@@ -28,6 +28,9 @@ from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.scheduler import CardSchedule, StateName, replay, review
 from app.progress.schema import APPLICATION_ID, SCHEMA_VERSION, migrate, schema_version
 
+BUSY_TIMEOUT_S = 10.0
+"""How long a write waits for another process's write transaction before saying the file is locked."""
+
 DEFAULT_NEW_PER_DAY = 10
 """New cards introduced per day when the `new_per_day` setting is unset."""
 
@@ -65,7 +68,8 @@ def _error_for(path: Path, error: sqlite3.Error) -> HistoryError:
         return HistoryError(path, f"it cannot be written ({error})",
                             "check the folder's permissions, or set GRILL_HOME to a writable folder")
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
-        return HistoryError(path, "another grill is holding it locked", "close the other grill and try again")
+        return HistoryError(path, f"another program (another grill?) has held it locked for over {BUSY_TIMEOUT_S:g} s",
+                            "close that program and try again; nothing was written")
     if name.startswith("SQLITE_FULL"):
         return HistoryError(path, "the disk is full", "free some space and try again")
     return HistoryError(path, f"SQLite failed ({error})", "try again; if it persists, move the file aside")
@@ -161,7 +165,7 @@ class History:
             _check_readable(path)
         connection = None
         try:
-            connection = sqlite3.connect(path, isolation_level=None, timeout=10, check_same_thread=False)
+            connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")

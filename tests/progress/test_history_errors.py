@@ -99,3 +99,23 @@ def test_an_empty_file_is_taken_as_a_fresh_history(home):
     (home / "history.db").touch()
     with History.open() as history:
         assert history.attempts() == []
+
+
+def test_a_history_another_process_keeps_locked_is_waited_for_then_refused(home, monkeypatch):
+    """A write waits out a short lock; one held past the busy timeout is a HistoryError, and nothing is half-written."""
+    monkeypatch.setattr("app.progress.history.BUSY_TIMEOUT_S", 0.2)
+    with History.open() as history:
+        history.record(attempt("a1"))
+    other = sqlite3.connect(home / "history.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with History.open() as history:
+            with pytest.raises(HistoryError) as raised:
+                history.record(attempt("a2"))
+    finally:
+        other.rollback()
+        other.close()
+    assert raised.value.message == "another program (another grill?) has held it locked for over 0.2 s"
+    assert "nothing was written" in raised.value.what_to_do
+    with History.open() as history:
+        assert [a.card_id for a in history.attempts()] == ["a1"]
