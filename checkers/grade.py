@@ -43,6 +43,8 @@ class GradingSession:
         self.stale_run_holders: list[Holder] = []
         self._frame = None
         self.stopped = False
+        self.capped = False
+        """A scan stopped at MAX_HOLDERS: counts of retained tensors are lower bounds."""
 
     def now(self) -> int:
         """The step scans are aged against: the one that would run next."""
@@ -103,6 +105,7 @@ class GradingSession:
                                        stored_name(self.tree, line) if line else None),
                                 found.tensor))
                 if len(holders) >= MAX_HOLDERS:
+                    self.capped = True
                     break
         return holders
 
@@ -118,6 +121,7 @@ class GradingSession:
             nodes=list(t.nodes[:n]),
             backward_spans=list(t.backward_span[:n]),
             holders=list(self.holders.values()),
+            holders_capped=self.capped,
             stale_run_holders=self.stale_run_holders,
             culprit=None if t.culprit is None else vars(t.culprit).copy(),
             source_flags=flags,

@@ -53,6 +53,8 @@ class Measurements:
     """Per step, how far back backward() reached (-1: no backward that step)."""
     holders: Sequence[Holder] = ()
     """Graph-bearing tensors alive when the loop ended (or was stopped)."""
+    holders_capped: bool = False
+    """A scan stopped summarising at its limit: there are more holders than listed."""
     stale_run_holders: Sequence[Holder] = ()
     """The same, scanned when stale graphs last appeared (for leaks that reset later)."""
     culprit: dict | None = None
@@ -168,7 +170,8 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
         container, count = _group(retained)
         where = f" (line {first.line})" if first.line else ""
         if count > 1:
-            message = (f"`{container}` holds {count} tensors that still carry their autograd graphs"
+            many = f"at least {count}" if m.holders_capped else str(count)
+            message = (f"`{container}` holds {many} tensors that still carry their autograd graphs"
                        f" ({first.grad_fn}){where}: every step's graph stays alive.")
         else:
             message = (f"`{first.path}` still carries an autograd graph ({first.grad_fn},"

@@ -166,3 +166,9 @@ def test_the_stored_variable_is_named_only_when_it_is_the_tensor_itself():
     holders = [Holder(f"episodes[{i}][2]", "SelectBackward0", 9, 0, 15, 29 - i, stored="log_probs")
                for i in range(29)]
     assert "log_probs" not in judge(measured(CLEAN_AGES, holders=holders)).hint
+
+
+def test_a_count_cut_short_by_the_scan_limit_reads_as_a_lower_bound():
+    holders = [Holder(f"losses[{i}]", "MeanBackward0", 6, 0, 14, 29 - i) for i in range(29)]
+    verdict = judge(measured(CLEAN_AGES, holders=holders, holders_capped=True))
+    assert "`losses` holds at least 28 tensors" in verdict.message
