@@ -10,18 +10,21 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from functools import cache
 from pathlib import Path
 
 from app.progress.attempt import Attempt
-from app.progress.clock import stamp
+from app.progress.clock import stamp, to_utc, utc_now
 from app.progress.history import History
 from app.progress.records import attempt_to_dict
 
 EXPORT_FORMAT = "grill-history"
 EXPORT_VERSION = 1
 MAX_PROBLEMS_SHOWN = 10
+EARLIEST_ATTEMPT = datetime(1970, 1, 1, tzinfo=timezone.utc)
+CLOCK_SKEW = timedelta(days=1)
+"""How far ahead of this machine's clock an imported attempt may be (another machine's clock, zones)."""
 
 
 class ExportFileError(Exception):
@@ -123,9 +126,22 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
         return None, [f"{where}{_location(e['loc'])}: {e['msg']}" for e in error.errors()]
     if attempt.started_at.tzinfo is None:
         return None, [f"{where}.started_at: needs a time zone (grill writes UTC, ending in +00:00)"]
+    if not _plausible(attempt.started_at):
+        # Year 1 or 9999 overflows converting to UTC; a future time would outrank every real
+        # attempt in the card's schedule.
+        return None, [f"{where}.started_at: {attempt.started_at.isoformat()} is not a time an attempt can have "
+                      f"been made (from 1970 to today)"]
     negative = [f"{where}.phase_seconds.{phase}: {seconds} is negative" for phase, seconds in attempt.phase_seconds.items()
                 if seconds < 0]
     return (None, negative) if negative else (attempt, [])
+
+
+def _plausible(moment: datetime) -> bool:
+    try:
+        utc = to_utc(moment)
+    except OverflowError:
+        return False
+    return EARLIEST_ATTEMPT <= utc <= utc_now() + CLOCK_SKEW
 
 
 def _unstorable(value: object, where: str) -> list[str]:

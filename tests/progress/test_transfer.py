@@ -110,6 +110,10 @@ MALFORMED = {
                          "attempts[0].phase_seconds.answer: inf is not a finite number"),
     "not a number": (broken(lambda d: d["attempts"][0]["phase_seconds"].update(review=float("nan"))),
                      "attempts[0].phase_seconds.review: nan is not a finite number"),
+    "year one": (broken(lambda d: d["attempts"][0].update(started_at="0001-01-01T00:00:00+05:00")),
+                 "attempts[0].started_at: 0001-01-01T00:00:00+05:00 is not a time an attempt can have been made"),
+    "far future": (broken(lambda d: d["attempts"][0].update(started_at="2999-01-01T00:00:00+00:00")),
+                   "attempts[0].started_at: 2999-01-01T00:00:00+00:00 is not a time an attempt can have been made"),
     "negative seconds": (broken(lambda d: d["attempts"][0].update(phase_seconds={"answer": -5})),
                          "attempts[0].phase_seconds.answer: -5.0 is negative"),
 }
