@@ -112,3 +112,19 @@ async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(c
     assert [a.card_id for a in history.attempts()] == ["no-grad-eval"]
 
 
+
+
+async def test_every_footer_key_fits_at_80_columns_on_a_code_step(cards, clock, history):
+    """The code step shows the most keys; at 80x24 none may be cut off."""
+    from textual.widgets._footer import FooterKey
+
+    session = MockSession([cards["loss-accumulation"]], level="junior", clock=clock)
+    app, _ = app_for(session, history, clock, MockScreen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert session.current.kind == "code"
+        keys = list(app.screen.query(FooterKey))
+        assert {key.key for key in keys} >= {"ctrl+n", "ctrl+r", "escape", "ctrl+l", "ctrl+e"}
+        palette_left = app.screen.query_one("FooterKey.-command-palette").region.x
+        assert all(key.region.right <= palette_left for key in keys if not key.has_class("-command-palette"))

@@ -43,11 +43,11 @@ class MockStepsScreen(Screen):
     # The code panel's own key help names practice keys (the solution); the footer lists ours.
 
     BINDINGS = [
-        Binding("ctrl+n", "next", "Done, next", priority=True),
+        Binding("ctrl+n", "next", "Next", priority=True),
         Binding("ctrl+r", "run_code", "Run code", priority=True),
         Binding("escape", "cancel_run", "Cancel run"),
         Binding("ctrl+l", "reset_code", "Reset code", priority=True),
-        Binding("ctrl+e", "end", "End interview", priority=True),
+        Binding("ctrl+e", "end", "End mock", priority=True),
     ]
 
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
