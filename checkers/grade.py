@@ -20,6 +20,7 @@ import torch
 from checkers.instrument import DONE_HOOK, STEP_HOOK, StopGrading, instrument
 from checkers.judge import Holder, Measurements, judge
 from checkers.probes import MAX_AGE, GraphTracker, memory_reader, summarize_graph
+from checkers.report import NO_LOOP
 from checkers.retained import assignment_line, graph_tensors, stored_name
 from checkers.verdict import Verdict
 
@@ -152,7 +153,7 @@ def grade_job(payload: dict) -> dict:
         return Verdict.not_graded(
             "error", device, "No training loop ran: grill samples a loop that calls"
             " backward() or step(), and this snippet has none that ran.",
-            kind="NoTrainingLoop").to_dict()
+            kind=NO_LOOP).to_dict()
     session.scan(namespace, now=session.now())
     return judge(session.measurements(flags=source_flags(tree))).to_dict()
 

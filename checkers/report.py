@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from checkers.judge import format_bytes
 from checkers.verdict import Verdict
 
+NO_LOOP = "NoTrainingLoop"
+"""The error kind of a snippet that ran to its end without a training loop (nothing raised)."""
 BLOCKS = " ▁▂▃▄▅▆▇█"
 WIDTH = 80
 CURVE_HEIGHT = 6
@@ -32,7 +34,8 @@ HEADLINES = {
 
 
 def render(verdict: Verdict) -> str:
-    parts = [HEADLINES[verdict.verdict]]
+    no_loop = verdict.error is not None and verdict.error.kind == NO_LOOP
+    parts = ["NOT GRADED (no training loop ran)" if no_loop else HEADLINES[verdict.verdict]]
     if not verdict.graded:
         parts.append(_not_graded(verdict))
     else:
@@ -56,7 +59,7 @@ def render(verdict: Verdict) -> str:
 
 def _not_graded(verdict: Verdict) -> str:
     error = verdict.error
-    if error is None:
+    if error is None or error.kind == NO_LOOP:  # nothing raised: the message says it all
         return _wrap(verdict.message)
     where = f" (line {error.line})" if error.line else ""
     text = _wrap(f"{error.kind}: {error.message}{where}")

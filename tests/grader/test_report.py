@@ -72,3 +72,12 @@ def test_the_report_fits_an_80_column_terminal():
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "`trainer.metrics['loss']`" in text and "(line 24)" in text
     assert "trainer.state.hist" in text and "'][12]" in text
+
+
+def test_a_snippet_without_a_training_loop_is_not_said_to_have_raised():
+    verdict = Verdict.not_graded("error", "cpu", "No training loop ran: grill samples a loop that"
+                                 " calls backward() or step(), and this snippet has none that ran.",
+                                 kind="NoTrainingLoop")
+    text = render(verdict)
+    assert text.startswith("NOT GRADED (no training loop ran)")
+    assert "raised" not in text and "NoTrainingLoop" not in text
