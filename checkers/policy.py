@@ -10,12 +10,14 @@ Imported inside the sandbox child, and by the grader's in-process tests.
 
 from __future__ import annotations
 
+import _string
 import ast
 import builtins
 import copy as copy_module
 import dis
 import linecache
 import operator
+import string
 import sys
 import traceback
 import types
@@ -314,7 +316,7 @@ def guarded_getattr(obj, name, *default):
         raise not_available(f"{describe(obj)}.{name}")
     value = getattr(obj, name, *default)
     if is_str_formatter(value):
-        raise not_available(f"{describe(obj)}.{name}")
+        return policed_formatter(value)
     if isinstance(value, types.ModuleType):
         if value.__name__ not in capabilities.ALLOWED_MODULES:
             raise not_available(f"{describe(obj)}.{name}")
@@ -325,10 +327,37 @@ def guarded_getattr(obj, name, *default):
 def is_str_formatter(value) -> bool:
     """`str.format` and `str.format_map`, however reached (`'...'.format`, `S.format` on a
     str subclass, `super().format`): their templates read attributes and items
-    (`{0.__class__}`) that the policy never sees."""
+    (`{0.__class__}`) that the policy would never see, so they are handed out policed."""
     if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, str):
         return value.__name__ in ("format", "format_map")
     return any(value is formatter for formatter in STR_FORMATTERS)
+
+
+class PolicedFormatter(string.Formatter):
+    """`str.format` with each `.attr` and `[key]` of a template field read as candidate code
+    reads it: `'{:.4f}'.format(loss)` works, `'{0.__class__}'.format(1)` is refused."""
+
+    def get_field(self, field_name, args, kwargs):
+        first, rest = _string.formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attribute, key in rest:
+            obj = guarded_getattr(obj, key) if is_attribute else obj[key]
+        return obj, first
+
+
+def policed_formatter(method) -> Callable:
+    """The policed stand-in for a `format`/`format_map` method, bound or not."""
+    formatter = PolicedFormatter()
+    template = getattr(method, "__self__", None)
+    if not isinstance(template, str):  # str.format(template, ...) read from the class
+        def unbound(template, *args, **kwargs):
+            if not isinstance(template, str):
+                raise TypeError(f"descriptor '{method.__name__}' requires a 'str' object")
+            return policed_formatter(getattr(template, method.__name__))(*args, **kwargs)
+        return unbound
+    if method.__name__ == "format_map":
+        return lambda mapping: formatter.vformat(template, (), mapping)
+    return lambda *args, **kwargs: formatter.vformat(template, args, kwargs)
 
 
 def guarded_hasattr(obj, name) -> bool:

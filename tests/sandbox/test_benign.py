@@ -147,6 +147,32 @@ result = {"batches": batches, "lr": opt.param_groups[0]["lr"],
           "chain": list(itertools.chain([1], [2]))}
 """
 
+FORMATTING_AND_CLASSES = """
+import math
+import torch
+from torch import nn
+torch.manual_seed(0)
+class Meter:
+    def __init__(self):
+        self.values = []
+    @staticmethod
+    def label(name):
+        return name.upper()
+    @property
+    def last(self):
+        return self.values[-1]
+gru = nn.GRU(3, 4, batch_first=True)
+out, h = gru(torch.randn(2, 5, 3))
+loss = out.pow(2).mean()
+meter = Meter()
+meter.values.append(loss.item())
+best = max(enumerate([3, 9, 4]), key=lambda pair: pair[1])
+result = ["loss {:.2f}".format(1 / 3), "{name}={value:>5.1f}".format(name="lr", value=0.5),
+          "{0[1]} {1.hidden_size}".format([7, 8], gru), "{step}".format_map({"step": 3}),
+          str.format("{}/{}", 1, 2), f"{math.cos(0):.1f} {loss:.0f}", Meter.label("acc"),
+          meter.last == loss.item(), best]
+"""
+
 
 @pytest.mark.parametrize("source,check", [
     (LINEAR, lambda r: r < 0.01),
@@ -158,7 +184,10 @@ result = {"batches": batches, "lr": opt.param_groups[0]["lr"],
                                "has_graph": True}),
     (DATA_AND_SCHEDULE, lambda r: r == {"batches": 16, "lr": 0.0025, "same": True,
                                         "chain": [1, 2]}),
-], ids=["linear", "mlp-adam", "language", "autograd", "data-and-schedule"])
+    (FORMATTING_AND_CLASSES, lambda r: r == ["loss 0.33", "lr=  0.5", "8 4", "3", "1/2",
+                                             "1.0 0", "ACC", True, [1, 9]]),
+], ids=["linear", "mlp-adam", "language", "autograd", "data-and-schedule",
+        "formatting-and-classes"])
 def test_ordinary_training_code_runs_and_returns_its_result(sandbox, source, check):
     outcome = sandbox.run(SNIPPET, {"source": source})
     assert outcome.status == "ok", (outcome.error, outcome.traceback)
