@@ -21,6 +21,8 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=80)]
 """Lower-case words joined by hyphens, used for ids that appear in file names and history."""
+SLUG_RULE = "2 to 80 of a-z, 0-9 and '-', starting and ending with a letter or digit, like 'retained-graph'"
+"""The pattern above in words, for messages."""
 
 Importance = Literal["must know", "should know", "nice to know"]
 Device = Literal["auto", "cpu", "cuda"]

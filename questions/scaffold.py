@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from questions.loader import CARD_SUFFIX, MANIFEST_NAME
-from questions.model import FORMAT_VERSION, Slug
+from questions.model import FORMAT_VERSION, SLUG_RULE, Slug
 from questions.schema_export import CARD_SCHEMA, PACK_SCHEMA
 
 _slug = TypeAdapter(Slug)
@@ -99,8 +99,7 @@ def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
     Returns the files written.
     """
     if not _is_slug(card_id):
-        raise ScaffoldError(f"'{card_id}' is not a valid card id: use lower-case words joined by hyphens, "
-                            "like 'retained-graph'")
+        raise ScaffoldError(f"'{card_id}' is not a valid card id: use {SLUG_RULE}")
     if pack_dir.exists() and not pack_dir.is_dir():
         raise ScaffoldError(f"{pack_dir} is a file, not a pack folder")
     card_path = pack_dir / f"{card_id}{CARD_SUFFIX}"

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from questions.model import Problem
+from questions.model import SLUG_RULE, Problem
 from questions.yamldoc import TODO, Loc, YamlDocument, describe_loc
 
 M = TypeVar("M", bound=BaseModel)
@@ -116,7 +116,7 @@ def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
                 "add items" if kind == "too_short" else "remove items")
     if kind == "string_pattern_mismatch":
         return (f"'{where}' must be lower-case words joined by hyphens, not {value!r}",
-                "use only a-z, 0-9 and '-', like 'retained-graph'")
+                f"use {SLUG_RULE}")
     if kind == "list_type":
         return f"'{where}' must be a list, not {_kind(value)}", "write each item on its own line, starting with '- '"
     if kind in ("model_type", "dict_type", "model_attributes_type"):

@@ -235,7 +235,7 @@ class _Builder:
                                          else f"the tag {tag} needs a collection, not a plain value")
         try:
             return construct(_scalars, node)
-        except Exception:  # PyYAML's constructors trust their resolver: `!!bool x` is a KeyError, `!!timestamp x` an AttributeError
+        except Exception:  # PyYAML's constructors trust their resolver: `!!bool x` raises KeyError
             return self.unreadable_value(node, f"{node.value!r} is not a valid {_SCALAR_TAGS[tag]}")
 
     def unreadable_value(self, node: yaml.ScalarNode, reason: str) -> str:

@@ -82,10 +82,12 @@ def test_an_id_already_loaded_elsewhere_is_refused(tmp_path, monkeypatch, capsys
     assert not (tmp_path / "my-pack").exists()
 
 
-@pytest.mark.parametrize("card_id", ["Retained Loss", "trailing-hyphen-", "under_score"])
-def test_an_id_that_is_not_a_slug_is_refused(tmp_path, capsys, card_id):
+@pytest.mark.parametrize("card_id", ["Retained Loss", "trailing-hyphen-", "under_score", "x", "a" * 81])
+def test_an_id_that_is_not_a_slug_is_refused_with_the_whole_rule(tmp_path, capsys, card_id):
+    """The rule names length too: 'x' and an 81-letter id are lower-case words, yet refused."""
     assert main(["new", str(tmp_path / "my-pack"), card_id]) == 1
-    assert "is not a valid card id" in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"grill new: '{card_id}' is not a valid card id: use 2 to 80 of a-z, 0-9 "
+                                       "and '-', starting and ending with a letter or digit, like 'retained-graph'\n")
 
 
 def test_a_file_in_place_of_the_pack_folder_is_refused(tmp_path, capsys):
