@@ -70,6 +70,21 @@ async def test_search_by_typing_after_slash(make_app):
         assert app.focused is app.screen.query_one("#home-cards", DataTable)
 
 
+async def test_a_search_that_matches_nothing_says_so(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        empty = app.screen.query_one("#home-empty", Static)
+        assert not empty.display
+        await pilot.press("slash", *"zzz")
+        await pilot.pause()
+        assert table_rows(app) == 0
+        assert empty.display and "No card matches" in str(empty.render())
+        await pilot.press(*["backspace"] * 3)
+        await pilot.pause()
+        assert table_rows(app) and not empty.display
+
+
 async def test_load_problems_are_listed_with_file_and_line(library, make_app):
     broken = Library(packs=library.packs,
                      problems=[Problem("packs/demo/bad.yaml", 7, 3, "level: 'expert' is not a level")])

@@ -56,6 +56,7 @@ class HomeScreen(Screen):
                 yield Static("", id="home-due")
             with Vertical(id="home-main"):
                 yield Input(placeholder="Search cards (/)", id="home-search")
+                yield Static("", id="home-empty")
                 yield DataTable(id="home-cards", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="home-problems"):
             yield Static("", id="home-problems-text", markup=False)
@@ -147,6 +148,10 @@ class HomeScreen(Screen):
             card = loaded.card
             status = "new" if card.id not in self.seen else "due" if card.id in due else "later"
             table.add_row(Text(card.question), card.level, status, key=card.id)
+        empty = self.query_one("#home-empty", Static)
+        empty.display = not self.shown
+        empty.update("No card matches the search and filters." if self.app.library.cards
+                     else "No cards are loaded.")
         if selected is not None and selected in self.shown:
             table.move_cursor(row=self.shown.index(selected))
 
