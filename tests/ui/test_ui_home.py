@@ -195,6 +195,31 @@ async def test_stats_key_opens_the_statistics_with_this_history(make_app, histor
         assert isinstance(app.screen, HomeScreen)
 
 
+async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, history):
+    """Key points are card text: `[/b]` in one must neither crash the stats nor be taken as markup."""
+    from dataclasses import replace
+
+    from app.progress.stats import Missed
+    from app.ui.screens.stats import StatsScreen
+
+    point, flag = "keeps [/b] losses[17] alive", "says [bold]gc[/bold] frees it"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("s")
+        stats = replace(app.screen.stats, missed_key_points=(Missed("no-grad", point, 2),),
+                        red_flags_said=(Missed("no-grad", flag, 1),))
+        app.screen.dismiss()
+        await pilot.pause()
+        app.push_screen(StatsScreen(stats))
+        await pilot.pause()
+        missed = app.screen.query_one("#stats-missed", DataTable)
+        flags = app.screen.query_one("#stats-flags", DataTable)
+        assert str(missed.get_row_at(0)[1]) == point
+        assert str(flags.get_row_at(0)[1]) == flag
+        assert missed.get_row_at(0)[1].spans == []
+
+
 async def test_a_history_failing_mid_session_is_reported_and_dropped(make_app, history, monkeypatch):
     from app.progress.history import HistoryError
 

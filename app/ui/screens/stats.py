@@ -6,6 +6,7 @@ tens of milliseconds even for a long history) and pushes `StatsScreen(stats)`.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -77,7 +78,8 @@ class StatsScreen(Screen):
     def table(table_id: str, columns: list[str], rows: list[list]) -> DataTable:
         table = DataTable(id=table_id, zebra_stripes=True, cursor_type="row", show_cursor=False)
         table.add_columns(*columns)
-        table.add_rows([[str(cell) for cell in row] for row in rows])
+        # Text, not str: DataTable parses str cells as markup, and key points are card text.
+        table.add_rows([[Text(str(cell)) for cell in row] for row in rows])
         return table
 
     def action_close(self) -> None:
