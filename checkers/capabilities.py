@@ -206,6 +206,7 @@ def wrap_value(path: str, value):
 def single_process_data_loader():
     """torch's DataLoader with worker processes closed: workers outlive a kill and hold pipes."""
     from torch.utils.data import DataLoader as TorchDataLoader
+    from torch.utils.data.dataloader import _SingleProcessDataLoaderIter
 
     class DataLoader(TorchDataLoader):
         def __init__(self, *args, num_workers: int = 0, **kwargs):
@@ -216,6 +217,12 @@ def single_process_data_loader():
         def __setattr__(self, name, value):
             check_loader_setting(name, value)
             super().__setattr__(name, value)
+
+        def _get_iterator(self):
+            # A subclass may still answer num_workers through a property: whatever it says,
+            # iteration never takes the worker-process path.
+            check_loader_setting("num_workers", self.num_workers)
+            return _SingleProcessDataLoaderIter(self)
 
     DataLoader.__module__ = "torch.utils.data"
     return DataLoader

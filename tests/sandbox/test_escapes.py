@@ -80,6 +80,14 @@ REFUSED = [
     ("dataloader-workers-later",
      "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\nloader.num_workers = 2",
      "'DataLoader(num_workers=2)' is not available"),
+    ("dataloader-workers-through-a-property",
+     "from torch.utils.data import DataLoader\nclass L(DataLoader):\n"
+     "    @property\n    def num_workers(self):\n        return 4\n"
+     "    @num_workers.setter\n    def num_workers(self, value):\n        pass\n"
+     "    @property\n    def prefetch_factor(self):\n        return 2\n"
+     "    @prefetch_factor.setter\n    def prefetch_factor(self, value):\n        pass\n"
+     "for batch in L(list(range(8))):\n    pass",
+     "'DataLoader(num_workers=4)' is not available"),
     ("set-num-threads", "import torch\ntorch.set_num_threads(64)",
      "'torch.set_num_threads' is not available"),
     # torch re-exports closed families under its own top-level names
