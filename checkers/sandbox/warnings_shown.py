@@ -1,4 +1,5 @@
-"""How a run shows Python warnings: at the candidate's own line, never at grill's.
+"""How a run shows Python warnings (and exceptions Python ignores, such as one raised in
+a finaliser): at the candidate's own line, never at grill's.
 
 torch warns from C while the grader's TorchFunctionMode is on the stack, so Python's own
 format would print a path and a source line of grill (`.../checkers/probes.py:200: ...`).
@@ -25,15 +26,26 @@ _written = 0
 
 
 def install() -> None:
-    """Route every warning of this process through `show` (called once, in the run child)."""
+    """Route every warning and ignored exception of this process through `show` (called
+    once, in the run child); Python's own hook would print a traceback of library files."""
     warnings.showwarning = show
+    sys.unraisablehook = show_unraisable
+
+
+def show_unraisable(unraisable) -> None:
+    kind = unraisable.exc_type or Exception
+    write(format_warning(unraisable.exc_value or "", kind, candidate_line(),
+                         prefix="Exception ignored: "))
 
 
 def show(message, category, filename, lineno, file=None, line=None) -> None:
+    write(format_warning(message, category, candidate_line()))
+
+
+def write(text: str) -> None:
     global _written
     if _written >= WARNING_CHARS:
         return
-    text = format_warning(message, category, candidate_line())
     _written += len(text)
     if _written > WARNING_CHARS:
         text = NOTE
@@ -44,8 +56,8 @@ def show(message, category, filename, lineno, file=None, line=None) -> None:
         pass
 
 
-def format_warning(message, category, line: int | None) -> str:
+def format_warning(message, category, line: int | None, prefix: str = "") -> str:
     """`line 20: UserWarning: text`, or without the location when no candidate line is known."""
     text = INTERNAL_NOTE.sub("", str(message)).strip()
     where = f"line {line}: " if line else ""
-    return f"{where}{category.__name__}: {text}\n"
+    return f"{where}{prefix}{category.__name__}: {text}\n"

@@ -57,3 +57,11 @@ def test_distinct_warnings_every_step_stop_after_a_budget(sandbox):
     assert len(outcome.output) <= warnings_shown.WARNING_CHARS + len(warnings_shown.NOTE)
     assert outcome.output.startswith("line 3: UserWarning: Using a target size")
 
+
+
+def test_an_exception_python_ignores_is_shown_in_one_line_at_the_candidates_line(sandbox):
+    source = ("def g():\n    try:\n        yield 1\n    finally:\n        raise ValueError('late')\n"
+              "it = g()\nnext(it)\nit = None\nresult = 'went on'")
+    outcome = sandbox.run(SNIPPET, {"source": source})
+    assert outcome.result == {"result": "went on"}
+    assert outcome.output == "line 8: Exception ignored: ValueError: late\n"
