@@ -128,3 +128,31 @@ async def test_every_footer_key_fits_at_80_columns_on_a_code_step(cards, clock, 
         assert {key.key for key in keys} >= {"ctrl+n", "ctrl+r", "escape", "ctrl+l", "ctrl+e"}
         palette_left = app.screen.query_one("FooterKey.-command-palette").region.x
         assert all(key.region.right <= palette_left for key in keys if not key.has_class("-command-palette"))
+
+
+def toasts(app) -> list[str]:
+    """Each notification's message as its toast renders it (Textual's Toast.render)."""
+    from textual.content import Content
+
+    return [(Content.from_markup(n.message) if n.markup else Content(n.message)).plain
+            for n in app._notifications]
+
+
+async def test_a_report_path_that_looks_like_markup_is_named_verbatim(cards, clock, history, tmp_path):
+    """The export notices quote the path (and the OS error) as written, never as markup."""
+    folder = tmp_path / "[/b] [bold]x"
+    session = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
+    app, _ = app_for(session, history, clock, MockScreen, report_path=folder / "mock.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert (folder / "mock.md").exists()
+        assert any(str(folder) in toast for toast in toasts(app))
+        folder.joinpath("mock.md").unlink()
+        folder.rmdir()
+        folder.write_text("a file where the folder was")
+        await pilot.press("x")
+        await pilot.pause()
+        assert any("Could not write" in toast and str(folder) in toast for toast in toasts(app))

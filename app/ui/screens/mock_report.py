@@ -64,10 +64,10 @@ class MockReportScreen(Screen):
     def _export(self, path: Path) -> None:
         problem = write_report(self.report, path)
         if problem:
-            self.notify(problem, severity="error", title="Export failed")
+            self.notify(problem, severity="error", title="Export failed", markup=False)
         else:
             self.exported_to = path
-            self.notify(f"Report written to {path}", title="Exported")
+            self.notify(f"Report written to {path}", title="Exported", markup=False)
 
     def action_close(self) -> None:
         """Back to home when the mock was started there; `grill mock` ends with its report."""
