@@ -6,6 +6,7 @@ Both carry the candidate's line so that the user sees `line 7: ...` and nothing 
 from __future__ import annotations
 
 import sys
+from types import FrameType
 
 CANDIDATE_MARK = "__grill_candidate__"
 """Key set in every candidate namespace; frames whose globals hold it run candidate code."""
@@ -31,14 +32,20 @@ class CandidateError(Exception):
         self.traceback = traceback
 
 
-def candidate_line() -> int | None:
-    """The line of the innermost candidate frame on the current stack, if any."""
+def candidate_frame() -> FrameType | None:
+    """The innermost frame on the current stack that runs candidate code, if any."""
     frame = sys._getframe(1)
     while frame is not None:
         if frame.f_globals.get(CANDIDATE_MARK):
-            return frame.f_lineno
+            return frame
         frame = frame.f_back
     return None
+
+
+def candidate_line() -> int | None:
+    """The line of the innermost candidate frame on the current stack, if any."""
+    frame = candidate_frame()
+    return frame.f_lineno if frame is not None else None
 
 
 refused_at_runtime: list[Refused] = []

@@ -5,7 +5,8 @@ torch warns from C while the grader's TorchFunctionMode is on the stack, so Pyth
 format would print a path and a source line of grill (`.../checkers/probes.py:200: ...`).
 In a run child, a warning reads `line 20: UserWarning: ...`, the line being the innermost
 candidate frame's (no location when there is none), without torch's `(Triggered internally
-at ...)` note. Python's filters still decide what is shown (once per message and place), and
+at ...)` note, and a stack printed inside the message (autograd's anomaly mode prints the
+forward call's) keeps only the candidate's frames. Python's filters still decide what is shown (once per message and place), and
 at most WARNING_CHARS of warnings (and then NOTE) are written in all, so a warning per step cannot crowd out
 the snippet's own prints or end the run on the output limit.
 """
@@ -15,12 +16,17 @@ from __future__ import annotations
 import re
 import sys
 import warnings
+from types import FrameType
 
-from checkers.refusal import candidate_line
+from checkers.refusal import candidate_frame
 
 WARNING_CHARS = 16 * 1024
 NOTE = "[further warnings not shown]\n"
 INTERNAL_NOTE = re.compile(r"\s*\(Triggered internally at [^\n]*\)")
+STACK_ENTRY = re.compile(
+    r'^  File "(?P<file>[^"\n]*)", line \d+, in [^\n]*(?:\n|\Z)(?:    [^\n]*(?:\n|\Z))*',
+    re.MULTILINE)
+"""One frame of a printed stack: its `File` line and the indented source lines under it."""
 
 _written = 0
 
@@ -33,13 +39,12 @@ def install() -> None:
 
 
 def show_unraisable(unraisable) -> None:
-    kind = unraisable.exc_type or Exception
-    write(format_warning(unraisable.exc_value or "", kind, candidate_line(),
-                         prefix="Exception ignored: "))
+    write(format_warning(unraisable.exc_value or "", unraisable.exc_type or Exception,
+                         candidate_frame(), prefix="Exception ignored: "))
 
 
 def show(message, category, filename, lineno, file=None, line=None) -> None:
-    write(format_warning(message, category, candidate_line()))
+    write(format_warning(message, category, candidate_frame()))
 
 
 def write(text: str) -> None:
@@ -56,8 +61,10 @@ def write(text: str) -> None:
         pass
 
 
-def format_warning(message, category, line: int | None, prefix: str = "") -> str:
-    """`line 20: UserWarning: text`, or without the location when no candidate line is known."""
-    text = INTERNAL_NOTE.sub("", str(message)).strip()
-    where = f"line {line}: " if line else ""
-    return f"{where}{prefix}{category.__name__}: {text}\n"
+def format_warning(message, category, frame: FrameType | None, prefix: str = "") -> str:
+    """`line 20: UserWarning: text` at the candidate's `frame`, or without a location."""
+    filename = frame.f_code.co_filename if frame is not None else None
+    text = INTERNAL_NOTE.sub("", str(message))
+    text = STACK_ENTRY.sub(lambda entry: entry[0] if entry["file"] == filename else "", text)
+    where = f"line {frame.f_lineno}: " if frame is not None else ""
+    return f"{where}{prefix}{category.__name__}: {text.strip()}\n"

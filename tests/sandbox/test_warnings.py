@@ -65,3 +65,17 @@ def test_an_exception_python_ignores_is_shown_in_one_line_at_the_candidates_line
     outcome = sandbox.run(SNIPPET, {"source": source})
     assert outcome.result == {"result": "went on"}
     assert outcome.output == "line 8: Exception ignored: ValueError: late\n"
+
+
+def test_anomaly_modes_forward_stack_keeps_only_the_candidates_frames(sandbox):
+    source = ("import torch\ntorch.autograd.set_detect_anomaly(True)\n"
+              "model = torch.nn.Linear(1, 1)\nfor step in range(4):\n"
+              "    z = model(torch.ones(1, 1)) * 0 - 1\n"
+              "    y = z.sqrt().sum()\n    y.backward()\n")
+    outcome = sandbox.run(GRADE, {"source": source, "steps": 4, "device": "cpu",
+                                  "filename": "/home/me/loop.py"})
+    assert (outcome.status, outcome.error.line) == ("error", 7)
+    assert outcome.output == (
+        "line 7: UserWarning: Error detected in SqrtBackward0. Traceback of forward call that"
+        " caused the error:\n  File \"/home/me/loop.py\", line 6, in <module>\n"
+        "    y = z.sqrt().sum()\n")
