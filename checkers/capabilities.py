@@ -83,7 +83,8 @@ DENIED: tuple[tuple[tuple[str, ...], str], ...] = (
       "torch.jit*", "torch.fx*"),
      "compilation writes generated code and starts compiler processes"),
     (("torch.CompilationUnit", "torch.Script*", "torch.LiteScriptModule", "torch.StaticModule",
-      "torch.parse_ir", "torch.import_ir_module*", "torch.Graph", "torch.ConcreteModuleType*"),
+      "torch.parse_ir", "torch.import_ir_module*", "torch.Graph", "torch.ConcreteModuleType*",
+      "torch.AliasDb", "torch.*Benchmark*"),
      "TorchScript, re-exported by torch under its own names, compiles code that calls any "
      "operator (aten::from_file included) outside the policy"),
     (("torch.fork", "torch.wait"), "TorchScript's fork runs functions on torch's thread pool"),
@@ -97,8 +98,9 @@ DENIED: tuple[tuple[tuple[str, ...], str], ...] = (
      "the sandbox runs torch on one thread"),
     (("torch.multiprocessing", "torch.distributed", "torch.prepare_multiprocessing_environment"),
      "starts processes"),
-    (("torch.cuda.memory", "torch.cuda.tunable", "torch.cuda.gds"),
-     "these write snapshots and tuning files"),
+    (("torch.cuda.memory", "torch.cuda.tunable", "torch.cuda.gds", "torch.cuda.CUDAGraph",
+      "torch.cuda.graph*", "torch.cuda.make_graphed_callables"),
+     "these write snapshots, tuning files and graph dumps (CUDAGraph.debug_dump)"),
 )
 """Names on otherwise allowed torch modules that stay closed, grouped by why."""
 

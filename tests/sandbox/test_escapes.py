@@ -100,6 +100,13 @@ REFUSED = [
     ("torchscript-fork-threads",
      "import torch\nimport time\nfor i in range(64):\n    torch.fork(time.sleep, 60)",
      "'torch.fork' is not available"),
+    ("throughput-benchmark-threads-and-profile-file",
+     "import torch\nconfig = torch.BenchmarkConfig()\nconfig.num_calling_threads = 16\n"
+     "config.profiler_output_path = '{canary}'\n"
+     "torch.ThroughputBenchmark(torch.nn.Linear(2, 2)).benchmark(config)",
+     "'torch.BenchmarkConfig' is not available"),
+    ("cuda-graph-debug-dump", "import torch\ng = torch.cuda.CUDAGraph()\ng.debug_dump('{canary}')",
+     "'torch.cuda.CUDAGraph' is not available"),
     ("pluggable-allocator-loads-a-library",
      "import torch\ntorch.cuda.CUDAPluggableAllocator('libc.so.6', 'malloc', 'free')",
      "'torch.cuda.CUDAPluggableAllocator' is not available"),
