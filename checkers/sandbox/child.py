@@ -39,7 +39,7 @@ def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
         control.close()
         isolate(out_fd)
         warnings_shown.install()
-        faulthandler.enable(open(CRASH_LOG, "w"), all_threads=False)
+        report_fatal_signals()
         apply_limits(request["limits"], address_space=request["device"] != "cuda",
                      shared_user=request["shared_user"])
         reseed()
@@ -72,6 +72,15 @@ def isolate(out_fd: int) -> None:
                                   line_buffering=True)
     sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), errors="replace",
                                   line_buffering=True)
+
+
+def report_fatal_signals() -> None:
+    """Have faulthandler write the stack to CRASH_LOG if the run dies of a fatal signal; a
+    run whose directory cannot take the file goes on without it."""
+    try:
+        faulthandler.enable(open(CRASH_LOG, "w"), all_threads=False)
+    except OSError:
+        pass
 
 
 def crash_line(filename: str) -> int | None:
