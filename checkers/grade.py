@@ -103,7 +103,8 @@ class GradingSession:
                 age = None if summary.oldest_step is None else now - summary.oldest_step
                 holders.append((Holder(found.path, summary.grad_fn, summary.nodes,
                                        summary.saved_bytes, line or summary.line, age,
-                                       stored_name(self.tree, line) if line else None),
+                                       stored_name(self.tree, line) if line else None,
+                                       summary.higher_order),
                                 found.tensor))
                 if len(holders) >= MAX_HOLDERS:
                     self.capped = True
@@ -167,14 +168,13 @@ def resolve_device(device: str) -> str:
 
 
 def source_flags(tree: ast.Module) -> frozenset[str]:
-    """Facts about the source that shape the hint: `retain_graph` / `create_graph` passed as
-    True, and `carried:NAME` for state fed back into the call that replaces it
+    """Facts about the source that shape the hint: `retain_graph` passed as True, and `carried:NAME` for state fed back into the call that replaces it
     (`out, h = rnn(x, h)`, `h = cell(x, h)`)."""
     flags = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             flags.update(keyword.arg for keyword in node.keywords
-                         if keyword.arg in ("retain_graph", "create_graph")
+                         if keyword.arg == "retain_graph"
                          and isinstance(keyword.value, ast.Constant) and keyword.value.value is True)
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
                 and not _calls_builtin(node.value):  # `best = min(best, loss)` keeps, not carries

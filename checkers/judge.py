@@ -39,6 +39,8 @@ class Holder:
     """Steps between the scan and the oldest node of its graph (None: no stamped node)."""
     stored: str | None = None
     """The variable the snippet put in the container at `line` (`h` in `states.append(h)`)."""
+    higher_order: bool = False
+    """Its graph runs through a gradient made with create_graph=True."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ class Measurements:
     """From the census: grad_fn, line and oldest_age of the tensor with the most stale nodes."""
     reserved: Sequence[float] = ()
     source_flags: frozenset[str] = frozenset()
-    """From the source: `retain_graph`, `create_graph` (passed as True), `carried:NAME`."""
+    """From the source: `retain_graph` (passed as True), `carried:NAME`."""
     output: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -164,7 +166,7 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
         message = (f"`{_group(retained)[0]}` kept the graphs of up to {_oldest_age(m)} earlier steps"
                    f" alive ({first.grad_fn}){where} until it was reset or replaced: what it"
                    " holds is never detached.")
-        return message, _hint(first.path, first.stored, m.source_flags)
+        return message, _hint(first, m.source_flags)
     if retained:
         first = retained[0]
         container, count = _group(retained)
@@ -176,7 +178,7 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
         else:
             message = (f"`{first.path}` still carries an autograd graph ({first.grad_fn},"
                        f" {first.graph_nodes} nodes) reaching back {first.age} steps{where}.")
-        return message, _hint(first.path, first.stored, m.source_flags)
+        return message, _hint(first, m.source_flags)
     culprit = m.culprit or {}
     line = f" made at line {culprit['line']}" if culprit.get("line") else ""
     grad_fn = culprit.get("grad_fn", "a graph")
@@ -186,7 +188,7 @@ def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
     else:
         message = (f"A tensor{line} ({grad_fn}) kept the graphs of up to {_oldest_age(m)} earlier"
                    " steps alive, then let them go: an accumulator that is reset but never detached.")
-    return message, _hint("", None, m.source_flags)
+    return message, _hint(None, m.source_flags)
 
 
 def _oldest_age(m: Measurements) -> int:
@@ -209,20 +211,21 @@ def _group(retained: Sequence[Holder]) -> tuple[str, int]:
     return head, heads[head]
 
 
-def _hint(path: str, stored: str | None, flags: frozenset[str]) -> str:
+def _hint(first: Holder | None, flags: frozenset[str]) -> str:
+    path, stored = (first.path, first.stored) if first else ("", None)
     root = path.split(".", 1)[0].split("[", 1)[0]
     if f"carried:{root}" in flags:
         return (f"`{root}` is fed back into the next step with its graph: detach it where one"
                 f" sequence or chunk ends (`{root} = {root}.detach()`), or start it fresh.")
-    if path.endswith(".grad") or "create_graph" in flags:
+    if ("[" in path or path.endswith("}")) and stored and _stored_itself(path):
+        return (f"Store `{stored}.detach()` in the container (or `{stored}.item()` when it is one"
+                f" number), not `{stored}` itself, which still points at its graph.")
+    if path.endswith(".grad") or (first and first.higher_order):
         return ("Gradients made with create_graph=True carry a graph of their own: keep"
                 " `g.detach()` (or `.item()`), and only keep the graph inside the step that uses it.")
     if "retain_graph" in flags:
         return ("Drop retain_graph=True, and store `.item()` or `.detach()` of anything you keep"
                 " past the step.")
-    if ("[" in path or path.endswith("}")) and stored and _stored_itself(path):
-        return (f"Store `{stored}.detach()` in the container (or `{stored}.item()` when it is one"
-                f" number), not `{stored}` itself, which still points at its graph.")
     if "[" in path or path.endswith("}"):
         return ("Store `loss.item()` (a Python float) or `tensor.detach()` in the container, not"
                 " the tensor that still points at its graph.")

@@ -27,6 +27,8 @@ from torch.overrides import TorchFunctionMode
 
 STEP_KEY = "grill_step"
 LINE_KEY = "grill_line"
+HIGHER_KEY = "grill_higher_order"
+"""Marks the root of a gradient's own graph (autograd.grad with create_graph=True)."""
 MAX_AGE = 128
 """Ages are counted exactly up to this many steps; older nodes share the last bucket.
 
@@ -118,19 +120,22 @@ class GraphSummary:
     saved_bytes: int
     line: int | None
     """Snippet line that created the tensor's own grad_fn."""
+    higher_order: bool = False
+    """Whether the graph runs through a gradient made with create_graph=True."""
 
 
 def summarize_graph(grad_fn) -> GraphSummary:
-    nodes, oldest, storages = 0, None, {}
+    nodes, oldest, storages, higher = 0, None, {}, False
     for node in walk_graph([grad_fn]):
         nodes += 1
+        higher = higher or HIGHER_KEY in node.metadata
         born = birth_step(node)
         if born is not None and born >= 0 and (oldest is None or born < oldest):
             oldest = born
         for tensor in _saved_tensors(node):
             storages[tensor.data_ptr()] = tensor.nelement() * tensor.element_size()
     return GraphSummary(type(grad_fn).__name__, nodes, oldest, sum(storages.values()),
-                        grad_fn.metadata.get(LINE_KEY))
+                        grad_fn.metadata.get(LINE_KEY), higher)
 
 
 _SAVED_NAMES: dict[type, tuple[str, ...]] = {}
@@ -203,6 +208,10 @@ class GraphTracker(TorchFunctionMode):
             self._note_backward(args[0] if args else kwargs.get("tensors", kwargs.get("outputs")))
         result = func(*args, **kwargs)
         self._stamp(result, depth=2)
+        if func is torch.autograd.grad and kwargs.get("create_graph"):
+            for grad in result:
+                if grad is not None and grad.grad_fn is not None:
+                    grad.grad_fn.metadata[HIGHER_KEY] = True
         return result
 
     def _stamp(self, value, depth: int) -> None:

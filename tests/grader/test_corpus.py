@@ -58,6 +58,8 @@ EXPLAINED = {
     "leak_generator_meter": ("`m.<locals>.total`", "(line 10)", "in `total`"),
     "leak_partial": ("`pending` holds 59 tensors", "(line 19)", "`loss.item()`"),
     "leak_train_returns_losses": ("`history` holds 29 tensors", "(line 14)", "`loss.detach()`"),
+    "leak_create_graph_norms": ("`grad_norms` holds", "(line 17)", "create_graph=True"),
+    "leak_wgan_history": ("`history` holds 59 tensors", "(line 19)", "`loss.detach()`"),
     "leak_list_cleared_every_10": ("`window` kept the graphs", "until it was reset or replaced",
                                    "`loss.detach()`"),
 }

@@ -97,9 +97,9 @@ def test_a_clean_loop_whose_memory_grows_says_the_growth_is_data():
     assert "not graphs" in verdict.message
 
 
-def test_create_graph_in_the_source_shapes_the_hint():
-    holders = [Holder("norms[0]", "SqrtBackward0", 20, 64, 12, 9)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders, source_flags=frozenset({"create_graph"})))
+def test_a_kept_graph_through_a_create_graph_gradient_gets_the_gradient_hint():
+    holders = [Holder("norms[0]", "SqrtBackward0", 20, 64, 12, 9, higher_order=True)]
+    verdict = judge(measured(CLEAN_AGES, holders=holders))
     assert "create_graph=True" in verdict.hint
 
 
@@ -172,3 +172,12 @@ def test_a_count_cut_short_by_the_scan_limit_reads_as_a_lower_bound():
     holders = [Holder(f"losses[{i}]", "MeanBackward0", 6, 0, 14, 29 - i) for i in range(29)]
     verdict = judge(measured(CLEAN_AGES, holders=holders, holders_capped=True))
     assert "`losses` holds at least 28 tensors" in verdict.message
+
+
+def test_the_stored_variable_hint_wins_over_the_create_graph_and_retain_graph_hints():
+    """A WGAN-GP loss kept in a list runs through the penalty's gradient graph, but the fix is
+    still `loss.detach()`, not advice about the gradients."""
+    holders = [Holder(f"history[{i}]", "AddBackward0", 40, 0, 19, 29 - i, stored="loss",
+                      higher_order=True) for i in range(29)]
+    verdict = judge(measured(CLEAN_AGES, holders=holders, source_flags=frozenset({"retain_graph"})))
+    assert verdict.hint.startswith("Store `loss.detach()` in the container")

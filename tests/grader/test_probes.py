@@ -88,3 +88,14 @@ def test_the_host_heap_counter_sees_an_allocation():
     block = torch.empty(4 * 1024 * 1024, dtype=torch.uint8)
     after, _ = heap.read()
     assert after - before >= block.numel()
+
+
+def test_a_graph_through_a_create_graph_gradient_is_marked_higher_order():
+    """So the hint speaks of create_graph only for what it made, not for a kept loss beside it."""
+    weight = torch.ones(3, requires_grad=True)
+    with GraphTracker(4):
+        loss = (weight ** 3).sum()
+        (grad,) = torch.autograd.grad(loss, weight, create_graph=True)
+        norm = grad.pow(2).sum()
+    assert summarize_graph(norm.grad_fn).higher_order
+    assert not summarize_graph(loss.grad_fn).higher_order
