@@ -168,8 +168,9 @@ def resolve_device(device: str) -> str:
 
 
 def source_flags(tree: ast.Module) -> frozenset[str]:
-    """Facts about the source that shape the hint: `retain_graph` passed as True, and `carried:NAME` for state fed back into the call that replaces it
-    (`out, h = rnn(x, h)`, `h = cell(x, h)`)."""
+    """Facts about the source that shape the hint: `retain_graph` passed as True, and
+    `carried:NAME` for state fed back into the call that replaces it (`out, h = rnn(x, h)`,
+    `h = cell(x, h)`)."""
     flags = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
