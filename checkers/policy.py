@@ -274,6 +274,7 @@ def refusing_stub(name: str) -> Callable:
     """A builtin the sandbox does not offer: calling it is a refusal naming it."""
     def refused(*args, **kwargs):
         raise not_available(f"{name}()")
+    refused.__name__ = refused.__qualname__ = name  # its repr names the builtin, not grill
     return refused
 
 
@@ -407,8 +408,9 @@ class PrintSink:
 
     def __init__(self):
         self.written = 0
+        self._call_print = CandidatePrint(self.write)  # what RestrictedPython's code calls
 
-    def _call_print(self, *objects, sep=" ", end="\n", file=None, flush=False):
+    def write(self, *objects, sep=" ", end="\n", file=None, flush=False):
         if file is not None:
             raise not_available("print(file=...)")
         text = (sep if isinstance(sep, str) else " ").join(map(str, objects)) \
@@ -423,4 +425,18 @@ class PrintSink:
 
     def __call__(self) -> str:
         return ""
+
+
+class CandidatePrint:
+    """`print` as the snippet holds it (`print(print)`, `key=print`): it prints, and its
+    repr names nothing of grill."""
+
+    def __init__(self, write: Callable):
+        self._write = write
+
+    def __call__(self, *objects, **options):
+        return self._write(*objects, **options)
+
+    def __repr__(self) -> str:
+        return "<built-in function print>"
 

@@ -157,3 +157,9 @@ def test_every_allowed_module_resolves_and_denied_families_have_reasons():
     assert all(reason for _, reason in capabilities.DENIED)
     assert capabilities.denial_reason("torch.load") == "unpickling runs arbitrary code"
     assert capabilities.denial_reason("torch.nn.Linear") is None
+
+
+def test_print_and_refused_builtins_name_nothing_of_grill():
+    namespace = run("shown = [repr(print), repr(open)]\nprint('x', end='')\n")
+    assert namespace["shown"][0] == "<built-in function print>"
+    assert namespace["shown"][1].startswith("<function open at ")
