@@ -195,6 +195,32 @@ async def test_stats_key_opens_the_statistics_with_this_history(make_app, histor
         assert isinstance(app.screen, HomeScreen)
 
 
+def header_text(app: GrillApp) -> str:
+    from textual.widgets._header import HeaderTitle
+
+    return str(app.screen.query_one(HeaderTitle).render())
+
+
+async def test_each_screen_names_itself_in_the_header(make_app):
+    """Each screen owns its subtitle, so nothing has to restore it when a screen closes."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "Home" in header_text(app)
+        await pilot.press("s")
+        await pilot.pause()
+        assert "Statistics" in header_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Home" in header_text(app)
+        app.practise([app.library.card("no-grad")])
+        await pilot.pause()
+        assert "Practice · card 1 of 1" in header_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Home" in header_text(app)
+
+
 async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, history):
     """Key points are card text: `[/b]` in one must neither crash the stats nor be taken as markup."""
     from dataclasses import replace

@@ -23,6 +23,9 @@ async def test_due_opens_todays_queue_once_packs_are_loaded(history, grader, clo
                 break
         assert isinstance(app.screen, PracticeScreen)
         assert len(app.screen.queue) == min(10, len(app.library.cards)), "the default daily limit of new cards"
+        # Textual's Header sets its title in a callback queued on mount; leaving the app in the
+        # same frame would run it after the header is gone.
+        await pilot.pause()
 
 
 async def test_due_with_a_given_library_opens_the_queue_at_once(make_app):

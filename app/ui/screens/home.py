@@ -22,6 +22,7 @@ STATUS_LABELS = {"all": "Due, new and later", "due": "Due today", "new": "Never 
 
 
 class HomeScreen(Screen):
+    SUB_TITLE = "Home"
     BINDINGS = [
         Binding("p", "practise_selected", "Practise"),
         Binding("d", "practise_due", "Due"),
@@ -63,7 +64,6 @@ class HomeScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.app.sub_title = "Home"
         table = self.query_one("#home-cards", DataTable)
         table.add_column("Question", key="question")
         table.add_column("Level", key="level", width=9)
@@ -73,7 +73,6 @@ class HomeScreen(Screen):
         self.refresh_all()
 
     def on_screen_resume(self) -> None:
-        self.app.sub_title = "Home"
         self.refresh_all()
 
     def refresh_all(self) -> None:

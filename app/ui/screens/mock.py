@@ -53,6 +53,7 @@ class MockStepsScreen(Screen):
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
         super().__init__()
         self.session, self.report_path = session, report_path
+        self.sub_title = f"Mock interview · {session.level} · {session.mode}"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -69,7 +70,6 @@ class MockStepsScreen(Screen):
         yield from ()
 
     async def on_mount(self) -> None:
-        self.app.sub_title = f"Mock interview · {self.session.level} · {self.session.mode}"
         if self.session.state == "ready":
             self.session.start()
         self.set_interval(TICK_SECONDS, self.tick_clock)

@@ -44,6 +44,7 @@ class MockReportScreen(Screen):
         super().__init__()
         self.report, self.report_path = report, report_path
         self.exported_to: Path | None = None
+        self.sub_title = f"Mock interview · score {percent(report.score.overall)}"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -52,7 +53,6 @@ class MockReportScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.app.sub_title = f"Mock interview · score {percent(self.report.score.overall)}"
         for attempt in attempts(self.report):
             self.app.record_attempt(attempt)
         if self.report_path is not None:

@@ -33,6 +33,7 @@ class MockReviewScreen(Screen):
     MockReviewScreen #review-total { padding: 0 1; height: auto; text-style: bold; }
     """
 
+    SUB_TITLE = "Mock interview · confirm your marks"
     BINDINGS = [Binding("ctrl+s", "confirm", "Confirm and score", priority=True)]
 
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
@@ -74,7 +75,6 @@ class MockReviewScreen(Screen):
         return label
 
     def on_mount(self) -> None:
-        self.app.sub_title = "Mock interview · confirm your marks"
         self._show_total()
         lists = self.query(SelectionList)
         if lists:

@@ -53,6 +53,7 @@ class PracticeScreen(Screen):
         self.timer = PhaseTimer(self.app.clock)
         self._phase_before_code = "answer"
         self._leave_armed = False
+        self.sub_title = f"Practice · card {position + 1} of {len(queue)} · {self.loaded.pack}"
 
     def compose(self) -> ComposeResult:
         card = self.card
@@ -83,9 +84,6 @@ class PracticeScreen(Screen):
     def _show_tab(self, pane_id: str) -> None:
         if self.card.code_task is not None:
             self.query_one("#practice-tabs", TabbedContent).active = pane_id
-
-    def on_mount(self) -> None:
-        self.app.sub_title = f"Practice · card {self.position + 1} of {len(self.queue)} · {self.loaded.pack}"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in CODE_ACTIONS and self.card.code_task is None:

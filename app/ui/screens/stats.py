@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label, Sparkline, Static
+from textual.widgets import DataTable, Footer, Header, Label, Sparkline, Static
 
 from app.progress.report import percent, seconds
 from app.progress.stats import Missed, Stats
@@ -25,6 +25,7 @@ class StatsScreen(Screen):
     StatsScreen #stats-activity { height: 3; margin-top: 1; }
     """
 
+    SUB_TITLE = "Statistics"
     BINDINGS = [Binding("escape", "close", "Close")]
 
     def __init__(self, stats: Stats) -> None:
@@ -33,6 +34,7 @@ class StatsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         stats = self.stats
+        yield Header()
         with VerticalScroll(id="stats-scroll"):
             yield Static(self.summary(), id="stats-summary")
             yield Label("Packs", classes="stats-heading")
