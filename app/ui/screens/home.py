@@ -121,7 +121,7 @@ class HomeScreen(Screen):
     def _fill_due(self) -> None:
         new = sum(card_id not in self.seen for card_id in self.due)
         reviews = len(self.due) - new
-        text = f"[b]Due today: {len(self.due)}[/b]\n{reviews} reviews · {new} new"
+        text = f"[b]Due today: {len(self.due)}[/b]\n{reviews} review{'' if reviews == 1 else 's'} · {new} new"
         if self.due:
             text += "\n[dim]d starts the queue[/dim]"
         self.query_one("#home-due", Static).update(text)
