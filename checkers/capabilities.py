@@ -227,6 +227,7 @@ def single_process_data_loader():
             return _SingleProcessDataLoaderIter(self)
 
     DataLoader.__module__ = "torch.utils.data"
+    DataLoader.__qualname__ = "DataLoader"
     return DataLoader
 
 

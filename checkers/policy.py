@@ -351,14 +351,18 @@ def policed_formatter(method) -> Callable:
     formatter = PolicedFormatter()
     template = getattr(method, "__self__", None)
     if not isinstance(template, str):  # str.format(template, ...) read from the class
-        def unbound(template, *args, **kwargs):
+        def policed(template, *args, **kwargs):
             if not isinstance(template, str):
                 raise TypeError(f"descriptor '{method.__name__}' requires a 'str' object")
             return policed_formatter(getattr(template, method.__name__))(*args, **kwargs)
-        return unbound
-    if method.__name__ == "format_map":
-        return lambda mapping: formatter.vformat(template, (), mapping)
-    return lambda *args, **kwargs: formatter.vformat(template, args, kwargs)
+    elif method.__name__ == "format_map":
+        def policed(mapping):
+            return formatter.vformat(template, (), mapping)
+    else:
+        def policed(*args, **kwargs):
+            return formatter.vformat(template, args, kwargs)
+    policed.__name__ = policed.__qualname__ = f"str.{method.__name__}"  # what its repr shows
+    return policed
 
 
 def guarded_hasattr(obj, name) -> bool:

@@ -159,7 +159,12 @@ def test_every_allowed_module_resolves_and_denied_families_have_reasons():
     assert capabilities.denial_reason("torch.nn.Linear") is None
 
 
-def test_print_and_refused_builtins_name_nothing_of_grill():
-    namespace = run("shown = [repr(print), repr(open)]\nprint('x', end='')\n")
+def test_what_the_policy_hands_out_names_nothing_of_grill():
+    namespace = run("from torch.utils.data import DataLoader\n"
+                    "shown = [repr(print), repr(open), repr('{}'.format), repr(str.format_map),"
+                    " repr(DataLoader)]\n")
     assert namespace["shown"][0] == "<built-in function print>"
     assert namespace["shown"][1].startswith("<function open at ")
+    assert namespace["shown"][2].startswith("<function str.format at ")
+    assert namespace["shown"][3].startswith("<function str.format_map at ")
+    assert namespace["shown"][4] == "<class 'torch.utils.data.DataLoader'>"
