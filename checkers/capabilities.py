@@ -15,7 +15,7 @@ import sys
 from fnmatch import fnmatchcase
 from types import ModuleType
 
-from checkers.refusal import not_available
+from checkers.refusal import candidate_classes, not_available
 
 ALLOWED_MODULES: dict[str, str] = {
     "torch": "the code under test is PyTorch",
@@ -31,6 +31,9 @@ ALLOWED_MODULES: dict[str, str] = {
     "torch.autograd.graph": "saved-tensor hooks",
     "torch.cuda": "device queries and memory counters",
     "torch.amp": "mixed precision",
+    "torch.backends": "only as the way to torch.backends.cudnn",
+    "torch.backends.cudnn": "the benchmark and deterministic switches (names below)",
+    "torch.distributions": "sampling and log-probabilities (Categorical, Normal...) in RL loops",
     "torch.linalg": "linear algebra",
     "torch.fft": "Fourier transforms",
     "torch.special": "special functions",
@@ -45,6 +48,7 @@ ALLOWED_MODULES: dict[str, str] = {
     "functools": "partial, reduce, lru_cache",
     "statistics": "mean and friends",
     "copy": "deepcopy of models",
+    "dataclasses": "config classes (names below are listed one by one)",
     "time": "timing a loop",
     "typing": "annotations (names below are listed one by one)",
 }
@@ -52,6 +56,8 @@ ALLOWED_MODULES: dict[str, str] = {
 
 ONLY_NAMES: dict[str, frozenset[str]] = {
     "torch.utils": frozenset({"data"}),
+    "torch.backends": frozenset({"cudnn"}),
+    "torch.backends.cudnn": frozenset({"benchmark", "deterministic", "is_available", "version"}),
     "torch.utils.data": frozenset({
         "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "StackDataset",
         "ConcatDataset", "ChainDataset", "Subset", "random_split", "default_collate",
@@ -65,6 +71,8 @@ ONLY_NAMES: dict[str, frozenset[str]] = {
     }),
     # update_wrapper/wraps read and write attributes named by the caller, dunders included.
     "functools": frozenset({"partial", "reduce", "lru_cache", "cache", "cmp_to_key"}),
+    # asdict, astuple and replace read every field, private ones too, of any dataclass.
+    "dataclasses": frozenset({"dataclass", "field"}),
     # get_type_hints evaluates annotation strings with real builtins when given empty globals.
     "typing": frozenset({
         "Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Mapping", "NamedTuple",
@@ -72,6 +80,13 @@ ONLY_NAMES: dict[str, frozenset[str]] = {
     }),
 }
 """Modules too broad to open whole: only these names of them are offered."""
+
+SETTABLE: dict[str, str] = {
+    "torch.backends.cudnn.benchmark": "picks convolution algorithms by timing them",
+    "torch.backends.cudnn.deterministic": "asks cuDNN for reproducible algorithms",
+}
+"""Module attributes a snippet may assign, each a documented on/off switch that only affects
+its own run; they take True or False and nothing else. Every other module write is refused."""
 
 DENIED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("torch.load", "torch.serialization*"), "unpickling runs arbitrary code"),
@@ -160,7 +175,10 @@ class ModuleProxy:
         return resolve(self._grill_module, attr)
 
     def __setattr__(self, attr: str, value) -> None:
-        raise not_available(f"{self._grill_module}.{attr} = ...")
+        path = f"{self._grill_module}.{attr}"
+        if path not in SETTABLE or type(value) is not bool:
+            raise not_available(f"{path} = ...")
+        setattr(importlib.import_module(self._grill_module), attr, value)
 
     def __delattr__(self, attr: str) -> None:
         raise not_available(f"del {self._grill_module}.{attr}")
@@ -231,10 +249,31 @@ def single_process_data_loader():
     return DataLoader
 
 
+def candidate_dataclass(cls=None, /, **options):
+    """`@dataclass` for the snippet's own classes only: on a class it did not define it would
+    rewrite that class's `__init__`, `__eq__`... (nn.Module's, say), which would fool the grader."""
+    import dataclasses
+
+    def decorate(cls):
+        classes = candidate_classes()
+        if cls not in classes:
+            raise not_available(f"dataclass({getattr(cls, '__qualname__', type(cls).__name__)})")
+        made = dataclasses.dataclass(cls, **options)
+        classes.add(made)  # slots=True builds a new class: it is still the snippet's own
+        return made
+
+    return decorate if cls is None else decorate(cls)
+
+
+candidate_dataclass.__module__ = "dataclasses"  # its repr names the real one, not grill
+candidate_dataclass.__name__ = candidate_dataclass.__qualname__ = "dataclass"
+
+
 def check_loader_setting(name: str, value) -> None:
     if (name == "num_workers" and value) or (name == "multiprocessing_context" and value is not None):
         raise not_available(f"DataLoader({name}={value!r})")
 
 
-SAFE_REPLACEMENTS = {"torch.utils.data.DataLoader": single_process_data_loader}
+SAFE_REPLACEMENTS = {"torch.utils.data.DataLoader": single_process_data_loader,
+                     "dataclasses.dataclass": lambda: candidate_dataclass}
 """Names answered by a restricted stand-in instead of the real object."""

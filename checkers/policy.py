@@ -29,7 +29,7 @@ from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from checkers import capabilities
-from checkers.refusal import (CANDIDATE_MARK, CandidateError, Refused, candidate_line,
+from checkers.refusal import (CANDIDATE_CLASSES, CANDIDATE_MARK, CandidateError, Refused, candidate_line,
                               not_available, refused_at_runtime)
 
 __all__ = ["Refused", "CandidateError", "compile_candidate", "candidate_namespace",
@@ -83,10 +83,6 @@ INPLACE_OPERATORS = {
 
 STR_FORMATTERS = (str.format, str.format_map)
 
-CANDIDATE_CLASSES = "__grill_classes__"
-"""Namespace key of the classes the snippet defined: one of them setting `grill_control`
-is still the candidate's own exception, not the grader's control flow."""
-
 _print_limit = 64 * 1024
 
 
@@ -104,6 +100,7 @@ class GrillPolicy(RestrictingNodeTransformer):
         super().__init__(errors, warnings, used_names)
         self.violations: list[tuple[tuple[int, int], str]] = []
         self.methods: set[int] = set()
+        self.slots: set[int] = set()
 
     def error(self, node, info):
         super().error(node, info)
@@ -114,6 +111,8 @@ class GrillPolicy(RestrictingNodeTransformer):
         self.violations.append((where, info))
 
     def check_name(self, node, name, allow_magic_methods=False):
+        if name == "__slots__" and id(node) in self.slots:
+            return
         if allow_magic_methods and name in DUNDER_METHODS and id(node) in self.methods:
             return
         if name in READABLE_DUNDER_NAMES and isinstance(node, ast.Name) \
@@ -124,6 +123,7 @@ class GrillPolicy(RestrictingNodeTransformer):
     def visit_ClassDef(self, node):
         # Only defs directly in a class body are methods that may carry a dunder name.
         self.methods.update(id(stmt) for stmt in node.body if isinstance(stmt, ast.FunctionDef))
+        self.slots.update(id(stmt.targets[0]) for stmt in node.body if is_plain_slots(stmt))
         return super().visit_ClassDef(node)
 
     def visit_AugAssign(self, node):
@@ -138,6 +138,11 @@ class GrillPolicy(RestrictingNodeTransformer):
         call = ast.Call(func=ast.Name("_inplacevar_", ast.Load()), args=[op, load, value],
                         keywords=[])
         return ast.copy_location(ast.Assign(targets=[store], value=call), node)
+
+    def visit_AnnAssign(self, node):
+        """`lr: float = 0.01` (dataclass fields): the target, annotation and value go through
+        the same rules as any assignment and expression."""
+        return self.node_contents_visit(node)
 
     def visit_Nonlocal(self, node):
         return self.node_contents_visit(node)
@@ -165,6 +170,18 @@ class GrillPolicy(RestrictingNodeTransformer):
     def check_module(self, node, name: str) -> None:
         if name not in capabilities.ALLOWED_MODULES or capabilities.denial_reason(name):
             self.error(node, f"'{name}' is not available in the sandbox")
+
+
+def is_plain_slots(stmt: ast.stmt) -> bool:
+    """`__slots__ = ("a", "b")` in a class body: literal names a candidate could also use as
+    attributes, so the slots declare nothing that attribute rules would refuse."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__slots__"):
+        return False
+    names = stmt.value.elts if isinstance(stmt.value, (ast.Tuple, ast.List)) else [stmt.value]
+    return all(isinstance(name, ast.Constant) and isinstance(name.value, str)
+               and name.value.isidentifier() and not name.value.startswith("_")
+               for name in names)
 
 
 def is_pure(expr: ast.expr) -> bool:

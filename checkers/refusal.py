@@ -11,6 +11,10 @@ from types import FrameType
 CANDIDATE_MARK = "__grill_candidate__"
 """Key set in every candidate namespace; frames whose globals hold it run candidate code."""
 
+CANDIDATE_CLASSES = "__grill_classes__"
+"""Namespace key of the classes the snippet defined: one of them setting `grill_control`
+is still the candidate's own exception, not the grader's control flow."""
+
 
 class Refused(Exception):
     """The snippet used something the sandbox does not offer (an import, an attribute...)."""
@@ -40,6 +44,12 @@ def candidate_frame() -> FrameType | None:
             return frame
         frame = frame.f_back
     return None
+
+
+def candidate_classes():
+    """The classes the innermost running snippet defined (empty outside a snippet)."""
+    frame = candidate_frame()
+    return frame.f_globals.get(CANDIDATE_CLASSES, ()) if frame is not None else ()
 
 
 def candidate_line() -> int | None:

@@ -173,6 +173,43 @@ result = ["loss {:.2f}".format(1 / 3), "{name}={value:>5.1f}".format(name="lr", 
           meter.last == loss.item(), best]
 """
 
+RL_AND_CONFIG = """
+import torch
+from torch import nn
+from torch.distributions import Categorical, Normal
+from dataclasses import dataclass, field
+torch.backends.cudnn.benchmark = True
+torch.backends.cudnn.deterministic = True
+
+@dataclass
+class Config:
+    lr: float = 0.01
+    sizes: list = field(default_factory=lambda: [4, 2])
+
+class Transition:
+    __slots__ = ("action", "logp")
+    def __init__(self, action, logp):
+        self.action = action
+        self.logp = logp
+
+torch.manual_seed(0)
+config = Config(lr=0.05)
+policy = nn.Linear(config.sizes[0], config.sizes[1])
+opt = torch.optim.SGD(policy.parameters(), lr=config.lr)
+for step in range(5):
+    dist = Categorical(logits=policy(torch.randn(8, 4)))
+    actions = dist.sample()
+    memory = [Transition(a, lp) for a, lp in zip(actions, dist.log_prob(actions))]
+    loss = -sum(t.logp for t in memory) / len(memory)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+noise = Normal(torch.zeros(3), torch.ones(3))
+result = [repr(config), config == Config(0.05), len(memory), noise.sample().shape[0],
+          noise.log_prob(torch.zeros(3)).shape[0], torch.backends.cudnn.benchmark,
+          torch.backends.cudnn.deterministic]
+"""
+
 
 @pytest.mark.parametrize("source,check", [
     (LINEAR, lambda r: r < 0.01),
@@ -186,8 +223,9 @@ result = ["loss {:.2f}".format(1 / 3), "{name}={value:>5.1f}".format(name="lr", 
                                         "chain": [1, 2]}),
     (FORMATTING_AND_CLASSES, lambda r: r == ["loss 0.33", "lr=  0.5", "8 4", "3", "1/2",
                                              "1.0 0", "ACC", True, [1, 9]]),
+    (RL_AND_CONFIG, lambda r: r == ["Config(lr=0.05, sizes=[4, 2])", True, 8, 3, 3, True, True]),
 ], ids=["linear", "mlp-adam", "language", "autograd", "data-and-schedule",
-        "formatting-and-classes"])
+        "formatting-and-classes", "rl-and-config"])
 def test_ordinary_training_code_runs_and_returns_its_result(sandbox, source, check):
     outcome = sandbox.run(SNIPPET, {"source": source})
     assert outcome.status == "ok", (outcome.error, outcome.traceback)

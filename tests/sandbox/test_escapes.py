@@ -170,6 +170,18 @@ REFUSED = [
      'The keyword argument "metaclass" is not allowed'),
     ("monkeypatch-torch", "import torch\ntorch.nn.Module.forward = print",
      "'Module attributes' is not available"),
+    ("dataclass-on-torch", "import torch\nfrom dataclasses import dataclass\n"
+     "dataclass(torch.nn.Module)", "'dataclass(Module)' is not available"),
+    ("dataclass-asdict", "from dataclasses import asdict", "'dataclasses.asdict' is not available"),
+    ("cudnn-other-switch", "import torch\ntorch.backends.cudnn.enabled = False",
+     "'torch.backends.cudnn.enabled = ...' is not available"),
+    ("cudnn-not-a-bool", "import torch\ntorch.backends.cudnn.benchmark = 'yes'",
+     "'torch.backends.cudnn.benchmark = ...' is not available"),
+    ("backends-other", "import torch\ntorch.backends.mkldnn", "'torch.backends.mkldnn' is not"),
+    ("distributions-submodule", "import torch\ntorch.distributions.kl.os",
+     "'torch.distributions.kl' is not available"),
+    ("slots-dunder", "class A:\n    __slots__ = ('__dict__',)",
+     '"__slots__" is an invalid variable name'),
     ("print-to-file", "print('x', file=None or [])", "'print(file=...)' is not available"),
     ("relative-import", "from . import something", "relative imports are not available"),
 ]

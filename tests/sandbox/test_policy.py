@@ -120,6 +120,24 @@ def test_a_candidate_exception_that_claims_to_be_control_flow_is_still_the_candi
     assert (error.value.kind, error.value.message, error.value.line) == ("Stop", "early", 4)
 
 
+def test_a_dataclass_rebuilt_with_slots_is_still_the_candidates_class():
+    # dataclass(slots=True) returns a new class; it must not pass for grader control flow.
+    with pytest.raises(CandidateError) as error:
+        run("from dataclasses import dataclass\n@dataclass(slots=True)\n"
+            "class Stop(Exception):\n    grill_control = True\n    step: int = 0\n\n"
+            "raise Stop(3)\n")
+    assert (error.value.kind, error.value.line) == ("Stop", 7)
+
+
+def test_slots_are_literal_public_names_in_a_class_body():
+    namespace = run("class P:\n    __slots__ = ('a', 'b')\n\np = P()\np.a, p.b = 1, 2\n")
+    assert (namespace["p"].a, namespace["p"].b) == (1, 2)
+    for source in ("class A:\n    __slots__ = ('__dict__',)", "class A:\n    __slots__ = names",
+                   "__slots__ = ('a',)", "class A:\n    def f(self):\n        __slots__ = ('a',)"):
+        with pytest.raises(Refused, match='"__slots__" is an invalid variable name'):
+            policy.compile_candidate(source)
+
+
 def test_candidate_exceptions_become_candidate_errors():
     with pytest.raises(CandidateError) as error:
         run("def f(d):\n    return d['k']\n\nf({})\n")
@@ -160,11 +178,12 @@ def test_every_allowed_module_resolves_and_denied_families_have_reasons():
 
 
 def test_what_the_policy_hands_out_names_nothing_of_grill():
-    namespace = run("from torch.utils.data import DataLoader\n"
+    namespace = run("from torch.utils.data import DataLoader\nfrom dataclasses import dataclass\n"
                     "shown = [repr(print), repr(open), repr('{}'.format), repr(str.format_map),"
-                    " repr(DataLoader)]\n")
+                    " repr(DataLoader), repr(dataclass)]\n")
     assert namespace["shown"][0] == "<built-in function print>"
     assert namespace["shown"][1].startswith("<function open at ")
     assert namespace["shown"][2].startswith("<function str.format at ")
     assert namespace["shown"][3].startswith("<function str.format_map at ")
     assert namespace["shown"][4] == "<class 'torch.utils.data.DataLoader'>"
+    assert namespace["shown"][5].startswith("<function dataclass at ")
