@@ -32,7 +32,7 @@ async def test_home_lists_every_card_with_pack_counts(make_app):
         assert table_rows(app) == 3
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.option_count == 2
-        assert packs.get_option_at_index(1).prompt.plain.endswith("3 cards\n0 seen · 3 due")
+        assert packs.get_option_at_index(1).prompt.plain.endswith("3 cards\n0 seen · 3 queued today")
         assert "Due today: 3" in str(app.screen.query_one("#home-due", Static).render())
 
 

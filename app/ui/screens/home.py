@@ -107,7 +107,7 @@ class HomeScreen(Screen):
         total = sum(s.cards for s in summaries)
         packs.add_option(Option(Content.assemble("All packs  ", (f"{total} cards", "dim")), id=ALL_PACKS))
         for s in summaries:
-            counts = f"{s.cards} cards\n{s.seen} seen · {s.due} due"
+            counts = f"{s.cards} cards\n{s.seen} seen · {s.due} queued today"
             packs.add_option(Option(Content.assemble(s.title, "\n", (counts, "dim")), id=s.name))
         packs.highlighted = highlighted if highlighted is not None else 0
 
