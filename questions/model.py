@@ -19,6 +19,9 @@ FORMAT_VERSION = 1
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 """A string that must say something: empty or blank strings are rejected."""
 
+Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=80)]
+"""A Python name."""
+
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=80)]
 """Lower-case words joined by hyphens, used for ids that appear in file names and history."""
 SLUG_RULE = "2 to 80 of a-z, 0-9 and '-', starting and ending with a letter or digit, like 'retained-graph'"
@@ -83,19 +86,58 @@ class Grading(_Strict):
 
     device: Device = "auto"
     """Where to run: `auto` takes CUDA when available."""
-    steps: int = Field(default=60, ge=10, le=2000)
-    """Training-loop iterations the grader observes before judging."""
+    seconds: float = Field(default=60, ge=5, le=600)
+    """Wall-clock budget for one run. The grader watches the snippet to its end; a run that
+    outlasts the budget is graded on the part it saw, and the verdict says so."""
+    steps: int | None = Field(default=None, ge=1, le=100_000)
+    """Stop watching after this many training steps (optimizer updates); unset, the run is
+    watched to its end."""
+    seed: int = Field(default=0, ge=0)
+    """torch and `random` are seeded with this before the run, so a fix and the reference
+    solution see the same data and the same initial weights."""
+
+
+class Compared(_Strict):
+    """A value the fix must compute as the reference solution does."""
+
+    name: Identifier
+    """A module-level name both leave behind: a number, a tensor, a list, tuple or dict of
+    them, or an nn.Module (compared by its parameters and buffers)."""
+    rtol: float = Field(default=1e-4, ge=0, le=1)
+    """Relative tolerance."""
+    atol: float = Field(default=1e-6, ge=0, le=1)
+    """Absolute tolerance."""
+
+
+class Contract(_Strict):
+    """What the fixed code must still do, checked on the same run against the reference
+    solution under the same seed. A fix that breaks it grades `wrong`, whatever its memory."""
+
+    trains: bool = True
+    """The fix runs as many backward passes and as many optimizer updates that change the
+    model as the solution does (deleting the training, training fewer steps, or detaching the
+    loss before backward breaks this)."""
+    same_as_solution: list[Compared] = Field(min_length=1)
+    """Values compared with the solution's at the end of the run."""
+    peak_memory: float | None = Field(default=None, gt=0, lt=1)
+    """When set: the fix's peak memory (host heap on CPU, allocated bytes on CUDA) must stay
+    under this fraction of the starter's. For lessons about memory that peaks rather than
+    grows (activation checkpointing, activation size)."""
 
 
 class CodeTask(_Strict):
     prompt: Text
     """What the candidate must do to the starter code."""
     starter: Text
-    """Code shown in the editor; it must leak (graded `leak`)."""
+    """Code shown in the editor; it must fail as `starter_fails` says."""
     solution: Text
     """Reference solution, revealed only after an attempt; it must grade `clean`."""
     hints: list[Text] = Field(min_length=1)
     """Hints in the order they are offered."""
+    starter_fails: Literal["leak", "wrong"] = "leak"
+    """How the starter must grade: `leak` (it keeps graphs alive), or `wrong` (it breaks the
+    contract: it computes something other than the solution, or peaks over the memory budget)."""
+    contract: Contract
     grading: Grading = Field(default_factory=Grading)
 
 

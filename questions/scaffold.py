@@ -65,9 +65,13 @@ code_task:  # optional: delete this whole block if the card has no code task
     # TODO the same loop without the leak
   hints:
     - TODO the first hint
+  starter_fails: leak  # leak, or wrong (it computes something other than the solution)
+  contract:  # what a fix must still do, checked against the solution under the same seed
+    trains: true  # as many backward passes and optimizer updates as the solution
+    same_as_solution:
+      - name: model  # a module-level name both leave behind (a module, a tensor, a number)
   grading:
     device: auto  # auto, cpu or cuda
-    steps: 60  # training-loop iterations the grader observes
 """
 
 MANIFEST_TEMPLATE = """\

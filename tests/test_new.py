@@ -53,7 +53,9 @@ def test_a_filled_in_skeleton_loads_cleanly(tmp_path):
     loaded, problems = load_pack(pack)
     assert problems == []
     card = loaded.cards[0].card
-    assert (card.id, card.level, card.frequency, card.code_task.grading.steps) == ("retained-loss", "senior", 35, 60)
+    contract = card.code_task.contract
+    assert (card.id, card.level, card.frequency) == ("retained-loss", "senior", 35)
+    assert (contract.trains, [c.name for c in contract.same_as_solution]) == (True, ["model"])
 
 
 def test_new_never_overwrites_a_card(tmp_path, capsys):
