@@ -1,5 +1,6 @@
 """Grade a snippet from the parent process: what the CLI, `grill lint --run`, the TUI and mock
-interviews call. Runs the grading job in the sandbox and turns its Outcome into a Verdict.
+interviews call. Runs the grading job in the sandbox, judges its measurements, and, for a
+code task, holds them against the task's contract.
 
 Never imports torch: the sandbox's worker does.
 """
@@ -8,26 +9,44 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import hashlib
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from checkers.contract import Contract, Observed, check
+from checkers.judge import judge
 from checkers.sandbox import Outcome, Sandbox, SandboxError
-from checkers.verdict import Verdict
+from checkers.verdict import Expectation, Verdict
 
 GRADE_JOB = "checkers.grade:grade_job"
-DEFAULT_STEPS = 60
-"""Training steps observed: the smallest leak is called after 4, so 60 leaves a wide margin
-and still keeps a run well under a second."""
-MIN_STEPS = 4
-"""Fewer steps cannot tell a graph kept for one step from one kept for good."""
+DEFAULT_SECONDS = 60.0
+"""The budget of one run: the grader watches the snippet to its end or for this long."""
+FINISH_MARGIN_S = 20.0
+"""Wall time beyond the budget for the final scan and the result, before the run is killed."""
 
 
 class UsageError(ValueError):
-    """The request itself is wrong (missing file, not UTF-8, bad step count): exit status 2."""
+    """The request itself is wrong (missing file, not UTF-8, a bad budget): exit status 2."""
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A code task as the grader needs it: the reference, the starter, the contract, the run."""
+
+    solution: str
+    starter: str = ""
+    contract: Contract = field(default_factory=Contract)
+    device: str = "auto"
+    seconds: float = DEFAULT_SECONDS
+    steps: int | None = None
+    seed: int = 0
 
 
 _sandboxes: dict[str, Sandbox] = {}
 _sandboxes_lock = threading.Lock()
+_references: dict[tuple, Observed | Verdict] = {}
+_references_lock = threading.Lock()
 
 
 def shared_sandbox(device: str = "auto") -> Sandbox:
@@ -48,25 +67,123 @@ def close_shared_sandboxes() -> None:
         _sandboxes.clear()
 
 
-def grade_source(source: str, *, device: str = "auto", steps: int | None = None,
-                 sandbox: Sandbox | None = None, filename: str = "<snippet>",
-                 timeout_s: float | None = None) -> Verdict:
+def grade_source(source: str, *, device: str = "auto", seconds: float | None = None,
+                 steps: int | None = None, seed: int = 0, sandbox: Sandbox | None = None,
+                 filename: str = "<snippet>") -> Verdict:
     """Grade `source` (a complete training-loop snippet) in the sandbox.
 
     A snippet that cannot be graded (refused, raised, timed out, hit a limit, or the sandbox
     could not start) comes back as a not-graded Verdict carrying the reason, never raises.
     """
-    steps = DEFAULT_STEPS if steps is None else steps
-    if steps < MIN_STEPS:
-        raise UsageError(f"--steps must be at least {MIN_STEPS}, not {steps}")
+    return _graded(source, device=device, seconds=seconds, steps=steps, seed=seed,
+                   sandbox=sandbox, filename=filename)[0]
+
+
+def grade_task(source: str, spec: TaskSpec, *, sandbox: Sandbox | None = None,
+               filename: str = "<snippet>") -> Verdict:
+    """Grade a fix of a code task: `clean` only when it keeps no graph alive *and* keeps the
+    task's contract against the reference solution run under the same seed; `wrong` when it
+    breaks the contract, whatever its memory."""
+    options = {"device": spec.device, "seconds": spec.seconds, "steps": spec.steps,
+               "seed": spec.seed, "sandbox": sandbox,
+               "compare": tuple(c.name for c in spec.contract.same_as_solution)}
+    verdict, fix = _graded(source, filename=filename, **options)
+    if fix is None:
+        return verdict
+    reference = _reference(spec.solution, "the reference solution", options)
+    if isinstance(reference, Verdict):
+        return reference
+    starter = None
+    if spec.contract.peak_memory is not None:
+        starter = _reference(spec.starter, "the starter", options)
+        if isinstance(starter, Verdict):
+            return starter
+    expectations = check(spec.contract, fix, reference, starter)
+    return with_expectations(verdict, expectations)
+
+
+def with_expectations(verdict: Verdict, expectations: tuple[Expectation, ...]) -> Verdict:
+    """`verdict` with the contract's result: `wrong` when any promise is broken (a fix that
+    built no graph at all among them), else the verdict as it was, with the promises kept."""
+    broken = [e for e in expectations if not e.met]
+    if not broken:
+        return dataclasses.replace(verdict, expectations=expectations) if verdict.graded else verdict
+    message = "The fix no longer does what the task asks: " + " ".join(e.message for e in broken)
+    if verdict.verdict == "leak":
+        message += f" It also keeps graphs alive: {verdict.message}"
+    hint = _contract_hint(broken)
+    return dataclasses.replace(verdict, verdict="wrong", message=message, hint=hint,
+                               expectations=expectations)
+
+
+def _contract_hint(broken: list[Expectation]) -> str:
+    what = {e.what.split(":", 1)[0] for e in broken}
+    if what & {"trains", "updates"}:
+        return ("Keep the training as the starter has it: every step still runs backward() and"
+                " optimizer.step(). Change only what keeps graphs alive (what is stored, or"
+                " detached after backward, never before).")
+    if "peak_memory" in what:
+        return "The task is about peak memory: lower what is alive at the busiest moment of a step."
+    if "complete" in what:
+        return "Let the run finish within its budget: it must do the same work as the solution."
+    return ("Change only what the task asks: the model, the data and the order of random draws"
+            " stay as in the starter, so the results match the reference under the same seed.")
+
+
+def _reference(source: str, role: str, options: dict) -> Observed | Verdict:
+    """What the card's own code does, cached per process (it is the same every time)."""
+    key = (hashlib.sha256(source.encode()).hexdigest(), *[options[k] for k in
+                                                          ("device", "seconds", "steps", "seed", "compare")])
+    with _references_lock:
+        found = _references.get(key)
+    if found is not None:
+        return found
+    verdict, observed = _graded(source, filename=f"<{role}>", **options)
+    result: Observed | Verdict = observed if observed is not None else Verdict.not_graded(
+        "error", verdict.device, f"The task's {role} could not be graded, so a fix cannot be"
+        f" compared with it: {verdict.message or verdict.verdict}", kind="task")
+    with _references_lock:
+        _references[key] = result
+    return result
+
+
+def _graded(source: str, *, device: str, seconds: float | None, steps: int | None, seed: int,
+            sandbox: Sandbox | None, filename: str, compare: tuple[str, ...] = ()
+            ) -> tuple[Verdict, Observed | None]:
+    seconds = DEFAULT_SECONDS if seconds is None else seconds
+    if seconds <= 0:
+        raise UsageError(f"the time budget must be positive, not {seconds:g} s")
+    if steps is not None and steps < 1:
+        raise UsageError(f"--steps must be at least 1, not {steps}")
     sandbox = sandbox or shared_sandbox(device)
     try:
         sandbox.start()
     except SandboxError as exc:
-        return Verdict.not_graded("error", device, str(exc), kind="sandbox")
-    payload = {"source": source, "filename": filename, "steps": steps,
-               "device": sandbox.device or "cpu"}
-    return verdict_from_outcome(sandbox.run(GRADE_JOB, payload, timeout_s=timeout_s))
+        return Verdict.not_graded("error", device, str(exc), kind=exc.kind), None
+    payload = {"source": source, "filename": filename, "seconds": seconds, "steps": steps,
+               "seed": seed, "compare": list(compare), "device": sandbox.device or "cpu"}
+    outcome = sandbox.run(GRADE_JOB, payload, timeout_s=seconds + FINISH_MARGIN_S)
+    return verdict_from_outcome(outcome, source)
+
+
+def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, Observed | None]:
+    """The sandbox's Outcome as a Verdict (and what the contract needs), or why there is none."""
+    if outcome.ok:
+        try:
+            verdict = judge(outcome.result, source, outcome.output)
+            observed = Observed.from_measurements(outcome.result)
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            return Verdict.not_graded("error", outcome.device,
+                                      f"the grader's measurements could not be read ({exc})",
+                                      kind="internal", output=outcome.output), None
+        return verdict, None if verdict.error is not None and verdict.error.kind == "tampered" else observed
+    error = outcome.error
+    verdict = Verdict.not_graded(outcome.status, outcome.device, error.message if error else "",
+                                 line=error.line if error else None,
+                                 kind=error.kind if error else None, output=outcome.output)
+    if outcome.traceback:
+        verdict = dataclasses.replace(verdict, extra={"traceback": outcome.traceback})
+    return verdict, None
 
 
 def grade_file(path: str | Path, **options) -> Verdict:
@@ -86,22 +203,3 @@ def read_snippet(path: str | Path) -> str:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start} cannot be decoded)") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
-
-
-def verdict_from_outcome(outcome: Outcome) -> Verdict:
-    """The sandbox's Outcome as a Verdict: the job's own verdict, or why there is none."""
-    if outcome.ok:
-        try:
-            verdict = Verdict.from_dict(outcome.result)
-        except (TypeError, ValueError, KeyError) as exc:
-            return Verdict.not_graded("error", outcome.device,
-                                      f"the grader's result could not be read ({exc})",
-                                      kind="internal", output=outcome.output)
-        return dataclasses.replace(verdict, output=outcome.output)
-    error = outcome.error
-    verdict = Verdict.not_graded(outcome.status, outcome.device, error.message if error else "",
-                                 line=error.line if error else None,
-                                 kind=error.kind if error else None, output=outcome.output)
-    if outcome.traceback:
-        verdict = dataclasses.replace(verdict, extra={"traceback": outcome.traceback})
-    return verdict

@@ -1,162 +1,213 @@
-"""The grading job that runs inside the sandbox child: instrument, run, measure, judge.
+"""The grading job inside the sandbox child: instrument the snippet, run it to its end (or to
+its budget) under the ledger, and measure. It returns measurements, not a verdict: the parent
+judges them (`checkers.judge`) and checks the task's contract (`checkers.contract`).
 
-`grade_job(payload) -> dict` is what `Sandbox.run("checkers.grade:grade_job", payload)`
-calls; it returns `Verdict.to_dict()`. A snippet that is refused or raises propagates as the
-policy's Refused / CandidateError, which the sandbox turns into a not-graded outcome.
-`GradingSession` holds the measuring state and is shared with the in-process test API.
+`grade_job(payload, finish)` is what `Sandbox.run("checkers.grade:grade_job", payload)`
+calls. A snippet that is refused or raises propagates as the policy's Refused /
+CandidateError, which the sandbox turns into a not-graded outcome. When the budget is spent
+the ledger calls back from the snippet's own loop; the measurements are taken there and
+handed to `finish`, which never returns, so no exception has to travel through the snippet's
+code (where an `except BaseException:` could swallow it).
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
+import random
 import sys
-import weakref
-from collections.abc import Mapping
-from dataclasses import replace
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import NoReturn
 
 import torch
 
-from checkers.instrument import DONE_HOOK, STEP_HOOK, StopGrading, instrument
-from checkers.judge import Holder, Measurements, judge
-from checkers.probes import MAX_AGE, GraphTracker, memory_reader, summarize_graph
-from checkers.report import NO_LOOP
-from checkers.retained import assignment_line, graph_tensors, stored_name
-from checkers.verdict import Verdict
+from checkers.fingerprint import fingerprint
+from checkers.instrument import TICK, instrument
+from checkers.ledger import TOKEN, UNSET, Ledger, Scan
+from checkers.memory import memory_reader
+from checkers.refusal import CANDIDATE_MARK
+from checkers.retained import Found, frame_roots, graph_holders, saved_tensors
 
+DEFAULT_SECONDS = 60.0
 MAX_HOLDERS = 200
-"""Graph-bearing tensors summarised per scan at most (a list of 10 000 losses needs no more)."""
+"""Holders summarised per scan at most (a list of 10,000 losses needs no more)."""
+MAX_SUMMARY_NODES = 300_000
+"""Graph nodes one scan walks at most, over all its holders."""
+SERIES_BUCKETS = 1024
+CURVE_POINTS = 2000
+
+Finish = Callable[[dict], NoReturn]
 
 
-class GradingSession:
-    """Measures one run: the tracker's census each step, and scans of what survives."""
-
-    def __init__(self, steps: int, device: str, filename: str = "<snippet>",
-                 tree: ast.Module | None = None) -> None:
-        self.device = device
-        self.filename = filename
-        self.tree = tree
-        self.tracker = GraphTracker(steps, filename, memory_reader(device), self._on_stale_run)
-        self.holders: dict[str, Holder] = {}
-        self._found: dict[str, weakref.ref] = {}
-        """Per path in `holders`, the tensor it named when scanned."""
-        self._path_of: dict[int, str] = {}
-        self.stale_run_holders: list[Holder] = []
-        self._frame = None
-        self.stopped = False
-        self.capped = False
-        """A scan stopped at MAX_HOLDERS: counts of retained tensors are lower bounds."""
-
-    def now(self) -> int:
-        """The step scans are aged against: the one that would run next."""
-        return self.tracker.step if self.stopped else self.tracker.step + 1
-
-    def hooks(self) -> dict:
-        """The names the instrumented snippet calls."""
-        return {STEP_HOOK: self.step_hook, DONE_HOOK: self.done_hook}
-
-    def step_hook(self) -> None:
-        """Top of a training step: sample, or scan the caller's frame and stop the run."""
-        frame = self._frame = sys._getframe(1)
-        try:
-            if not self.tracker.begin_step():
-                if not self.stopped:
-                    self.stopped = True
-                    self.scan(_frame_roots(frame), now=self.now())
-                raise StopGrading
-        finally:
-            self._frame = None
-
-    def done_hook(self) -> None:
-        """After the training loop: scan the enclosing frame before a function returns."""
-        self.scan(_frame_roots(sys._getframe(1)), now=self.now())
-
-    def _on_stale_run(self) -> None:
-        if self._frame is not None:
-            found = self._summaries(_frame_roots(self._frame), now=self.tracker.step)
-            if found:
-                self.stale_run_holders = [holder for holder, _ in found]
-
-    def scan(self, roots: Mapping[str, object], now: int) -> None:
-        """Record every graph-bearing tensor reachable from `roots`, by path.
-
-        A tensor found again under another path (a function's `losses` returned into
-        `history`) is reported once: under the path that reaches it now, with the line that
-        first stored it.
-        """
-        for holder, tensor in self._summaries(roots, now):
-            old = self._path_of.get(id(tensor))
-            if old is not None and old != holder.path and self._found[old]() is tensor:
-                earlier = self.holders.pop(old)
-                holder = replace(holder, line=earlier.line or holder.line,
-                                 stored=earlier.stored or holder.stored)
-            self.holders[holder.path] = holder
-            self._found[holder.path] = weakref.ref(tensor)
-            self._path_of[id(tensor)] = holder.path
-
-    def _summaries(self, roots: Mapping[str, object], now: int) -> list[tuple[Holder, torch.Tensor]]:
-        holders = []
-        with self.tracker.paused():
-            for found in graph_tensors(roots, self.filename):
-                summary = summarize_graph(found.tensor.grad_fn)
-                line = assignment_line(self.tree, found.path) if self.tree else None
-                age = None if summary.oldest_step is None else now - summary.oldest_step
-                holders.append((Holder(found.path, summary.grad_fn, summary.nodes,
-                                       summary.saved_bytes, line or summary.line, age,
-                                       stored_name(self.tree, line) if line else None,
-                                       summary.higher_order),
-                                found.tensor))
-                if len(holders) >= MAX_HOLDERS:
-                    self.capped = True
-                    break
-        return holders
-
-    def measurements(self, output: str = "", flags: frozenset[str] = frozenset()) -> Measurements:
-        t = self.tracker
-        n = t.samples
-        width = MAX_AGE + 1
-        return Measurements(
-            device=self.device,
-            memory=list(t.memory[:n]) if t.reader else [],
-            reserved=list(t.reserved[:n]) if t.reader and self.device == "cuda" else [],
-            ages=[list(t.ages[i * width:(i + 1) * width]) for i in range(n)],
-            nodes=list(t.nodes[:n]),
-            backward_spans=list(t.backward_span[:n]),
-            holders=list(self.holders.values()),
-            holders_capped=self.capped,
-            stale_run_holders=self.stale_run_holders,
-            culprit=None if t.culprit is None else vars(t.culprit).copy(),
-            source_flags=flags,
-            output=output,
-        )
-
-
-def grade_job(payload: dict) -> dict:
+def grade_job(payload: dict, finish: Finish) -> dict:
     """Grade `payload["source"]` in this (sandboxed) process; see the module docstring."""
     from checkers import policy  # the child's policy layer; never loaded by the parent
 
-    source = payload["source"]
     filename = payload.get("filename") or "<snippet>"
-    steps = int(payload["steps"])  # the parent always says how many (checkers.api.DEFAULT_STEPS)
     device = resolve_device(payload.get("device", "auto"))
-    code = policy.compile_candidate(source, filename, transform=instrument)
-    tree = ast.parse(source, filename)
-    session = GradingSession(steps, device, filename, tree)
-    namespace = policy.candidate_namespace(session.hooks())
+    code = policy.compile_candidate(payload["source"], filename, transform=instrument)
+    started = time.monotonic()
+    seconds = float(payload.get("seconds") or DEFAULT_SECONDS)
+    compare = [str(name) for name in payload.get("compare") or ()]
+    namespace: dict = {}
+
+    def stop(reason: str) -> NoReturn:
+        roots = frame_roots(candidate_frames())
+        finish(measure(ledger, roots, namespace, compare, reason, started, filename))
+
+    ledger = Ledger(filename, memory_reader(device), deadline=started + seconds,
+                    steps_cap=payload.get("steps"), on_stop=stop,
+                    on_scan=lambda: scan(ledger, frame_roots(candidate_frames()), filename))
+    namespace.update(policy.candidate_namespace({TICK: ledger.tick}))
+    seed_everything(int(payload.get("seed") or 0))
     if device == "cuda":
         torch.set_default_device("cuda")
-    with session.tracker:
-        try:
-            policy.run_candidate(code, namespace)
-        except StopGrading:
-            pass
-    if session.tracker.samples == 0:
-        return Verdict.not_graded(
-            "error", device, "No training loop ran: grill samples a loop that calls"
-            " backward() or step(), and this snippet has none that ran.",
-            kind=NO_LOOP).to_dict()
-    session.scan(namespace, now=session.now())
-    return judge(session.measurements(flags=source_flags(tree))).to_dict()
+    with ledger.watching():
+        policy.run_candidate(code, namespace)
+    return measure(ledger, namespace, namespace, compare, "end", started, filename)
+
+
+def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str, object],
+            compare: Sequence[str], stopped_by: str, started: float, filename: str) -> dict:
+    """Everything the parent judges, as JSON: the final scan, the series, the counts, the
+    compared values. Runs once, at the end of the run or where the budget stopped it."""
+    with ledger.paused():
+        final = scan(ledger, roots, filename)
+        ledger.scans.append(final)
+        ledger.close_lives()
+        values = {name: fingerprint(namespace.get(name, _MISSING)) for name in compare}
+        dead = ledger.dead_weight()
+    steps, loops = ledger.step_at.values(), ledger.loop_at.values()
+    memory = ledger.memory_by_step.values() if ledger.optimizer_steps else ledger.memory_by_backward.values()
+    return {
+        "device": "cuda" if ledger.reader is not None and type(ledger.reader).__name__ == "CudaAllocator" else "cpu",
+        "stopped_by": stopped_by,
+        "seconds": round(time.monotonic() - started, 3),
+        "training": {
+            "optimizer_steps": ledger.optimizer_steps, "updates": ledger.updates,
+            "backward_calls": ledger.backward_calls, "graph_nodes": ledger.nodes_created,
+            "reused_nodes": ledger.reused_nodes, "higher_order": ledger.higher_order,
+            "walk_truncated": ledger.walk_truncated,
+        },
+        "dead_weight": bucketed(dead, steps, loops),
+        "reach": bucketed(ledger.reach.values()[1:], None, None),
+        "memory": thin(memory),
+        "reserved": thin(ledger.reserved_by_step.values()) if ledger.optimizer_steps else [],
+        "peak_bytes": max(ledger.peak - ledger.base, 0),
+        "scans": [{"generation": s.generation, "step": _at(steps, s.generation),
+                   "holders": s.holders, "capped": s.capped} for s in ledger.scans[-8:]],
+        "values": values,
+        "problem": ledger.problem,
+        "unwatched_nodes": final.unwatched,
+    }
+
+
+def scan(ledger: Ledger, roots: Mapping[str, object], filename: str) -> Scan:
+    """What holds live graph now, each holder summarised from its nodes' lives."""
+    found = Scan(ledger.generation)
+    budget = MAX_SUMMARY_NODES
+    with ledger.paused():
+        for holder in graph_holders(roots, filename):
+            if len(found.holders) >= MAX_HOLDERS or budget <= 0:
+                found.capped = True
+                break
+            summary, walked = summarize(holder, budget, ledger.step_at)
+            budget -= walked
+            found.unwatched += summary.pop("unwatched")
+            found.holders.append(summary)
+    return found
+
+
+def summarize(found: Found, budget: int, step_at: Sequence[int]) -> tuple[dict, int]:
+    """One holder: its graph's size and saved bytes, the generations (and optimizer steps) its
+    nodes carry, whether a backward pass ever ran through it, and what the tensor is (a
+    scalar, a view of a larger one)."""
+    root = found.root
+    seen: dict[int, object] = {}
+    stack, storages = [root], {}
+    keys, used, unwatched = set(), False, 0
+    while stack and len(seen) < budget:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        if type(node).__name__ == "AccumulateGrad":
+            continue
+        token = node.metadata.get(TOKEN)
+        if token is None:
+            unwatched += 1
+        else:
+            keys.add(token.life.key)
+            used = used or token.life.first_use != UNSET
+        for tensor in saved_tensors(node):
+            storages[tensor.data_ptr()] = tensor.untyped_storage().nbytes()
+        stack.extend(child for child, _ in node.next_functions)
+    token = root.metadata.get(TOKEN)
+    holder = found.holder
+    tensor = holder if isinstance(holder, torch.Tensor) else None
+    return {
+        "path": found.path,
+        "grad_fn": type(root).__name__,
+        "nodes": len(seen),
+        "saved_bytes": sum(storages.values()),
+        "line": token.life.line if token is not None else None,
+        "keys": [min(keys), max(keys)] if keys else None,
+        "generations": len(keys),
+        "steps": len({_at(step_at, key) for key in keys}),
+        "used": used,
+        "root_used": token is not None and token.life.first_use != UNSET,
+        "numel": tensor.numel() if tensor is not None else None,
+        "view": tensor is not None and tensor._base is not None,
+        "node_only": tensor is None,
+        "unwatched": unwatched,
+    }, len(seen)
+
+
+def candidate_frames() -> list:
+    """The snippet's frames on the current stack, innermost first."""
+    frames, frame = [], sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get(CANDIDATE_MARK):
+            frames.append(frame)
+        frame = frame.f_back
+    return frames
+
+
+def bucketed(series: Sequence[int], steps: Sequence[int] | None,
+             loops: Sequence[int] | None) -> dict:
+    """At most SERIES_BUCKETS buckets, each with its lowest and highest value (so peaks and
+    returns to the floor both survive), and where it lies in the run."""
+    count = len(series)
+    width = max(1, -(-count // SERIES_BUCKETS))
+    out: dict = {"lows": [], "highs": [], "first": [], "steps": [], "loops": []}
+    for start in range(0, count, width):
+        part = series[start:start + width]
+        out["lows"].append(min(part))
+        out["highs"].append(max(part))
+        out["first"].append(start)
+        if steps is not None:
+            out["steps"].append(_at(steps, start))
+        if loops is not None:
+            out["loops"].append(_at(loops, start))
+    out["width"] = width
+    return out
+
+
+def thin(series: Sequence[int]) -> list[int]:
+    """At most CURVE_POINTS samples, evenly spread, the last one kept."""
+    if len(series) <= CURVE_POINTS:
+        return list(series)
+    stride = len(series) / CURVE_POINTS
+    return [series[int(i * stride)] for i in range(CURVE_POINTS - 1)] + [series[-1]]
+
+
+def _at(series: Sequence[int], index: int) -> int:
+    return series[index] if 0 <= index < len(series) else (series[-1] if series else 0)
+
+
+def seed_everything(seed: int) -> None:
+    """The same data and initial weights for a fix and the reference solution."""
+    random.seed(seed)
+    torch.manual_seed(seed)
 
 
 def resolve_device(device: str) -> str:
@@ -167,31 +218,8 @@ def resolve_device(device: str) -> str:
     return device
 
 
-def source_flags(tree: ast.Module) -> frozenset[str]:
-    """Facts about the source that shape the hint: `retain_graph` passed as True, and
-    `carried:NAME` for state fed back into the call that replaces it (`out, h = rnn(x, h)`,
-    `h = cell(x, h)`)."""
-    flags = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            flags.update(keyword.arg for keyword in node.keywords
-                         if keyword.arg == "retain_graph"
-                         and isinstance(keyword.value, ast.Constant) and keyword.value.value is True)
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                and not _calls_builtin(node.value):  # `best = min(best, loss)` keeps, not carries
-            targets = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            fed_back = {a.id for a in node.value.args if isinstance(a, ast.Name)}
-            flags.update(f"carried:{name}" for name in targets & fed_back)
-    return frozenset(flags)
+class _Missing:
+    """A compared name the snippet never defined."""
 
 
-def _calls_builtin(call: ast.Call) -> bool:
-    return isinstance(call.func, ast.Name) and hasattr(builtins, call.func.id)
-
-
-def _frame_roots(frame) -> dict[str, object]:
-    """A frame's names as the snippet sees them: its locals over its module globals."""
-    roots = dict(frame.f_globals)
-    if frame.f_locals is not frame.f_globals:
-        roots.update(frame.f_locals)
-    return roots
+_MISSING = _Missing()

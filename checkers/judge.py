@@ -1,136 +1,202 @@
-"""Turn measurements into a verdict, an explanation naming the culprit, and a hint.
+"""Turn a run's measurements into a verdict: whether kept graph keeps accumulating, which names
+hold it, and a hint drawn from what they are.
 
-Pure data in, `Verdict` out: no torch here, so the rules are tested directly.
-
-The rule: a loop leaks when autograd nodes older than the allowed age are still reachable.
-The allowed age is one step (the last `loss` and `out` are alive at the top of the next
-step), or longer when the snippet really backpropagates through several steps' graph
-(gradient accumulation over a summed loss): then it is the longest span backward() ever
-reached, as long as that span stays bounded. A span that grows with every step is itself
-the leak (retain_graph=True over a hidden state that is never detached).
+Pure data in, `Verdict` out, no torch: it runs in the parent, on what the sandbox child
+measured (`checkers.grade.measure`). The rule is in `checkers.growth`: a leak is dead-weight
+graph (graph no backward pass will use again) that keeps accumulating over the run, or a
+backward pass that reaches further back every step; a bounded window is not a leak.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from checkers.curve import Shape, classify, classify_cuda
-from checkers.verdict import Retained, Verdict
+from checkers.growth import Growth, Window, analyse
+from checkers.source import assignment_line, hook_line, source_flags, stored_name
+from checkers.units import format_bytes
+from checkers.verdict import Retained, Training, Verdict
 
-STALE_SAMPLES_FOR_LEAK = 2
-"""Steps with stale graphs needed to call a leak (one could be a reference cycle gc missed)."""
-GROWING_SPAN_RUN = 4
+NO_GRAPH = "NoGraph"
+"""The error kind of a run that built no autograd graph at all: there is nothing to grade."""
+TAMPERED = "tampered"
 REPORTED_RETAINED = 20
 _POSITION = re.compile(r"\[\d+\]")
 
 
 @dataclass(frozen=True)
-class Holder:
-    """A graph-bearing tensor found by a scan, before the allowed age is known."""
+class Culprit:
+    """Holders of the growth, grouped: one container of per-step values, or one tensor."""
 
     path: str
-    grad_fn: str
-    graph_nodes: int
-    saved_bytes: int
-    line: int | None
-    age: int | None
-    """Steps between the scan and the oldest node of its graph (None: no stamped node)."""
-    stored: str | None = None
-    """The variable the snippet put in the container at `line` (`h` in `states.append(h)`)."""
-    higher_order: bool = False
-    """Its graph runs through a gradient made with create_graph=True."""
+    """The container (`losses`) or the tensor (`running_loss`)."""
+    holders: tuple[dict, ...]
+    steps: int
+    """How many steps' graphs it holds at its peak."""
+
+    @property
+    def first(self) -> dict:
+        return self.holders[0]
+
+    @property
+    def is_container(self) -> bool:
+        return any("[" in h["path"] or h["path"].endswith("}") for h in self.holders)
 
 
-@dataclass(frozen=True)
-class Measurements:
-    device: str
-    memory: Sequence[float]
-    """Bytes per step: host heap on CPU, allocated bytes on CUDA."""
-    ages: Sequence[Sequence[int]]
-    """Per step, live autograd nodes by age in steps (the last bucket holds the older ones)."""
-    nodes: Sequence[int]
-    backward_spans: Sequence[int]
-    """Per step, how far back backward() reached (-1: no backward that step)."""
-    holders: Sequence[Holder] = ()
-    """Graph-bearing tensors alive when the loop ended (or was stopped)."""
-    holders_capped: bool = False
-    """A scan stopped summarising at its limit: there are more holders than listed."""
-    stale_run_holders: Sequence[Holder] = ()
-    """The same, scanned when stale graphs last appeared (for leaks that reset later)."""
-    culprit: dict | None = None
-    """From the census: grad_fn, line and oldest_age of the tensor with the most stale nodes."""
-    reserved: Sequence[float] = ()
-    source_flags: frozenset[str] = frozenset()
-    """From the source: `retain_graph` (passed as True), `carried:NAME`."""
-    output: str = ""
-    extra: dict = field(default_factory=dict)
-
-
-def judge(m: Measurements) -> Verdict:
-    """The verdict by the rule in the module docstring, with the memory curve's shape."""
-    steps = len(m.nodes)
-    spans = [s for s in m.backward_spans[:steps] if s >= 0]
-    growing = _growing(spans)
-    oldest_bucket = len(m.ages[0]) - 1 if m.ages else 2
-    allowed = 1 if growing else max(1, min(max(spans, default=0), oldest_bucket - 1))
-    stale = [sum(row[allowed + 1:]) for row in m.ages]
-    retained = sorted((h for h in m.holders if h.age is not None and h.age > allowed),
-                      key=lambda h: _natural(h.path))
-    if not retained and any(stale):
-        retained = sorted((h for h in m.stale_run_holders if h.age is not None and h.age > allowed),
-                          key=lambda h: _natural(h.path))
-    stale_steps = sum(1 for count in stale if count)
-    leak = growing or stale_steps >= STALE_SAMPLES_FOR_LEAK or bool(retained)
+def judge(m: dict, source: str = "", output: str = "") -> Verdict:
+    """The verdict on one run's measurements (see the module docstring)."""
+    training = Training(**{k: m["training"][k] for k in
+                           ("optimizer_steps", "updates", "backward_calls", "graph_nodes")})
+    device = m["device"]
+    common = {"device": device, "output": output, "training": training,
+              "coverage": coverage(m), "steps": training.optimizer_steps or training.backward_calls}
+    if m.get("problem"):
+        return _not_graded(common, TAMPERED, f"Not graded: {m['problem']}; its verdict could not be"
+                           " trusted.")
+    if training.graph_nodes == 0:
+        return _not_graded(common, NO_GRAPH, "No autograd graph was built: nothing in the snippet"
+                           " used a tensor that requires grad, so it trains nothing and there is no"
+                           " graph whose lifetime could be graded.")
+    tree = _parse(source)
+    flags = source_flags(tree) if tree else frozenset()
+    dead = analyse(m["dead_weight"]["lows"], m["dead_weight"]["highs"])
+    reach = analyse(m["reach"]["lows"], m["reach"]["highs"])
     shape = _shape(m)
-    base = m.memory[0] if m.memory else 0.0
-    extra = {
-        **m.extra,
-        "graph_nodes": list(m.nodes),
-        "stale_nodes": stale,
-        "allowed_age": allowed,
-        "called_at_step": _called_at(stale, spans_by_step=m.backward_spans[:steps]) if leak else None,
-        "retained_total": len(retained),
+    base = m["memory"][0] if m["memory"] else 0
+    verdict: dict = {
+        **common, "pattern": shape.pattern, "growth_bytes_per_step": round(shape.growth_per_step, 1),
+        "samples": tuple(float(v - base) for v in m["memory"]),
+        "extra": {"dead_weight": m["dead_weight"], "reach": m["reach"],
+                  "peak_bytes": m.get("peak_bytes", 0), "unwatched_nodes": m.get("unwatched_nodes", 0),
+                  **({"reserved": [r - m["reserved"][0] for r in m["reserved"]]} if m.get("reserved") else {})},
     }
-    if m.reserved:
-        extra["reserved"] = [r - m.reserved[0] for r in m.reserved]
-    message, hint = (_explain_leak(retained, m, growing, allowed) if leak
-                     else (_explain_clean(steps, shape), ""))
-    return Verdict(
-        verdict="leak" if leak else "clean", device=m.device, steps=steps, pattern=shape.pattern,
-        growth_bytes_per_step=round(shape.growth_per_step, 1),
-        samples=tuple(v - base for v in m.memory),
-        retained=tuple(Retained(h.path, h.grad_fn, h.graph_nodes, h.saved_bytes, h.line)
-                       for h in retained[:REPORTED_RETAINED]),
-        message=message, hint=hint, output=m.output, extra=extra)
+    if reach.growing is not None or dead.growing is not None:
+        if reach.growing is not None:
+            culprit = _reach_culprit(m)
+            message, hint = _explain_reach(culprit, flags, tree)
+        else:
+            culprit = _dead_culprit(m, dead.growing)
+            message, hint = _explain_dead(culprit, dead.growing, m, flags, tree)
+        verdict["extra"]["retained_total"] = len(culprit.holders) if culprit else 0
+        return Verdict(verdict="leak", message=message, hint=hint,
+                       retained=_retained(culprit, tree), **verdict)
+    notes = _notes(m, dead, reach, tree)
+    return Verdict(verdict="clean", message=_explain_clean(common["steps"], shape),
+                   notes=notes, **verdict)
 
 
-def _growing(spans: Sequence[int]) -> bool:
-    """backward() reaches one step further every time: the graph it runs through never ends."""
-    tail = spans[-GROWING_SPAN_RUN:]
-    return (len(tail) == GROWING_SPAN_RUN and tail[-1] >= GROWING_SPAN_RUN
-            and all(b > a for a, b in zip(tail, tail[1:])))
+def coverage(m: dict) -> str:
+    t = m["training"]
+    seen = (f"{t['optimizer_steps']} optimizer steps, {t['backward_calls']} backward passes,"
+            f" {m['seconds']:.1f} s")
+    if m["stopped_by"] == "budget":
+        return f"Stopped at its time budget ({seen}): the rest of the run was not watched."
+    if m["stopped_by"] == "steps":
+        return f"Stopped at the step cap ({seen}): the rest of the run was not watched."
+    return f"Watched the whole run ({seen})."
 
 
-def _called_at(stale: Sequence[int], spans_by_step: Sequence[int]) -> int:
-    """Steps observed when the evidence first sufficed (what the benchmark reports)."""
-    seen, recent = 0, []
-    for index, count in enumerate(stale):
-        seen += count > 0
-        if spans_by_step[index] >= 0:
-            recent.append(spans_by_step[index])
-        if seen >= STALE_SAMPLES_FOR_LEAK or _growing(recent):
-            return index + 1
-    return len(stale)
+def _not_graded(common: dict, kind: str, message: str) -> Verdict:
+    from checkers.verdict import ErrorInfo
+    return Verdict(verdict="error", message=message, error=ErrorInfo(kind, message), **common)
 
 
-def _shape(m: Measurements) -> Shape:
-    if not m.memory:
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _shape(m: dict) -> Shape:
+    if not m["memory"]:
         return Shape(None, 0.0)
-    if m.reserved:
-        return classify_cuda(m.memory, m.reserved)
-    return classify(m.memory)
+    if m.get("reserved"):
+        return classify_cuda(m["memory"], m["reserved"])
+    return classify(m["memory"])
+
+
+# -- who holds it ---------------------------------------------------------------------------
+
+def _window_generations(series: dict, window: Window) -> tuple[int, int | None]:
+    """The generations a window spans, from where its climb began; the end is open (None)
+    when it ran to the end of the run."""
+    first, width = series["first"], series["width"]
+    end = first[window.end] + width - 1 if window.released else None
+    return first[climb_start(series["lows"], window.start)], end
+
+
+def climb_start(lows: Sequence[int], start: int) -> int:
+    """Back from a window's first bucket along the rise that led to it."""
+    while start > 0 and lows[start - 1] < lows[start]:
+        start -= 1
+    return start
+
+
+def _dead_culprit(m: dict, window: Window) -> Culprit | None:
+    """The holders of the window's graph, from the scan taken closest to its peak."""
+    start, end = _window_generations(m["dead_weight"], window)
+    scans = m["scans"]
+    if end is not None:
+        scans = [s for s in scans if start <= s["generation"] <= end + 1]
+    if not scans:
+        return None
+    holders = [h for h in scans[-1]["holders"]
+               if h["keys"] is not None and h["keys"][1] >= start - 1
+               and (end is None or h["keys"][0] <= end)]
+    return _group(holders)
+
+
+def _reach_culprit(m: dict) -> Culprit | None:
+    """The tensor whose graph every backward pass runs through: used, spanning the most steps."""
+    holders = [h for h in m["scans"][-1]["holders"] if h["used"] and h["generations"] > 1] \
+        if m["scans"] else []
+    return _group(holders)
+
+
+def _group(holders: Sequence[dict]) -> Culprit | None:
+    """The container most holders sit in, or the single holder that spans the most steps,
+    whichever holds more steps' graphs. Holders are grouped where their paths first take a
+    position (`losses` for `losses[3]`, `records` for `records[3]['loss']`), and the container
+    is named as far as their paths agree (`hook.<closure>.acts` for `hook.<closure>.acts[3]`)."""
+    if not holders:
+        return None
+    groups: dict[str, list[dict]] = {}
+    for holder in holders:
+        groups.setdefault(_POSITION.split(holder["path"], 1)[0], []).append(holder)
+    _, members = max(groups.items(), key=lambda item: _steps_held(item[1]))
+    single = max(holders, key=lambda h: h["generations"])
+    if single["generations"] >= _steps_held(members):
+        return Culprit(single["path"], (single,), single["generations"])
+    members.sort(key=lambda h: _natural(h["path"]))
+    return Culprit(_container_of([h["path"] for h in members]), tuple(members), _steps_held(members))
+
+
+def _container_of(paths: Sequence[str]) -> str:
+    """Where several holders' paths part: up to the last `[` before their first difference."""
+    first, last = min(paths), max(paths)
+    common = 0
+    while common < min(len(first), len(last)) and first[common] == last[common]:
+        common += 1
+    return first[:first.rfind("[", 0, common + 1)] if "[" in first[:common + 1] else first[:common]
+
+
+def _many(holder: dict) -> str:
+    """How much history one holder chains: in optimizer steps, or loop iterations without one."""
+    if holder["steps"] > 1:
+        return f"{holder['steps']} steps"
+    return f"{holder['generations']} iterations"
+
+
+def _steps_held(holders: Sequence[dict]) -> int:
+    keys = set()
+    for holder in holders:
+        if holder["keys"] is not None:
+            keys.update((holder["keys"][0], holder["keys"][1]))
+    return max(len(holders), len(keys)) if len(holders) > 1 else holders[0]["generations"]
 
 
 def _natural(path: str) -> tuple:
@@ -138,11 +204,137 @@ def _natural(path: str) -> tuple:
                  for part in path.replace("[", " ").replace("]", " ").split())
 
 
+def _retained(culprit: Culprit | None, tree: ast.Module | None) -> tuple[Retained, ...]:
+    if culprit is None:
+        return ()
+    return tuple(Retained(h["path"], h["grad_fn"], h["nodes"], h["saved_bytes"],
+                          _stored_line(tree, h["path"]) or h["line"], max(h["generations"], 1))
+                 for h in culprit.holders[:REPORTED_RETAINED])
+
+
+def _stored_line(tree: ast.Module | None, path: str) -> int | None:
+    return assignment_line(tree, path) if tree is not None else None
+
+
+# -- messages and hints ---------------------------------------------------------------------
+
+def _explain_dead(culprit: Culprit | None, window: Window, m: dict, flags: frozenset[str],
+                  tree: ast.Module | None) -> tuple[str, str]:
+    series = m["dead_weight"]
+    begin = climb_start(series["lows"], window.start)
+    from_step = series["steps"][begin] if series["steps"] else 0
+    loop = series["loops"][begin] if series["loops"] else 0
+    where = f" while the loop at line {loop} ran" if loop else ""
+    late = f" from step {from_step} on" if from_step > 2 else ""
+    if culprit is None:
+        message = (f"Graph nobody will backpropagate through again piled up{late}{where}, about"
+                   f" {window.height} steps' worth, held somewhere grill could not name.")
+        return message, ("Whatever outlives a step should leave it as `.item()` (a number) or"
+                         " `.detach()` (a tensor without its graph).")
+    first = culprit.first
+    line = _stored_line(tree, first["path"]) or first["line"]
+    at = f" (line {line})" if line else ""
+    ending = (" until it was dropped" if window.released
+              else ", and none of it is let go")
+    if "hook_in_loop" in flags and any("_hooks" in h["path"] for h in culprit.holders):
+        hook = hook_line(tree) if tree else None
+        message = (f"A hook registered on every step{f' (line {hook})' if hook else ''} keeps"
+                   f" each step's graph alive through `{culprit.path}`: {culprit.steps} steps'"
+                   f" graphs piled up{late}{ending}.")
+        return message, ("Register the hook once, before the loop; or keep the handle that"
+                         " `register_..._hook` returns and call `handle.remove()` when the step"
+                         " is done with it.")
+    if culprit.is_container:
+        kind = "graph nodes" if first["node_only"] else "tensors that still carry their graphs"
+        count = len(culprit.holders)
+        many = f"at least {count}" if any(s["capped"] for s in m["scans"]) else str(count)
+        message = (f"`{culprit.path}` holds {many} {kind} ({first['grad_fn']}){at}{late}{where}:"
+                   f" each step adds one{ending}.")
+    else:
+        message = (f"`{culprit.path}` chains the graphs of {_many(first)} into one"
+                   f" ({first['grad_fn']}, {first['nodes']} nodes){at}{late}: every step links"
+                   f" its graph onto it{ending}.")
+    return message, _hint_for(culprit, line, flags, tree)
+
+
+def _hint_for(culprit: Culprit, line: int | None, flags: frozenset[str],
+              tree: ast.Module | None) -> str:
+    first = culprit.first
+    at = f" at line {line}" if line else ""
+    stored = stored_name(tree, line) if tree is not None and line else None
+    if first["node_only"]:
+        return ("Keep what you need from a graph node (its name, a number), not the node: a"
+                " `grad_fn` holds its whole graph.")
+    name = culprit.path.rsplit(".", 1)[-1]
+    if f"carried:{name}" in flags:
+        return (f"`{name}` is fed back into the next step with its graph: detach it where one"
+                f" sequence or chunk ends (`{name} = {name}.detach()`), or start it fresh.")
+    if first["path"].endswith(".grad") or "create_graph" in flags and not first["root_used"] \
+            and first["grad_fn"] != "AddBackward0":
+        return ("Gradients made with create_graph=True carry a graph of their own: keep"
+                " `g.detach()` (or `.item()`), and after `backward(create_graph=True)` set"
+                " `p.grad = None` once the step is done, so `.grad` does not hold it.")
+    tail = _retain_note(flags, culprit)
+    value = f"`{stored}`" if stored else "what is stored"
+    if first["view"]:
+        return (f"Store `{stored or 'x'}.detach().clone()`{at}: a detached slice still keeps the whole"
+                f" batch's storage alive, and the original keeps its graph.{tail}")
+    if culprit.is_container:
+        item, detached = (f"`{stored}.item()`", f"`{stored}.detach()`") if stored else \
+            ("its `.item()`", "its `.detach()`")
+        if first["numel"] == 1:
+            return (f"Store {item} (a number) or {detached}{at}, not {value} itself, which"
+                    f" still points at its graph.{tail}")
+        return (f"Store {detached}{at} (a tensor without its graph), not {value} itself.{tail}")
+    if first["numel"] == 1 and not first["root_used"]:
+        return (f"Add `loss.item()` (a number) to `{name}`{at}, or `loss.detach()` to keep a"
+                f" tensor; what you add still carries its graph.{tail}")
+    return (f"`{name}` must stay a tensor: write `.detach()`ed values into it{at}, or compute"
+            f" what you write under `torch.no_grad()` (a key encoder's forward, an EMA"
+            f" update).{tail}")
+
+
+def _retain_note(flags: frozenset[str], culprit: Culprit) -> str:
+    if "retain_graph" in flags and not any(h["used"] and h["generations"] > 1 for h in culprit.holders):
+        return (" retain_graph=True also keeps every kept graph's saved activations: drop it"
+                " unless a second backward pass runs through the same graph.")
+    return ""
+
+
+def _explain_reach(culprit: Culprit | None, flags: frozenset[str],
+                   tree: ast.Module | None) -> tuple[str, str]:
+    lead = "Each backward() runs through the graphs of all earlier steps"
+    if culprit is None:
+        return (f"{lead}: a tensor carried from step to step is never detached, so the graph"
+                " grows every step.", "Detach what crosses the step boundary, then drop"
+                " retain_graph=True once nothing needs the old graph.")
+    first = culprit.first
+    root = culprit.path.split(".", 1)[0].split("[", 1)[0]
+    name = culprit.path.rsplit(".", 1)[-1]
+    line = _stored_line(tree, first["path"]) or first["line"]
+    at = f" (line {line})" if line else ""
+    if f"carried:{root}" in flags or f"carried:{name}" in flags:
+        return (f"{lead}: `{culprit.path}` is fed back into the next step with its graph{at}, so"
+                " the graph grows every step and each backward() takes longer.",
+                f"Detach it where one sequence or chunk ends (`{name} = {name}.detach()`), or start"
+                " it fresh; then retain_graph=True is no longer needed.")
+    if first["numel"] is not None and first["numel"] > 1:
+        return (f"{lead}: `{culprit.path}` is updated every step from values that carry their"
+                f" graph{at}, so each backward() reaches back through every earlier update.",
+                f"Update `{name}` from `.detach()`ed values (or under `torch.no_grad()`); then"
+                " retain_graph=True is no longer needed.")
+    return (f"{lead}: `{culprit.path}` sums every step's loss and is backpropagated every"
+            f" step{at}, so each backward() goes back over the whole run.",
+            "Backpropagate each step's own loss, and keep `loss.item()` in the total; or reset"
+            f" `{name}` after each backward().")
+
+
 def _explain_clean(steps: int, shape: Shape) -> str:
-    text = f"No autograd graph outlived its step over {steps} steps."
+    text = "No autograd graph piles up over the run."
     if shape.pattern == "monotonic":
-        text += (f" Memory still grows by about {format_bytes(shape.growth_per_step)} a step: that is data"
-                 " the loop keeps on purpose (detached tensors or values), not graphs.")
+        text += (f" Memory still grows by about {format_bytes(shape.growth_per_step)} a step:"
+                 " that is data the loop keeps on purpose (detached tensors or values), not"
+                 " graphs.")
     elif shape.pattern == "sawtooth":
         text += " Memory rises and falls with the batch, and nothing accumulates."
     elif shape.pattern == "fragmentation":
@@ -151,100 +343,15 @@ def _explain_clean(steps: int, shape: Shape) -> str:
     return text
 
 
-def _explain_leak(retained: Sequence[Holder], m: Measurements, growing: bool,
-                  allowed: int) -> tuple[str, str]:
-    if growing:
-        message = ("Each backward() runs through the graphs of all earlier steps: a tensor carried"
-                   " from step to step (often an RNN hidden state) is never detached, so the graph"
-                   " grows every step.")
-        hint = ("Detach what crosses the step boundary (`h = h.detach()` at the start of each"
-                " chunk), and drop retain_graph=True once nothing needs the old graph.")
-        return message, hint
-    if retained and not any(h in m.holders for h in retained):
-        first = retained[0]
-        where = f" (line {first.line})" if first.line else ""
-        message = (f"`{_group(retained)[0]}` kept the graphs of up to {_oldest_age(m)} earlier steps"
-                   f" alive ({first.grad_fn}){where} until it was reset or replaced: what it"
-                   " holds is never detached.")
-        return message, _hint(first, m.source_flags)
-    if retained:
-        first = retained[0]
-        container, count = _group(retained)
-        where = f" (line {first.line})" if first.line else ""
-        if count > 1:
-            many = f"at least {count}" if m.holders_capped else str(count)
-            message = (f"`{container}` holds {many} tensors that still carry their autograd graphs"
-                       f" ({first.grad_fn}){where}: every step's graph stays alive.")
-        else:
-            message = (f"`{first.path}` still carries an autograd graph ({first.grad_fn},"
-                       f" {first.graph_nodes} nodes) reaching back {first.age} steps{where}.")
-        return message, _hint(first, m.source_flags)
-    culprit = m.culprit or {}
-    line = f" made at line {culprit['line']}" if culprit.get("line") else ""
-    grad_fn = culprit.get("grad_fn", "a graph")
-    if any(m.ages[-1][allowed + 1:]):  # still held at the last census, somewhere no scan reached
-        message = (f"A tensor{line} ({grad_fn}) still keeps the graphs of up to {_oldest_age(m)}"
-                   " earlier steps alive, held somewhere the grader cannot name.")
-    else:
-        message = (f"A tensor{line} ({grad_fn}) kept the graphs of up to {_oldest_age(m)} earlier"
-                   " steps alive, then let them go: an accumulator that is reset but never detached.")
-    return message, _hint(None, m.source_flags)
-
-
-def _oldest_age(m: Measurements) -> int:
-    """The oldest graph age any census saw (the last bucket means "at least that old")."""
-    return max((age for row in m.ages for age, count in enumerate(row) if count), default=0)
-
-
-def _group(retained: Sequence[Holder]) -> tuple[str, int]:
-    """The container most reported tensors sit in, and how many.
-
-    The container ends where the path first takes a position (the index that grows with the
-    steps): `losses` for `losses[3]`, `records` for `records[3]['loss']` and `history[3][1]`,
-    `cache['h']` for `cache['h'][3]`.
-    """
-    heads: dict[str, int] = {}
-    for holder in retained:
-        head = _POSITION.split(holder.path, 1)[0]
-        heads[head] = heads.get(head, 0) + 1
-    head = max(heads, key=heads.get)
-    return head, heads[head]
-
-
-def _hint(first: Holder | None, flags: frozenset[str]) -> str:
-    path, stored = (first.path, first.stored) if first else ("", None)
-    root = path.split(".", 1)[0].split("[", 1)[0]
-    if f"carried:{root}" in flags:
-        return (f"`{root}` is fed back into the next step with its graph: detach it where one"
-                f" sequence or chunk ends (`{root} = {root}.detach()`), or start it fresh.")
-    if ("[" in path or path.endswith("}")) and stored and _stored_itself(path):
-        return (f"Store `{stored}.detach()` in the container (or `{stored}.item()` when it is one"
-                f" number), not `{stored}` itself, which still points at its graph.")
-    if path.endswith(".grad") or (first and first.higher_order):
-        return ("Gradients made with create_graph=True carry a graph of their own: keep"
-                " `g.detach()` (or `.item()`), and only keep the graph inside the step that uses it.")
-    if "retain_graph" in flags:
-        return ("Drop retain_graph=True, and store `.item()` or `.detach()` of anything you keep"
-                " past the step.")
-    if "[" in path or path.endswith("}"):
-        return ("Store `loss.item()` (a Python float) or `tensor.detach()` in the container, not"
-                " the tensor that still points at its graph.")
-    name = path.rsplit(".", 1)[-1]  # `total` for `meter.<closure>.total`
-    where = f" in `{name}`" if name else ""
-    return (f"Keep `loss.item()` (a Python float){where}, or `.detach()` the tensor before it"
-            " outlives the step, so each step's graph can be freed.")
-
-
-def _stored_itself(path: str) -> bool:
-    """Whether the tensor is the item put in its container (`states[3]`), not inside it
-    (`episodes[3][5]`, where the stored `log_probs` is a list)."""
-    head = _POSITION.split(path, 1)[0]
-    return re.fullmatch(r"(\[\d+\])?", path[len(head):]) is not None
-
-
-def format_bytes(amount: float) -> str:
-    if abs(amount) < 1024:
-        return f"{amount:.0f} B"
-    if abs(amount) < 1024 ** 2:
-        return f"{amount / 1024:.1f} KB"
-    return f"{amount / 1024 ** 2:.1f} MB"
+def _notes(m: dict, dead: Growth, reach: Growth, tree: ast.Module | None) -> tuple[str, ...]:
+    notes = []
+    if dead.bounded is not None:
+        culprit = _dead_culprit(m, dead.bounded)
+        who = f"`{culprit.path}`" if culprit is not None else "Something"
+        notes.append(f"{who} keeps up to {dead.bounded.height} steps' graphs and then lets them go,"
+                     f" again and again ({dead.repeats} times): bounded, so not a leak, but"
+                     " memory the loop does not need; store `.item()` or `.detach()` instead.")
+    if m.get("unwatched_nodes"):
+        notes.append(f"{m['unwatched_nodes']} graph nodes still alive at the end were made where"
+                     " grill could not watch them being made; they were counted as alive.")
+    return tuple(notes)

@@ -9,39 +9,54 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from checkers.judge import format_bytes
-from checkers.verdict import Verdict
+from checkers.judge import NO_GRAPH, TAMPERED
+from checkers.units import format_bytes
+from checkers.verdict import GRILL_FAULTS, Verdict
 
-NO_LOOP = "NoTrainingLoop"
-"""The error kind of a snippet that ran to its end without a training loop (nothing raised)."""
 BLOCKS = " ▁▂▃▄▅▆▇█"
 WIDTH = 80
 CURVE_HEIGHT = 6
 CURVE_WIDTH = 56
 """Leaves room for the 11-column label and ` step 1..2000` on the axis row within WIDTH."""
 TABLE_ROWS = 10
+FLAT_SPAN = 16 * 1024
+"""The smallest range the curve is drawn over: less than this is flat (checkers.curve)."""
 PATH_CELL = 36
 OUTPUT_LINES = 15
 
 HEADLINES = {
-    "clean": "CLEAN: no autograd graph outlives its training step",
-    "leak": "LEAK: autograd graphs are kept alive across training steps",
+    "clean": "CLEAN: no autograd graph piles up as training goes on",
+    "leak": "LEAK: autograd graph keeps accumulating as training goes on",
+    "wrong": "WRONG: the fix no longer does what the task asks",
     "refused": "NOT GRADED (refused by the sandbox)",
     "error": "NOT GRADED (the snippet raised an error)",
     "timeout": "NOT GRADED (time limit)",
     "limit": "NOT GRADED (resource limit)",
 }
+KIND_HEADLINES = {
+    NO_GRAPH: "NOT GRADED (no autograd graph was built)",
+    TAMPERED: "NOT GRADED (the grader was tampered with)",
+    "device": "NOT GRADED (no CUDA device: nothing ran)",
+}
+
+
+def headline(verdict: Verdict) -> str:
+    kind = verdict.error.kind if verdict.error is not None else None
+    if kind in KIND_HEADLINES:
+        return KIND_HEADLINES[kind]
+    if kind in GRILL_FAULTS:
+        return "NOT GRADED (grill could not run the grader)"
+    return HEADLINES[verdict.verdict]
 
 
 def render(verdict: Verdict) -> str:
-    no_loop = verdict.error is not None and verdict.error.kind == NO_LOOP
-    parts = ["NOT GRADED (no training loop ran)" if no_loop else HEADLINES[verdict.verdict]]
+    parts = [headline(verdict)]
     if not verdict.graded:
         parts.append(_not_graded(verdict))
     else:
         memory = (f"memory {verdict.pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step"
                   if verdict.pattern else "too few steps to name the memory curve's shape")
-        parts.append(f"device {verdict.device} · {verdict.steps} steps observed · {memory}")
+        parts.append(f"device {verdict.device} · {verdict.steps} training steps · {memory}")
         if verdict.samples:
             parts.append(draw_curve(verdict.samples))
         parts.append(_wrap(verdict.message))
@@ -49,6 +64,13 @@ def render(verdict: Verdict) -> str:
             parts.append(retained_table(verdict))
         if verdict.hint:
             parts.append(_wrap(f"Hint: {verdict.hint}"))
+        if verdict.expectations:
+            parts.append("The task's contract:\n" + "\n".join(
+                _wrap(f"{'ok  ' if e.met else 'NO  '}{e.message}", indent="      ")
+                for e in verdict.expectations))
+        parts.extend(_wrap(f"Note: {note}") for note in verdict.notes)
+    if verdict.coverage:
+        parts.append(_wrap(verdict.coverage))
     if verdict.output.strip():
         lines = verdict.output.rstrip("\n").splitlines()
         shown = lines[-OUTPUT_LINES:]
@@ -59,17 +81,18 @@ def render(verdict: Verdict) -> str:
 
 def _not_graded(verdict: Verdict) -> str:
     error = verdict.error
-    if error is None or error.kind == NO_LOOP:  # nothing raised: the message says it all
-        return _wrap(verdict.message)
+    if error is None or error.kind in KIND_HEADLINES or error.kind in GRILL_FAULTS:
+        return _wrap(verdict.message)  # nothing of the snippet's raised: the message says it all
     where = f" (line {error.line})" if error.line else ""
     text = _wrap(f"{error.kind}: {error.message}{where}")
     traceback = verdict.extra.get("traceback")
     return f"{text}\n\n{traceback.rstrip()}" if traceback else text
 
 
-def _wrap(text: str) -> str:
+def _wrap(text: str, indent: str = "") -> str:
     """A paragraph filled to WIDTH, never breaking inside a word (a path or `code` stays whole)."""
-    return textwrap.fill(text, WIDTH, break_long_words=False, break_on_hyphens=False)
+    return textwrap.fill(text, WIDTH, break_long_words=False, break_on_hyphens=False,
+                         subsequent_indent=indent)
 
 
 def draw_curve(samples: Sequence[float], height: int = CURVE_HEIGHT,
@@ -77,7 +100,7 @@ def draw_curve(samples: Sequence[float], height: int = CURVE_HEIGHT,
     """Memory per step as columns of block characters, labelled with its range."""
     columns = _resample(samples, width)
     low, high = min(columns), max(columns)
-    span = high - low or 1.0
+    span = max(high - low, FLAT_SPAN)  # noise of a few bytes must not fill the plot like a leak
     levels = [round((value - low) / span * height * 8) for value in columns]
     rows = []
     for row in range(height - 1, -1, -1):
@@ -97,9 +120,10 @@ def _resample(samples: Sequence[float], width: int) -> list[float]:
 
 
 def retained_table(verdict: Verdict) -> str:
-    header = ("path", "grad_fn", "nodes", "saved", "line")
-    rows = [(_shorten(r.path), r.grad_fn, str(r.graph_nodes), format_bytes(r.saved_bytes),
-             str(r.line) if r.line else "-") for r in verdict.retained[:TABLE_ROWS]]
+    header = ("path", "grad_fn", "steps", "nodes", "saved", "line")
+    rows = [(_shorten(r.path), r.grad_fn, str(r.steps), str(r.graph_nodes),
+             format_bytes(r.saved_bytes), str(r.line) if r.line else "-")
+            for r in verdict.retained[:TABLE_ROWS]]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
              for row in [header, *rows]]

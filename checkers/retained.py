@@ -1,17 +1,17 @@
-"""Find every tensor that still holds an autograd graph, and say how the snippet reaches it.
+"""Find everything that still holds an autograd graph, and say how the snippet reaches it.
 
-The scan starts from the snippet's names (module globals, or a function's locals) and goes
-breadth-first through containers at any depth, object and class attributes, the closures
-and default arguments of functions the snippet defined, `functools.partial` arguments and
-the locals of the snippet's paused generators, so the first path found is the shortest:
-`running`, `losses[17]`, `cache['h'][3]`, `tracker.history[-1]`. Parameters
-and other leaf tensors hold no graph and are not reported; a leaf's `.grad` is, when it has
-one (`create_graph=True`).
+The scan starts from the snippet's names (module globals, and the locals of its frames still
+running) and goes breadth-first through containers at any depth, object and class
+attributes, the closures and default arguments of functions the snippet defined,
+`functools.partial` arguments and the locals of the snippet's paused generators, so the
+first path found is the shortest: `running`, `losses[17]`, `cache['h'][3]`,
+`tracker.history[-1]`. A holder is a tensor with a `grad_fn`, or a graph node kept on its
+own (`loss.grad_fn` stored without its tensor). Parameters and other leaf tensors hold no
+graph and are not reported; a leaf's `.grad` is, when it has one (`create_graph=True`).
 """
 
 from __future__ import annotations
 
-import ast
 import functools
 import types
 from collections import deque
@@ -25,13 +25,17 @@ MAX_DEPTH = 24
 _ATOMS = (type(None), bool, int, float, complex, str, bytes, bytearray, range,
           torch.dtype, torch.device, torch.Size, types.ModuleType)
 _MODULE_TABLES = ("_parameters", "_buffers", "_modules")
-_MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "add", "update", "setdefault"})
 
 
 @dataclass(frozen=True)
 class Found:
     path: str
-    tensor: torch.Tensor
+    holder: torch.Tensor | torch.autograd.graph.Node
+
+    @property
+    def root(self) -> torch.autograd.graph.Node:
+        """The graph node the holder keeps alive."""
+        return self.holder.grad_fn if isinstance(self.holder, torch.Tensor) else self.holder
 
 
 def is_grader_name(name: str) -> bool:
@@ -39,8 +43,9 @@ def is_grader_name(name: str) -> bool:
     return name.startswith("__") or (name.startswith("_") and name.endswith("_")) or name == "_print"
 
 
-def graph_tensors(roots: Mapping[str, object], filename: str) -> Iterator[Found]:
-    """Each graph-bearing tensor reachable from `roots`, once, with its shortest path."""
+def graph_holders(roots: Mapping[str, object], filename: str) -> Iterator[Found]:
+    """Each graph-bearing tensor or kept graph node reachable from `roots`, once, with its
+    shortest path."""
     queue = deque((name, value, 0) for name, value in roots.items() if not is_grader_name(name))
     seen: set[int] = {id(roots)}
     while queue and len(seen) < MAX_OBJECTS:
@@ -48,6 +53,9 @@ def graph_tensors(roots: Mapping[str, object], filename: str) -> Iterator[Found]
         if isinstance(value, _ATOMS) or id(value) in seen or _is_grill_object(value):
             continue
         seen.add(id(value))
+        if isinstance(value, torch.autograd.graph.Node):
+            yield Found(path, value)
+            continue
         if isinstance(value, torch.Tensor):
             if value.grad_fn is not None:
                 yield Found(path, value)
@@ -61,6 +69,20 @@ def graph_tensors(roots: Mapping[str, object], filename: str) -> Iterator[Found]
         if depth < MAX_DEPTH:
             queue.extend((child_path, child, depth + 1)
                          for child_path, child in _children(path, value, filename))
+
+
+def frame_roots(frames) -> dict[str, object]:
+    """The names running snippet frames see, innermost first: a function's locals win over
+    the module's globals."""
+    roots: dict[str, object] = {}
+    for frame in frames:
+        for name, value in frame.f_locals.items():
+            roots.setdefault(name, value)
+    for frame in frames:
+        if frame.f_locals is not frame.f_globals:
+            for name, value in frame.f_globals.items():
+                roots.setdefault(name, value)
+    return roots
 
 
 def _is_grill_object(value: object) -> bool:
@@ -146,89 +168,20 @@ def _key(key: object) -> str:
     return f"<{type(key).__name__}>"
 
 
-# -- where was it put there? ------------------------------------------------------------------
-
-def assignment_line(tree: ast.Module, path: str) -> int | None:
-    """The snippet line that most likely stored the tensor at `path`.
-
-    Looks for assignments to the path's last name (`running += loss`, `self.history = ...`)
-    and, when the path indexes into a container, calls that fill it (`losses.append(...)`).
-    A line inside a loop wins over one outside it; among equals the last one wins.
-    """
-    name, indexed = _last_name(path)
-    if name is None:
-        return None
-    in_loop = _lines_in_loops(tree)
-    candidates: list[tuple[bool, bool, int]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for part in ast.walk(target):
-                    hit = _names(part) == name
-                    if hit:
-                        fills = isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign)
-                        candidates.append((node.lineno in in_loop, fills == indexed or not indexed, node.lineno))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in _MUTATORS and _names(_container(node.func.value)) == name:
-            candidates.append((node.lineno in in_loop, indexed, node.lineno))
-    if not candidates:
-        return None
-    return max(candidates, key=lambda c: (c[1], c[0], c[2]))[2]
+_SAVED_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def stored_name(tree: ast.Module, line: int | None) -> str | None:
-    """The variable a container is filled with at `line` (`h` in `states.append(h)` or
-    `cache[k] = h`), so the hint can say `h.detach()`; None for anything but a plain name."""
-    for node in ast.walk(tree):
-        if getattr(node, "lineno", None) != line:
+def saved_tensors(node) -> Iterator[torch.Tensor]:
+    """The tensors a graph node saved for its backward, while it still holds them."""
+    names = _SAVED_NAMES.get(type(node))
+    if names is None:
+        names = _SAVED_NAMES[type(node)] = tuple(
+            name for name in dir(type(node)) if name.startswith("_saved_"))
+    for name in names:
+        try:
+            value = getattr(node, name)
+        except RuntimeError:  # freed by backward(): it holds nothing any more
             continue
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in _MUTATORS and node.args:
-            value = node.args[-1]
-        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets):
-            value = node.value
-        else:
-            continue
-        if isinstance(value, ast.Name):
-            return value.id
-    return None
-
-
-def _names(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def _container(node: ast.AST) -> ast.AST:
-    """The named container a mutator call fills: `self.metrics` for `self.metrics['loss'].append`,
-    `history` for `history.setdefault(k, []).append`."""
-    while True:
-        if isinstance(node, ast.Subscript):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in _MUTATORS:
-            node = node.func.value
-        else:
-            return node
-
-
-def _last_name(path: str) -> tuple[str | None, bool]:
-    """`tracker.history[3]` -> ("history", True); `running` -> ("running", False)."""
-    head = path.split("[", 1)[0]
-    indexed = "[" in path
-    parts = [p for p in head.split(".") if p and not p.startswith("<")]
-    return (parts[-1] if parts else None), indexed
-
-
-def _lines_in_loops(tree: ast.Module) -> set[int]:
-    lines: set[int] = set()
-    for loop in ast.walk(tree):
-        if isinstance(loop, (ast.For, ast.While)):
-            for node in ast.walk(loop):
-                if hasattr(node, "lineno"):
-                    lines.add(node.lineno)
-    return lines
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(item, torch.Tensor):
+                yield item

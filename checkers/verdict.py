@@ -1,25 +1,31 @@
 """The grade of one snippet: a frozen, JSON-serializable value.
 
-It travels unchanged from the sandbox child to `grill check --json`, to the TUI and into the
-history, so every field has a stable name (see README, "How grading works").
+It travels from the grader to `grill check --json`, to the TUI and into the history, so every
+field has a stable name (see README, "How grading works").
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Literal
 
-VerdictKind = Literal["clean", "leak", "refused", "error", "timeout", "limit"]
+VerdictKind = Literal["clean", "leak", "wrong", "refused", "error", "timeout", "limit"]
 Pattern = Literal["flat", "sawtooth", "monotonic", "fragmentation"]
 
-GRADED: frozenset[str] = frozenset({"clean", "leak"})
+GRADED: frozenset[str] = frozenset({"clean", "leak", "wrong"})
 
-EXIT_CLEAN, EXIT_LEAK, EXIT_USAGE, EXIT_NOT_GRADED = 0, 1, 2, 3
+EXIT_CLEAN, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_GRADED, EXIT_GRILL = 0, 1, 2, 3, 4
+"""0 clean; 1 leak or wrong; 2 a usage error; 3 the snippet could not be graded (refused,
+raised, ran out of time or memory, built no graph, tampered with the grader); 4 grill itself
+could not grade (its sandbox would not start, no CUDA device, a fault of grill's own)."""
+
+GRILL_FAULTS: frozenset[str] = frozenset({"internal", "sandbox", "device"})
+"""Error kinds that are grill's (or its machine's) failure, never the snippet's."""
 
 
 @dataclass(frozen=True)
 class Retained:
-    """A tensor that outlived the loop while still holding a graph."""
+    """Something that still holds graph the run no longer needs."""
 
     path: str
     """How to reach it from the snippet's names: `running`, `losses[17]`, `tracker.history[-1]`."""
@@ -27,7 +33,31 @@ class Retained:
     graph_nodes: int
     saved_bytes: int
     line: int | None = None
-    """Snippet line where it was assigned, when that can be found."""
+    """Snippet line where it was stored, when that can be found."""
+    steps: int = 1
+    """How many steps' graphs it holds."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One promise of a code task's contract, and whether this run kept it."""
+
+    what: str
+    """`trains`, `updates`, `same:<name>` or `peak_memory`."""
+    met: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class Training:
+    """What the run did, counted by the grader."""
+
+    optimizer_steps: int = 0
+    updates: int = 0
+    """Optimizer steps that had gradients to apply."""
+    backward_calls: int = 0
+    graph_nodes: int = 0
+    """Autograd nodes built over the whole run (0: nothing was trained)."""
 
 
 @dataclass(frozen=True)
@@ -44,17 +74,26 @@ class Verdict:
     verdict: VerdictKind
     device: str
     steps: int = 0
+    """Training steps observed (optimizer steps; backward passes where there is no optimizer)."""
     pattern: Pattern | None = None
     growth_bytes_per_step: float = 0.0
     samples: tuple[float, ...] = ()
+    """Memory per training step, above the first sample."""
     retained: tuple[Retained, ...] = ()
     message: str = ""
     hint: str = ""
     error: ErrorInfo | None = None
     output: str = ""
     """What the snippet printed (capped)."""
+    expectations: tuple[Expectation, ...] = ()
+    """The task contract's promises, when the snippet was graded as a task's fix."""
+    notes: tuple[str, ...] = ()
+    """Remarks that do not change the verdict (a bounded window of kept graph, say)."""
+    coverage: str = ""
+    """What part of the run the grader saw: the whole run, or where its budget stopped it."""
+    training: Training = field(default_factory=Training)
     extra: dict = field(default_factory=dict)
-    """Further evidence (node counts per step, reserved bytes on CUDA...); keys may grow."""
+    """Further evidence (the dead-weight series, reserved bytes on CUDA...); keys may grow."""
 
     @property
     def graded(self) -> bool:
@@ -62,21 +101,31 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
-        return {"clean": EXIT_CLEAN, "leak": EXIT_LEAK}.get(self.verdict, EXIT_NOT_GRADED)
+        if self.verdict == "clean":
+            return EXIT_CLEAN
+        if self.graded:
+            return EXIT_FAILED
+        if self.error is not None and self.error.kind in GRILL_FAULTS:
+            return EXIT_GRILL
+        return EXIT_NOT_GRADED
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data["samples"] = list(self.samples)
-        data["retained"] = [asdict(r) for r in self.retained]
-        return data
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Verdict:
+        """The inverse of to_dict; unknown keys are an error, so a stale reader says so."""
         data = dict(data)
         data["samples"] = tuple(data.get("samples") or ())
         data["retained"] = tuple(Retained(**r) for r in data.get("retained") or ())
+        data["expectations"] = tuple(Expectation(**e) for e in data.get("expectations") or ())
+        data["notes"] = tuple(data.get("notes") or ())
+        data["training"] = Training(**(data.get("training") or {}))
         if data.get("error") is not None:
             data["error"] = ErrorInfo(**data["error"])
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown verdict fields: {', '.join(sorted(unknown))}")
         return cls(**data)
 
     @classmethod

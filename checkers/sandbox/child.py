@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import faulthandler
 import io
-import json
 import os
 import random
 import re
@@ -17,11 +16,12 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from checkers import policy
 from checkers.refusal import CandidateError, Refused
 from checkers.sandbox import landlock, warnings_shown
-from checkers.sandbox.protocol import write_all
+from checkers.sandbox.protocol import signed, write_all
 
 MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
 MEMORY_KINDS = ("MemoryError", "OutOfMemoryError")
@@ -32,9 +32,13 @@ own scratch directory, which the worker clears after every run."""
 CRASH_FRAME = re.compile(r'File "(.*)", line (\d+) in ')
 
 
-def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
-        control: socket.socket) -> None:
+Answer = Callable[[dict], NoReturn]
+
+
+def run(job: Callable[[dict, Callable[[dict], NoReturn]], dict], request: dict, out_fd: int,
+        result_fd: int, control: socket.socket) -> NoReturn:
     """Never returns: the process exits once the result is written."""
+    answer = answerer(result_fd, bytes.fromhex(request.pop("key")))
     try:
         control.close()
         isolate(out_fd)
@@ -42,22 +46,35 @@ def run(job: Callable[[dict], dict], request: dict, out_fd: int, result_fd: int,
         report_fatal_signals()
         apply_limits(request["limits"], address_space=request["device"] != "cuda",
                      shared_user=request["shared_user"])
-        reseed()
         if request["device"] != "cuda":  # the driver's device files and /sys: untried here
             landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"])
         policy.set_print_limit(request["limits"]["output_bytes"])
-        message = call(job, request["payload"])
+        message = call(job, request["payload"], answer)
     except BaseException as exc:  # the child must always answer, whatever broke
         message = internal_error(exc)
-    flush_output()
-    try:
-        body = json.dumps(message).encode()
-    except (TypeError, ValueError) as exc:
-        body = json.dumps(internal_error(exc)).encode()
-    try:
-        write_all(result_fd, body)
-    finally:
-        os._exit(0)
+    answer(message)
+
+
+def answerer(result_fd: int, key: bytes) -> Answer:
+    """The only way this run speaks to the parent: one message, signed with the run's key,
+    then the process ends. The result pipe moves to an unremarkable descriptor, and the key
+    lives only in this closure, which no snippet can reach: a snippet that found some way to
+    write to a pipe still cannot sign a verdict of its own."""
+    fd = os.dup2(result_fd, unused_descriptor())
+    os.close(result_fd)
+
+    def answer(message: dict) -> NoReturn:
+        flush_output()
+        try:
+            data = signed(message, key)
+        except (TypeError, ValueError) as exc:
+            data = signed(internal_error(exc), key)
+        try:
+            write_all(fd, data)
+        finally:
+            os._exit(0)
+
+    return answer
 
 
 def isolate(out_fd: int) -> None:
@@ -148,16 +165,24 @@ def current_address_space() -> int | None:
         return None
 
 
-def reseed() -> None:
-    """A forked run would otherwise replay the worker's random streams."""
-    import torch
-    random.seed()
-    torch.seed()
+def unused_descriptor() -> int:
+    """A free descriptor number picked at random (below the usual 1024 soft limit)."""
+    pick = random.SystemRandom()
+    while True:
+        fd = pick.randrange(300, 1000)
+        try:
+            os.fstat(fd)
+        except OSError:
+            return fd
 
 
-def call(job: Callable[[dict], dict], payload: dict) -> dict:
+def call(job: Callable[[dict, Answer], dict], payload: dict, answer: Answer) -> dict:
+    """Run the job; it may also finish early through `finish` (a spent budget)."""
+    def finish(result: dict) -> NoReturn:
+        answer({"status": "ok", "result": result})
+
     try:
-        result = job(payload)
+        result = job(payload, finish)
     except Refused as exc:
         return failure("refused", "refused", exc.message, exc.line)
     except CandidateError as exc:

@@ -9,6 +9,7 @@ import atexit
 import os
 import selectors
 import shutil
+import secrets
 import signal
 import socket
 import subprocess
@@ -98,7 +99,9 @@ class Sandbox:
         chosen = self._chosen_isolation()
         cuda_nodes = isolation_layer.host_has_cuda_devices()
         if self.requested_device == "cuda" and not cuda_nodes:
-            raise SandboxError("CUDA was requested, but this machine has no NVIDIA GPU device")
+            raise SandboxError("No CUDA device is available on this machine (no NVIDIA GPU was"
+                               " found), so nothing ran. Grade on the CPU instead (--device cpu"
+                               " or auto).", kind="device")
         seccomp_fd = seccomp.filter_fd() if chosen.kind == "bubblewrap" else None
         argv, env = isolation_layer.worker_command(
             chosen, cuda=cuda_nodes and self.requested_device != "cpu", job_paths=self.job_paths,
@@ -132,7 +135,9 @@ class Sandbox:
         cuda = bool(ready.get("cuda"))
         if self.requested_device == "cuda" and not cuda:
             self.close()
-            raise SandboxError("CUDA was requested, but torch cannot use a GPU here")
+            raise SandboxError("No CUDA device is usable here (torch cannot use the GPU), so"
+                               " nothing ran. Grade on the CPU instead (--device cpu or auto).",
+                               kind="device")
         self.device = "cuda" if cuda and self.requested_device != "cpu" else "cpu"
 
     def _await_ready(self) -> dict:
@@ -179,7 +184,9 @@ class Sandbox:
         started = time.monotonic()
         out_read, out_write = os.pipe()
         result_read, result_write = os.pipe()
+        key = secrets.token_bytes(32)
         request = {"op": "run", "job": job, "payload": payload, "device": self.device,
+                   "key": key.hex(),
                    "limits": self.limits.to_dict(),
                    "readable": isolation_layer.readable_paths(self.job_paths),
                    "shared_user": self._chosen_isolation().kind == "process"}
@@ -200,7 +207,7 @@ class Sandbox:
         os.close(result_read)
         if run.worker_lost:
             self._stop_worker()
-        return judge(run, self.device or "cpu", time.monotonic() - started, timeout_s)
+        return outcome_of(run, key, self.device or "cpu", time.monotonic() - started, timeout_s)
 
     def _send_kill(self) -> bool:
         try:
@@ -311,7 +318,8 @@ class RunReader:
                 self.worker_lost = True
 
 
-def judge(run: RunReader, device: str, wall_s: float, timeout_s: float) -> Outcome:
+def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float,
+               timeout_s: float) -> Outcome:
     """Turn what was observed into an Outcome: by the run's effects first, then its result."""
     output = run.output.decode("utf-8", errors="replace")
     if run.output_overflow:
@@ -342,15 +350,27 @@ def judge(run: RunReader, device: str, wall_s: float, timeout_s: float) -> Outco
     if sig == signal.SIGKILL:
         return outcome("limit", "killed", "the run was killed by the system (memory or CPU)")
     if not run.result:
-        how = f"signal {signal.Signals(sig).name}" if sig else f"exit code {exit_info.get('code')}"
+        how = f"signal {signal_name(sig)}" if sig else f"exit code {exit_info.get('code')}"
         line = exit_info.get("line")
         return outcome("error", "crash", f"the run ended without a result ({how})",
                        line=line if type(line) is int else None)
+    body = protocol.verified(bytes(run.result), key)
+    if body is None:
+        return outcome("error", "tampered", "the run's result was not written by grill's grader"
+                       " (it does not carry this run's key), so it was thrown away: not graded")
     try:
-        message = protocol.decode(bytes(run.result))
+        message = protocol.decode(body)
         return from_message(message, outcome)
-    except (protocol.ProtocolError, TypeError, ValueError, KeyError) as exc:
-        return outcome("error", "malformed", f"the run's result could not be read ({exc})")
+    except (protocol.ProtocolError, TypeError, ValueError, KeyError, RecursionError) as exc:
+        return outcome("error", "internal", f"the run's result could not be read ({exc})")
+
+
+def signal_name(number: object) -> str:
+    """`SIGKILL` for 9; a number no Signals member has (a real-time signal) as itself."""
+    try:
+        return signal.Signals(number).name
+    except (ValueError, TypeError):
+        return str(number)
 
 
 def from_message(message: dict, outcome) -> Outcome:

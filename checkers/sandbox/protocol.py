@@ -7,6 +7,7 @@ and anything that is not a JSON object is rejected rather than trusted.
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import socket
@@ -62,7 +63,7 @@ def decode(data: bytes) -> dict:
     """A JSON object or ProtocolError; NaN and infinities are accepted (losses can be NaN)."""
     try:
         message = json.loads(data)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ProtocolError(f"not valid JSON: {exc}") from None
     if not isinstance(message, dict):
         raise ProtocolError(f"expected a JSON object, got {type(message).__name__}")
@@ -73,3 +74,16 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def signed(message: dict, key: bytes) -> bytes:
+    """A run's result as it travels: JSON, a newline, and its HMAC under the run's key."""
+    body = json.dumps(message, allow_nan=False).encode()
+    return body + b"\n" + hmac.new(key, body, "sha256").hexdigest().encode()
+
+
+def verified(data: bytes, key: bytes) -> bytes | None:
+    """The JSON body of `data` when its signature is this run's; None otherwise."""
+    body, _, signature = data.rpartition(b"\n")
+    expected = hmac.new(key, body, "sha256").hexdigest().encode()
+    return body if hmac.compare_digest(signature, expected) else None

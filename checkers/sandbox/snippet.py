@@ -10,7 +10,7 @@ import json
 from checkers import policy
 
 
-def run_snippet(payload: dict) -> dict:
+def run_snippet(payload: dict, finish=None) -> dict:
     """payload: {"source": str}. Returns {"result": <the snippet's `result`, if JSON>}."""
     code = policy.compile_candidate(payload["source"], payload.get("filename", "<snippet>"))
     namespace = policy.candidate_namespace()

@@ -7,8 +7,8 @@ is trusted code: candidate code only ever runs in the forked children.
 
 from __future__ import annotations
 
+import gc
 import importlib
-import json
 import os
 import selectors
 import shutil
@@ -95,6 +95,8 @@ def warm() -> dict:
     from checkers import policy
     policy.run_candidate(policy.compile_candidate(WARM_SNIPPET, "<warm-up>"),
                          policy.candidate_namespace())
+    gc.collect()
+    gc.freeze()  # what the worker holds is never garbage: a run's collections skip it
     return {"torch": torch.__version__, "cuda": torch.cuda.is_available()}
 
 
@@ -104,7 +106,8 @@ def serve(control: socket.socket, request: dict, fds: list[int], jobs: dict,
     try:
         job = load_job(jobs, request["job"])
     except Exception as exc:  # a bad job name is grill's bug; report it as the result
-        protocol.write_all(result_fd, json.dumps(child.internal_error(exc)).encode())
+        protocol.write_all(result_fd, protocol.signed(child.internal_error(exc),
+                                                      bytes.fromhex(request["key"])))
         os.close(out_fd)
         os.close(result_fd)
         protocol.send(control, {"event": "exit", "code": 0, "signal": None, "killed": False})

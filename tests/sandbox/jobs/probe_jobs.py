@@ -12,7 +12,7 @@ import threading
 import time
 
 
-def write_file(payload):
+def write_file(payload, finish=None):
     try:
         with open(payload["path"], "w") as f:
             f.write("escaped")
@@ -21,7 +21,7 @@ def write_file(payload):
         return {"wrote": False, "error": type(exc).__name__}
 
 
-def read_file(payload):
+def read_file(payload, finish=None):
     try:
         with open(payload["path"]) as f:
             return {"content": f.read()}
@@ -29,15 +29,15 @@ def read_file(payload):
         return {"content": None, "error": type(exc).__name__}
 
 
-def environment(payload):
+def environment(payload, finish=None):
     return {"environ": dict(os.environ)}
 
 
-def listing(payload):
+def listing(payload, finish=None):
     return {"entries": sorted(os.listdir(payload["path"]))}
 
 
-def connect(payload):
+def connect(payload, finish=None):
     try:
         socket.create_connection(("127.0.0.1", payload["port"]), timeout=1).close()
         return {"connected": True}
@@ -45,7 +45,7 @@ def connect(payload):
         return {"connected": False, "error": type(exc).__name__}
 
 
-def fork_bomb(payload):
+def fork_bomb(payload, finish=None):
     forks = 0
     try:
         while forks < payload.get("max", 10_000):
@@ -58,7 +58,7 @@ def fork_bomb(payload):
     return {"forks": forks}
 
 
-def thread_bomb(payload):
+def thread_bomb(payload, finish=None):
     started = 0
     try:
         while started < 10_000:
@@ -69,7 +69,7 @@ def thread_bomb(payload):
     return {"threads": started}
 
 
-def late_writer(payload):
+def late_writer(payload, finish=None):
     """Leave a detached grandchild that writes the canary and calls the listener later,
     then either return at once or hang until the timeout."""
     if os.fork() == 0:
@@ -85,30 +85,30 @@ def late_writer(payload):
     return {"returned": True}
 
 
-def raw_flood(payload):
+def raw_flood(payload, finish=None):
     chunk = b"x" * (1024 * 1024)
     for _ in range(payload["megabytes"]):
         os.write(1, chunk)
     return {"flooded": True}
 
 
-def memory_bomb(payload):
+def memory_bomb(payload, finish=None):
     hoard = []
     while True:
         hoard.append(bytearray(64 * 1024 * 1024))
 
 
-def cpu_burn(payload):
+def cpu_burn(payload, finish=None):
     while True:
         pass
 
 
-def sleep(payload):
+def sleep(payload, finish=None):
     time.sleep(payload["seconds"])
     return {"slept": True}
 
 
-def malformed_result(payload):
+def malformed_result(payload, finish=None):
     """Write garbage where the result goes, then leave without the child's own message."""
     for fd in map(int, os.listdir("/proc/self/fd")):
         try:
@@ -119,23 +119,23 @@ def malformed_result(payload):
     os._exit(0)
 
 
-def huge_result(payload):
+def huge_result(payload, finish=None):
     return {"blob": "a" * payload["bytes"]}
 
 
-def no_result(payload):
+def no_result(payload, finish=None):
     os._exit(3)
 
 
-def segfault(payload):
+def segfault(payload, finish=None):
     ctypes.string_at(0)
 
 
-def returns_list(payload):
+def returns_list(payload, finish=None):
     return [1, 2, 3]
 
 
-def syscall(payload):
+def syscall(payload, finish=None):
     """Raw system calls by number with zero arguments: the errno each one gets."""
     libc = ctypes.CDLL(None, use_errno=True)
     results = {}

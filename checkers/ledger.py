@@ -1,0 +1,444 @@
+"""The life of every autograd node a snippet makes: when it was born, when backward last used
+it, and when it died. The grader's verdict is read off these lives (see `checkers.growth`).
+
+Time is counted in *generations*. A new generation opens at the top of a loop's iteration
+when graph was built or used since the last one opened, so one iteration of a training loop
+is one generation, and an inner loop's iterations (timesteps, critic steps) are generations
+too. A snippet without loops opens them at each backward() and optimizer step instead. A node's *key* is the generation of its last use by a backward pass,
+or of its birth when backward never reaches it. From its key until it dies a node is dead
+weight: nothing will ever backpropagate through it again. Graph waiting for a later backward
+(an accumulation window, an episode) is not dead weight, because its key is that later use:
+keys are only final at the end, which is why the analysis is made after the run.
+
+How the ledger sees everything, whatever the snippet does:
+- births: a TorchFunctionMode sees every torch call's result (and the tensor an in-place call
+  changed); `autograd.Function.apply` is wrapped for custom Functions; gradients returned by
+  backward with create_graph are followed. A new node's whole new subgraph is stamped, so nodes
+  made inside composite ops are counted too.
+- uses: the autograd engine itself is wrapped, so every backward and autograd.grad is seen,
+  however it was called.
+- deaths: each node's `metadata` dict (which lives exactly as long as the C++ node) holds a
+  token; a weak reference to the token reports the node's death, whoever held it: a tensor,
+  a kept `grad_fn`, a closure or a hook.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import torch
+from torch.autograd import function as autograd_function
+from torch.autograd import variable as autograd_variable
+from torch.optim import optimizer as optim_module
+from torch.overrides import TorchFunctionMode
+
+from checkers.memory import CudaAllocator, HostHeap, OffHeap
+
+TOKEN = "grill"
+"""The metadata key holding a node's token. The policy refuses `metadata` to snippets."""
+UNSET = -1
+ALIVE = 1 << 62
+"""`last_death` of a generation that still had live nodes when the run ended."""
+MAX_WALK = 200_000
+"""Nodes one backward pass's walk visits at most; past this the run is far into a leak."""
+FIRST_SCAN_LIVES = 64
+"""Live nodes before the first scan of what holds them; each later scan waits for twice as many."""
+LEAF = "AccumulateGrad"
+
+
+class _Token:
+    """Lives in a node's metadata; its death is the node's."""
+
+    __slots__ = ("life", "__weakref__")
+
+
+class _Life(weakref.ref):
+    """A node's record, alive while the node is: its key, its first use and the line that made it."""
+
+    __slots__ = ("key", "first_use", "line", "born")
+
+
+@dataclass
+class Scan:
+    """What held live graph at one moment, found from the snippet's names."""
+
+    generation: int
+    holders: list[dict] = field(default_factory=list)
+    capped: bool = False
+    unwatched: int = 0
+    """Graph nodes found that the ledger never saw being made (a bypass, or a blind spot)."""
+
+
+class Ledger(TorchFunctionMode):
+    """Records node lives while the snippet runs under it (`with ledger.watching():`)."""
+
+    def __init__(self, filename: str, reader: HostHeap | CudaAllocator | None,
+                 deadline: float | None = None, steps_cap: int | None = None,
+                 on_stop: Callable[[str], None] | None = None,
+                 on_scan: Callable[[], Scan | None] | None = None) -> None:
+        super().__init__()
+        self.filename = filename
+        self.reader = reader
+        self.deadline = deadline
+        self.steps_cap = steps_cap
+        self.on_stop = on_stop
+        """Called (trusted code) when the budget is spent: it must not return."""
+        self.on_scan = on_scan
+        """Called when live graph doubles, to find what holds it while it is still held."""
+        self.generation = 0
+        self._dirty = False
+        self.last_death = OffHeap(fill=UNSET)
+        self.step_at = OffHeap()
+        """Optimizer steps taken when each generation opened."""
+        self.loop_at = OffHeap()
+        """Line of the loop whose tick opened each generation (0: a backward or step)."""
+        self.reach = OffHeap()
+        """Per backward pass: how many earlier passes' graphs it ran through again."""
+        self.memory_by_step = OffHeap()
+        self.reserved_by_step = OffHeap()
+        self.memory_by_backward = OffHeap()
+        self.lives: set[_Life] = set()
+        self.nodes_created = 0
+        self.backward_calls = 0
+        self.optimizer_steps = 0
+        self.updates = 0
+        """Optimizer steps that found at least one gradient to apply."""
+        self.reused_nodes = 0
+        """Node visits by a backward pass that an earlier pass had already used (retain_graph)."""
+        self.higher_order = False
+        self.walk_truncated = False
+        self.peak = 0
+        self.base = 0
+        self.scans: list[Scan] = []
+        self.problem: str | None = None
+        """Set when the instrumentation was found switched off or replaced."""
+        self._next_scan = FIRST_SCAN_LIVES
+        self._paused = False
+        self._inside = 0
+        """Depth of torch calls running inside the mode's handler (where torch pops the mode)."""
+        self._loop_line = 0
+        self._engine = None
+        self._apply = self._installed_apply = None
+        self._hooks: list = []
+
+    # -- installing -----------------------------------------------------------------------
+
+    def watching(self):
+        """Context that installs every observer for the run and removes them after."""
+        return _Watching(self)
+
+    def _install(self) -> None:
+        variable = autograd_variable.Variable
+        self._engine = variable._execution_engine
+        variable._execution_engine = _Engine(self, self._engine)
+        function = autograd_function.Function
+        self._apply = function.__dict__["apply"]
+        self._installed_apply = classmethod(_wrapped_apply(self, self._apply.__func__))
+        function.apply = self._installed_apply
+        self._hooks = [optim_module.register_optimizer_step_pre_hook(self._before_step),
+                       optim_module.register_optimizer_step_post_hook(self._after_step)]
+        self.base = self.peak = self._read()[0]
+
+    def _uninstall(self) -> None:
+        autograd_variable.Variable._execution_engine = self._engine
+        autograd_function.Function.apply = self._apply
+        for handle in self._hooks:
+            handle.remove()
+
+    def intact(self) -> bool:
+        """Whether every observer is still the one installed and torch calls still reach the
+        mode (torch pops it while its own handler runs: a hook called during backward)."""
+        return (isinstance(autograd_variable.Variable._execution_engine, _Engine)
+                and autograd_function.Function.__dict__["apply"] is self._installed_apply
+                and (self._inside > 0 or torch._C._is_torch_function_mode_enabled()
+                     and any(mode is self for mode in _mode_stack())))
+
+    # -- torch calls ----------------------------------------------------------------------
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self._paused:
+            return func(*args, **kwargs)
+        self._sample_peak()
+        self._inside += 1
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            self._inside -= 1
+        if torch.is_grad_enabled():
+            self._sample_peak()
+            self.observe(result)
+            if args:
+                self.observe(args[0], depth=0)  # an in-place call gives its target a new grad_fn
+        return result
+
+    def observe(self, value, depth: int = 2) -> None:
+        """Stamp the graph behind `value` (a tensor, or tuples and lists of them). Called
+        where torch calls do not reach the mode (inside it, or paused)."""
+        if isinstance(value, torch.Tensor):
+            node = value.grad_fn
+            if node is not None and TOKEN not in node.metadata:
+                self._discover([node])
+        elif depth and isinstance(value, (tuple, list)):
+            for item in value:
+                self.observe(item, depth - 1)
+
+    def _discover(self, roots: Iterable) -> None:
+        """Stamp every node under `roots` not stamped yet (stamped nodes end the walk), with the
+        snippet line running now."""
+        stack = [node for node in roots if node is not None]
+        line = UNSET
+        while stack:
+            node = stack.pop()
+            metadata = node.metadata
+            if TOKEN in metadata or type(node).__name__ == LEAF:
+                continue
+            if line == UNSET:
+                line = self._candidate_line()
+            self._stamp(metadata, line)
+            stack.extend(child for child, _ in node.next_functions if child is not None)
+
+    def _stamp(self, metadata: dict, line: int | None) -> _Life:
+        token = _Token()
+        life = _Life(token, self._died)
+        life.key = life.born = self.generation
+        life.first_use = UNSET
+        life.line = line
+        token.life = life
+        metadata[TOKEN] = token
+        self.lives.add(life)
+        self.nodes_created += 1
+        self._dirty = True
+        return life
+
+    def _died(self, life: _Life) -> None:
+        self.lives.discard(life)
+        key = life.key
+        if key >= len(self.last_death) or self.last_death[key] < self.generation:
+            self.last_death[key] = self.generation
+
+    def _candidate_line(self) -> int | None:
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self.filename:
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
+
+    # -- backward passes ------------------------------------------------------------------
+
+    def backward(self, engine, outputs, args, kwargs):
+        """One backward pass or autograd.grad: mark what it uses, then run it."""
+        self.backward_calls += 1
+        index = self.backward_calls
+        roots = [_node_of(output) for output in (outputs if isinstance(outputs, (tuple, list))
+                                                 else (outputs,))]
+        with self.paused():
+            leaves, earlier = self._use(roots, index)
+        self.reach[index] = len(earlier)
+        create_graph = _argument(args, kwargs, 2, "create_graph")
+        result = engine.run_backward(outputs, *args, **kwargs)
+        if create_graph:
+            self.higher_order = True
+            with self.paused():
+                self.observe(result)
+                for leaf in leaves:
+                    variable = getattr(leaf, "variable", None)
+                    if variable is not None and variable.grad is not None:
+                        self.observe(variable.grad)
+        if self.reader is not None:
+            self.memory_by_backward.append(self._read()[0])
+        self.tick(0)
+        return result
+
+    def _use(self, roots: list, index: int) -> tuple[list, set[int]]:
+        """Walk the graph a backward pass is about to run through: each node's key becomes this
+        generation; return the leaves reached and the earlier passes that had used it."""
+        leaves, earlier = [], set()
+        seen: dict[int, object] = {}  # holds each node's wrapper, so no id is reused mid-walk
+        stack = [node for node in roots if node is not None]
+        line = self._candidate_line()
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            if len(seen) >= MAX_WALK:
+                self.walk_truncated = True
+                break
+            seen[id(node)] = node
+            metadata = node.metadata
+            if type(node).__name__ == LEAF:
+                leaves.append(node)
+                continue
+            token = metadata.get(TOKEN)
+            life = token.life if token is not None else self._stamp(metadata, line)
+            if life.first_use == UNSET:
+                life.first_use = index
+            elif life.first_use != index:
+                earlier.add(life.first_use)
+                self.reused_nodes += 1
+            life.key = self.generation
+            stack.extend(child for child, _ in node.next_functions if child is not None)
+        self._dirty = True
+        seen.clear()
+        return leaves, earlier
+
+    # -- optimizer steps ------------------------------------------------------------------
+
+    def _before_step(self, optimizer, args, kwargs) -> None:
+        with self.paused():
+            if any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
+                self.updates += 1
+
+    def _after_step(self, optimizer, args, kwargs) -> None:
+        self.optimizer_steps += 1
+        if self.reader is not None:
+            used, reserved = self._read()
+            self.memory_by_step.append(used)
+            self.reserved_by_step.append(reserved)
+        self.tick(0)
+
+    # -- ticks ----------------------------------------------------------------------------
+
+    def tick(self, line: int = 0) -> None:
+        """Top of a loop iteration (`line`: the loop), or the end of a backward or a step (0)."""
+        if line:
+            self._loop_line = line
+        if self._dirty and (line or not self._loop_line):  # a new generation opens
+            self._dirty = False
+            self.generation += 1
+            self.step_at[self.generation] = self.optimizer_steps
+            self.loop_at[self.generation] = self._loop_line
+            if line and self.problem is None and not self.intact():
+                self.problem = ("the snippet switched off or replaced grill's instrumentation"
+                                f" (at line {self._candidate_line() or '?'})")
+        if len(self.lives) >= self._next_scan and self.on_scan is not None:
+            self._scan()
+        if self.on_stop is not None:
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                self.on_stop("budget")
+            elif self.steps_cap is not None and self.optimizer_steps >= self.steps_cap:
+                self.on_stop("steps")
+
+    def _scan(self) -> None:
+        with self.paused():
+            gc.collect()  # a reference cycle may hold graph only until the next collection
+            if len(self.lives) >= self._next_scan:
+                scan = self.on_scan()
+                if scan is not None:
+                    self.scans.append(scan)
+            self._next_scan = max(2 * len(self.lives), FIRST_SCAN_LIVES)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def paused(self):
+        """Context in which torch calls are neither observed nor dispatched to the mode."""
+        return _Paused(self)
+
+    def _read(self) -> tuple[int, int]:
+        return self.reader.read() if self.reader is not None else (0, 0)
+
+    def _sample_peak(self) -> None:
+        if self.reader is not None:
+            used = self.reader.read()[0]
+            if used > self.peak:
+                self.peak = used
+
+    def close_lives(self) -> None:
+        """At the end: every node still alive marks its generation as alive at the end."""
+        for life in list(self.lives):
+            self.last_death[life.key] = ALIVE
+        self.lives.clear()
+
+    def dead_weight(self) -> list[int]:
+        """Per generation: how many earlier generations were still alive after it ended, their
+        nodes past their last use (see the module docstring). Call after `close_lives`."""
+        end = self.generation
+        diff = [0] * (end + 2)
+        for key in range(min(len(self.last_death), end + 1)):
+            death = self.last_death[key]
+            if death != UNSET and death >= key + 2:
+                diff[key + 1] += 1
+                diff[min(death, end + 1)] -= 1
+        series, running = [], 0
+        for value in diff[:end + 1]:
+            running += value
+            series.append(running)
+        return series
+
+
+def _node_of(output):
+    if isinstance(output, torch.Tensor):
+        return output.grad_fn
+    return getattr(output, "node", None)  # a GradientEdge
+
+
+def _argument(args: tuple, kwargs: dict, position: int, name: str):
+    return args[position] if len(args) > position else kwargs.get(name, False)
+
+
+def _mode_stack() -> list:
+    return [torch._C._get_function_stack_at(i) for i in range(torch._C._len_torch_function_stack())]
+
+
+class _Engine:
+    """Stands in for torch's autograd engine: each backward pass reaches the ledger first."""
+
+    def __init__(self, ledger: Ledger, engine) -> None:
+        self._ledger = ledger
+        self._engine = engine
+
+    def run_backward(self, outputs, *args, **kwargs):
+        return self._ledger.backward(self._engine, outputs, args, kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._engine, name)
+
+
+def _wrapped_apply(ledger: Ledger, apply: Callable) -> Callable:
+    """`Function.apply` that stamps a custom Function's outputs (it bypasses torch functions)."""
+    def apply_and_observe(cls, *args, **kwargs):
+        result = apply(cls, *args, **kwargs)
+        if not ledger._paused and torch.is_grad_enabled():
+            with ledger.paused():
+                ledger.observe(result)
+        return result
+    apply_and_observe.__module__ = apply.__module__  # what a repr shows: torch's, not grill's
+    apply_and_observe.__qualname__ = apply.__qualname__
+    apply_and_observe.__name__ = apply.__name__
+    return apply_and_observe
+
+
+class _Watching:
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def __enter__(self) -> Ledger:
+        self.ledger._install()
+        self.ledger.__enter__()
+        return self.ledger
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.ledger.__exit__(*exc)
+        finally:
+            self.ledger._uninstall()
+
+
+class _Paused:
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.disabled = torch._C.DisableTorchFunction()
+
+    def __enter__(self) -> None:
+        self.was_paused, self.ledger._paused = self.ledger._paused, True
+        self.disabled.__enter__()
+
+    def __exit__(self, *exc) -> None:
+        self.disabled.__exit__(*exc)
+        self.ledger._paused = self.was_paused

@@ -1,0 +1,149 @@
+"""What the snippet's source says, for messages and hints: where a kept value was stored,
+what was stored, and a few facts about how it trains. Pure AST reading, no torch, so the
+parent judges with it.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+
+MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "add", "update", "setdefault"})
+HOOK_REGISTRATIONS = frozenset({
+    "register_hook", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook", "register_full_backward_pre_hook", "register_backward_hook",
+    "register_post_accumulate_grad_hook",
+})
+
+
+def assignment_line(tree: ast.Module, path: str) -> int | None:
+    """The snippet line that most likely stored the tensor at `path`.
+
+    Looks for assignments to the path's last name (`running += loss`, `self.history = ...`)
+    and, when the path indexes into a container, calls that fill it (`losses.append(...)`).
+    A line inside a loop wins over one outside it; among equals the last one wins.
+    """
+    name, indexed = _last_name(path)
+    if name is None:
+        return None
+    in_loop = _lines_in_loops(tree)
+    candidates: list[tuple[bool, bool, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in ast.walk(target):
+                    hit = _names(part) == name
+                    if hit:
+                        fills = isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign)
+                        candidates.append((node.lineno in in_loop, fills == indexed or not indexed, node.lineno))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in MUTATORS and _names(_container(node.func.value)) == name:
+            candidates.append((node.lineno in in_loop, indexed, node.lineno))
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: (c[1], c[0], c[2]))[2]
+
+
+def stored_name(tree: ast.Module, line: int | None) -> str | None:
+    """The variable a container is filled with at `line` (`h` in `states.append(h)` or
+    `cache[k] = h`), so the hint can say `h.detach()`; None for anything but a plain name."""
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) != line:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in MUTATORS and node.args:
+            value = node.args[-1]
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets):
+            value = node.value
+        else:
+            continue
+        if isinstance(value, ast.Name):
+            return value.id
+    return None
+
+
+def _names(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _container(node: ast.AST) -> ast.AST:
+    """The named container a mutator call fills: `self.metrics` for `self.metrics['loss'].append`,
+    `history` for `history.setdefault(k, []).append`."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in MUTATORS:
+            node = node.func.value
+        else:
+            return node
+
+
+def _last_name(path: str) -> tuple[str | None, bool]:
+    """The name a path's value was stored under, and whether the path indexes into it:
+    `tracker.history[3]` -> ("history", True); `records[3]['loss']` -> ("records", True);
+    `model.1._forward_hooks[5].<closure>.acts[0]` -> ("acts", True); `running` -> ("running", False)."""
+    indexed = path.endswith("]") or path.endswith("}")
+    bare = re.sub(r"\[[^\]]*\]|\{[^}]*\}", "", path)
+    parts = [p for p in bare.split(".") if p and not p.startswith("<") and not p.isdigit()]
+    return (parts[-1] if parts else None), indexed
+
+
+def _lines_in_loops(tree: ast.Module) -> set[int]:
+    lines: set[int] = set()
+    for loop in ast.walk(tree):
+        if isinstance(loop, (ast.For, ast.While)):
+            for node in ast.walk(loop):
+                if hasattr(node, "lineno"):
+                    lines.add(node.lineno)
+    return lines
+
+
+
+def source_flags(tree: ast.Module) -> frozenset[str]:
+    """Facts about the source that shape the hint: `retain_graph` and `create_graph` passed as
+    True; `hook_in_loop` for a hook registered inside a loop; and `carried:NAME` for state fed
+    back into the call that replaces it (`out, h = rnn(x, h)`, `h = cell(x, h)`)."""
+    flags = set()
+    in_loop = _lines_in_loops(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            flags.update(keyword.arg for keyword in node.keywords
+                         if keyword.arg in ("retain_graph", "create_graph")
+                         and isinstance(keyword.value, ast.Constant) and keyword.value.value is True)
+            if _called_name(node) in HOOK_REGISTRATIONS and node.lineno in in_loop:
+                flags.add("hook_in_loop")
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and not _calls_builtin(node.value):  # `best = min(best, loss)` keeps, not carries
+            targets = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            fed_back = {a.id for a in node.value.args if isinstance(a, ast.Name)}
+            flags.update(f"carried:{name}" for name in targets & fed_back)
+    return frozenset(flags)
+
+
+def hook_line(tree: ast.Module) -> int | None:
+    """The line of the first hook registration inside a loop."""
+    in_loop = _lines_in_loops(tree)
+    lines = [node.lineno for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and _called_name(node) in HOOK_REGISTRATIONS
+             and node.lineno in in_loop]
+    return min(lines, default=None)
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def _calls_builtin(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Name) and hasattr(builtins, call.func.id)
