@@ -86,7 +86,8 @@ def grade_task(source: str, spec: TaskSpec, *, sandbox: Sandbox | None = None,
     breaks the contract, whatever its memory."""
     options = {"device": spec.device, "seconds": spec.seconds, "steps": spec.steps,
                "seed": spec.seed, "sandbox": sandbox,
-               "compare": tuple(c.name for c in spec.contract.same_as_solution)}
+               "compare": tuple(c.name for c in spec.contract.same_as_solution),
+               "peak": spec.contract.peak_memory is not None}
     verdict, fix = _graded(source, filename=filename, **options)
     if fix is None:
         return verdict
@@ -132,8 +133,8 @@ def _contract_hint(broken: list[Expectation]) -> str:
 
 def _reference(source: str, role: str, options: dict) -> Observed | Verdict:
     """What the card's own code does, cached per process (it is the same every time)."""
-    key = (hashlib.sha256(source.encode()).hexdigest(), *[options[k] for k in
-                                                          ("device", "seconds", "steps", "seed", "compare")])
+    key = (hashlib.sha256(source.encode()).hexdigest(),
+           *[options[k] for k in ("device", "seconds", "steps", "seed", "compare", "peak")])
     with _references_lock:
         found = _references.get(key)
     if found is not None:
@@ -148,8 +149,8 @@ def _reference(source: str, role: str, options: dict) -> Observed | Verdict:
 
 
 def _graded(source: str, *, device: str, seconds: float | None, steps: int | None, seed: int,
-            sandbox: Sandbox | None, filename: str, compare: tuple[str, ...] = ()
-            ) -> tuple[Verdict, Observed | None]:
+            sandbox: Sandbox | None, filename: str, compare: tuple[str, ...] = (),
+            peak: bool = False) -> tuple[Verdict, Observed | None]:
     seconds = DEFAULT_SECONDS if seconds is None else seconds
     if seconds <= 0:
         raise UsageError(f"the time budget must be positive, not {seconds:g} s")
@@ -161,7 +162,8 @@ def _graded(source: str, *, device: str, seconds: float | None, steps: int | Non
     except SandboxError as exc:
         return Verdict.not_graded("error", device, str(exc), kind=exc.kind), None
     payload = {"source": source, "filename": filename, "seconds": seconds, "steps": steps,
-               "seed": seed, "compare": list(compare), "device": sandbox.device or "cpu"}
+               "seed": seed, "compare": list(compare), "peak": peak,
+               "device": sandbox.device or "cpu"}
     outcome = sandbox.run(GRADE_JOB, payload, timeout_s=seconds + FINISH_MARGIN_S)
     return verdict_from_outcome(outcome, source)
 

@@ -164,12 +164,18 @@ def home(value) -> str | None:
 
 
 class ModuleProxy:
-    """Stands in for an allowed module; every attribute goes through `resolve`."""
+    """Stands in for an allowed module; every attribute goes through `resolve`. Its module is
+    fixed when it is made: `__init__` does nothing, so calling it again re-targets nothing."""
 
     __slots__ = ("_grill_module",)
 
+    def __new__(cls, name: str):
+        proxy = object.__new__(cls)
+        object.__setattr__(proxy, "_grill_module", name)
+        return proxy
+
     def __init__(self, name: str):
-        object.__setattr__(self, "_grill_module", name)
+        pass
 
     def __getattr__(self, attr: str):
         return resolve(self._grill_module, attr)
@@ -185,6 +191,30 @@ class ModuleProxy:
 
     def __repr__(self) -> str:
         return f"<module '{self._grill_module}' (sandboxed)>"
+
+    def __format__(self, spec: str) -> str:
+        return format(repr(self), spec)
+
+
+def proxied_name(proxy: ModuleProxy) -> str:
+    return object.__getattribute__(proxy, "_grill_module")
+
+
+@functools.cache
+def _torch_instance_private() -> frozenset[str]:
+    """Private names torch keeps on instances of the classes snippets subclass."""
+    import torch
+    module = torch.nn.Module()
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+    names = set(vars(module)) | set(vars(optimizer)) | set(vars(scheduler))
+    return frozenset(name for name in names if name.startswith("_"))
+
+
+def instance_private(cls: type) -> frozenset[str]:
+    """The private names torch may keep on an instance of `cls` (none for non-torch classes)."""
+    module = getattr(cls, "__module__", "") or ""
+    return _torch_instance_private() if module.startswith("torch") else frozenset()
 
 
 def import_proxy(name: str) -> ModuleProxy:
@@ -262,6 +292,7 @@ def candidate_dataclass(cls=None, /, **options):
         classes.add(made)  # slots=True builds a new class: it is still the snippet's own
         return made
 
+    decorate.__module__, decorate.__qualname__ = "dataclasses", "dataclass"
     return decorate if cls is None else decorate(cls)
 
 

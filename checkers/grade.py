@@ -55,9 +55,10 @@ def grade_job(payload: dict, finish: Finish) -> dict:
         finish(measure(ledger, roots, namespace, compare, reason, started, filename))
 
     ledger = Ledger(filename, memory_reader(device), deadline=started + seconds,
-                    steps_cap=payload.get("steps"), on_stop=stop,
+                    steps_cap=payload.get("steps"), track_peak=bool(payload.get("peak")),
+                    on_stop=stop,
                     on_scan=lambda: scan(ledger, frame_roots(candidate_frames()), filename))
-    namespace.update(policy.candidate_namespace({TICK: ledger.tick}))
+    namespace.update(policy.candidate_namespace(code, {TICK: ledger.tick}))
     seed_everything(int(payload.get("seed") or 0))
     if device == "cuda":
         torch.set_default_device("cuda")
@@ -105,15 +106,19 @@ def scan(ledger: Ledger, roots: Mapping[str, object], filename: str) -> Scan:
     """What holds live graph now, each holder summarised from its nodes' lives."""
     found = Scan(ledger.generation)
     budget = MAX_SUMMARY_NODES
+    summaries: dict[int, dict] = {}
     with ledger.paused():
         for holder in graph_holders(roots, filename):
             if len(found.holders) >= MAX_HOLDERS or budget <= 0:
                 found.capped = True
                 break
-            summary, walked = summarize(holder, budget, ledger.step_at)
-            budget -= walked
-            found.unwatched += summary.pop("unwatched")
-            found.holders.append(summary)
+            summary = summaries.get(id(holder.holder))
+            if summary is None:
+                summary, walked = summarize(holder, budget, ledger.step_at)
+                summaries[id(holder.holder)] = summary
+                budget -= walked
+                found.unwatched += summary.pop("unwatched")
+            found.holders.append({"path": holder.path, **summary})
     return found
 
 
@@ -124,7 +129,7 @@ def summarize(found: Found, budget: int, step_at: Sequence[int]) -> tuple[dict, 
     root = found.root
     seen: dict[int, object] = {}
     stack, storages = [root], {}
-    keys, used, unwatched = set(), False, 0
+    keys, passes, unwatched = set(), set(), 0
     while stack and len(seen) < budget:
         node = stack.pop()
         if node is None or id(node) in seen:
@@ -137,7 +142,8 @@ def summarize(found: Found, budget: int, step_at: Sequence[int]) -> tuple[dict, 
             unwatched += 1
         else:
             keys.add(token.life.key)
-            used = used or token.life.first_use != UNSET
+            if token.life.first_use != UNSET:
+                passes.add(token.life.first_use)
         for tensor in saved_tensors(node):
             storages[tensor.data_ptr()] = tensor.untyped_storage().nbytes()
         stack.extend(child for child, _ in node.next_functions)
@@ -145,7 +151,6 @@ def summarize(found: Found, budget: int, step_at: Sequence[int]) -> tuple[dict, 
     holder = found.holder
     tensor = holder if isinstance(holder, torch.Tensor) else None
     return {
-        "path": found.path,
         "grad_fn": type(root).__name__,
         "nodes": len(seen),
         "saved_bytes": sum(storages.values()),
@@ -153,7 +158,8 @@ def summarize(found: Found, budget: int, step_at: Sequence[int]) -> tuple[dict, 
         "keys": [min(keys), max(keys)] if keys else None,
         "generations": len(keys),
         "steps": len({_at(step_at, key) for key in keys}),
-        "used": used,
+        "used": bool(passes),
+        "passes": len(passes),
         "root_used": token is not None and token.life.first_use != UNSET,
         "numel": tensor.numel() if tensor is not None else None,
         "view": tensor is not None and tensor._base is not None,

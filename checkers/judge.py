@@ -43,7 +43,8 @@ class Culprit:
 
     @property
     def is_container(self) -> bool:
-        return any("[" in h["path"] or h["path"].endswith("}") for h in self.holders)
+        """Per-step values kept side by side, not one tensor that chains them."""
+        return len(self.holders) > 1 or bool(_POSITION.search(self.path)) or self.path.endswith("}")
 
 
 def judge(m: dict, source: str = "", output: str = "") -> Verdict:
@@ -124,8 +125,8 @@ def _shape(m: dict) -> Shape:
 def _window_generations(series: dict, window: Window) -> tuple[int, int | None]:
     """The generations a window spans, from where its climb began; the end is open (None)
     when it ran to the end of the run."""
-    first, width = series["first"], series["width"]
-    end = first[window.end] + width - 1 if window.released else None
+    first = series["first"]
+    end = first[window.end] - 1 if window.released else None  # before the bucket that let go
     return first[climb_start(series["lows"], window.start)], end
 
 
@@ -137,24 +138,27 @@ def climb_start(lows: Sequence[int], start: int) -> int:
 
 
 def _dead_culprit(m: dict, window: Window) -> Culprit | None:
-    """The holders of the window's graph, from the scan taken closest to its peak."""
+    """The holders of the window's graph, from the scan that found most of them: the final
+    scan for growth still held at the end, an earlier one for growth that was let go."""
     start, end = _window_generations(m["dead_weight"], window)
-    scans = m["scans"]
-    if end is not None:
-        scans = [s for s in scans if start <= s["generation"] <= end + 1]
-    if not scans:
-        return None
-    holders = [h for h in scans[-1]["holders"]
-               if h["keys"] is not None and h["keys"][1] >= start - 1
-               and (end is None or h["keys"][0] <= end)]
-    return _group(holders)
+    best: list[dict] = []
+    for scan in m["scans"]:
+        if end is not None and not start <= scan["generation"] <= end:
+            continue
+        holders = [h for h in scan["holders"] if h["keys"] is not None
+                   and (end is None or h["keys"][0] <= end) and h["keys"][1] >= start - 1]
+        if len(holders) >= len(best):
+            best = holders
+    return _group(best)
 
 
 def _reach_culprit(m: dict) -> Culprit | None:
-    """The tensor whose graph every backward pass runs through: used, spanning the most steps."""
-    holders = [h for h in m["scans"][-1]["holders"] if h["used"] and h["generations"] > 1] \
-        if m["scans"] else []
-    return _group(holders)
+    """The holder whose graph the most backward passes ran through: carried from step to step."""
+    holders = [h for h in m["scans"][-1]["holders"] if h["passes"] > 1] if m["scans"] else []
+    if not holders:
+        return None
+    most = max(holders, key=lambda h: h["passes"])
+    return Culprit(most["path"], (most,), most["passes"])
 
 
 def _group(holders: Sequence[dict]) -> Culprit | None:

@@ -24,7 +24,6 @@ How the ledger sees everything, whatever the snippet does:
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 import weakref
@@ -37,6 +36,7 @@ from torch.autograd import variable as autograd_variable
 from torch.optim import optimizer as optim_module
 from torch.overrides import TorchFunctionMode
 
+from checkers.identity import FACADES
 from checkers.memory import CudaAllocator, HostHeap, OffHeap
 
 TOKEN = "grill"
@@ -79,11 +79,15 @@ class Ledger(TorchFunctionMode):
 
     def __init__(self, filename: str, reader: HostHeap | CudaAllocator | None,
                  deadline: float | None = None, steps_cap: int | None = None,
+                 track_peak: bool = False,
                  on_stop: Callable[[str], None] | None = None,
                  on_scan: Callable[[], Scan | None] | None = None) -> None:
         super().__init__()
         self.filename = filename
         self.reader = reader
+        self.track_peak = track_peak and reader is not None
+        """Read the heap around every torch call, for a peak-memory budget (glibc's counter
+        costs microseconds to tens of them a read: only when a task asks)."""
         self.deadline = deadline
         self.steps_cap = steps_cap
         self.on_stop = on_stop
@@ -99,6 +103,8 @@ class Ledger(TorchFunctionMode):
         """Line of the loop whose tick opened each generation (0: a backward or step)."""
         self.reach = OffHeap()
         """Per backward pass: how many earlier passes' graphs it ran through again."""
+        self.backward_at = OffHeap()
+        """The generation of each backward pass."""
         self.memory_by_step = OffHeap()
         self.reserved_by_step = OffHeap()
         self.memory_by_backward = OffHeap()
@@ -119,6 +125,7 @@ class Ledger(TorchFunctionMode):
         """Set when the instrumentation was found switched off or replaced."""
         self._next_scan = FIRST_SCAN_LIVES
         self._paused = False
+        self._step_pause: _Paused | None = None
         self._inside = 0
         """Depth of torch calls running inside the mode's handler (where torch pops the mode)."""
         self._loop_line = 0
@@ -162,7 +169,7 @@ class Ledger(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if self._paused:
+        if self._paused or not torch.is_grad_enabled():
             return func(*args, **kwargs)
         self._sample_peak()
         self._inside += 1
@@ -170,7 +177,7 @@ class Ledger(TorchFunctionMode):
             result = func(*args, **kwargs)
         finally:
             self._inside -= 1
-        if torch.is_grad_enabled():
+        if torch.is_grad_enabled():  # the call may have switched it (set_grad_enabled)
             self._sample_peak()
             self.observe(result)
             if args:
@@ -236,6 +243,7 @@ class Ledger(TorchFunctionMode):
         """One backward pass or autograd.grad: mark what it uses, then run it."""
         self.backward_calls += 1
         index = self.backward_calls
+        self.backward_at[index] = self.generation
         roots = [_node_of(output) for output in (outputs if isinstance(outputs, (tuple, list))
                                                  else (outputs,))]
         with self.paused():
@@ -291,11 +299,20 @@ class Ledger(TorchFunctionMode):
     # -- optimizer steps ------------------------------------------------------------------
 
     def _before_step(self, optimizer, args, kwargs) -> None:
+        """Count the update, and let the optimizer's own arithmetic (no graph, under no_grad)
+        run without the mode unless a closure (L-BFGS) builds graph inside the step."""
         with self.paused():
             if any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
                 self.updates += 1
+        closure = args[1] if len(args) > 1 else kwargs.get("closure")  # args[0]: the optimizer
+        if closure is None and self._step_pause is None:
+            self._step_pause = self.paused()
+            self._step_pause.__enter__()
 
     def _after_step(self, optimizer, args, kwargs) -> None:
+        if self._step_pause is not None:
+            pause, self._step_pause = self._step_pause, None
+            pause.__exit__(None, None, None)
         self.optimizer_steps += 1
         if self.reader is not None:
             used, reserved = self._read()
@@ -309,14 +326,15 @@ class Ledger(TorchFunctionMode):
         """Top of a loop iteration (`line`: the loop), or the end of a backward or a step (0)."""
         if line:
             self._loop_line = line
+            if self.problem is None and not self._inside and not torch._C._is_torch_function_mode_enabled():
+                self._switched_off()
         if self._dirty and (line or not self._loop_line):  # a new generation opens
             self._dirty = False
             self.generation += 1
             self.step_at[self.generation] = self.optimizer_steps
             self.loop_at[self.generation] = self._loop_line
             if line and self.problem is None and not self.intact():
-                self.problem = ("the snippet switched off or replaced grill's instrumentation"
-                                f" (at line {self._candidate_line() or '?'})")
+                self._switched_off()
         if len(self.lives) >= self._next_scan and self.on_scan is not None:
             self._scan()
         if self.on_stop is not None:
@@ -325,13 +343,15 @@ class Ledger(TorchFunctionMode):
             elif self.steps_cap is not None and self.optimizer_steps >= self.steps_cap:
                 self.on_stop("steps")
 
+    def _switched_off(self) -> None:
+        self.problem = ("the snippet switched off or replaced grill's instrumentation"
+                        f" (at line {self._candidate_line() or '?'})")
+
     def _scan(self) -> None:
         with self.paused():
-            gc.collect()  # a reference cycle may hold graph only until the next collection
-            if len(self.lives) >= self._next_scan:
-                scan = self.on_scan()
-                if scan is not None:
-                    self.scans.append(scan)
+            scan = self.on_scan()
+            if scan is not None:
+                self.scans.append(scan)
             self._next_scan = max(2 * len(self.lives), FIRST_SCAN_LIVES)
 
     # -- reading --------------------------------------------------------------------------
@@ -344,16 +364,31 @@ class Ledger(TorchFunctionMode):
         return self.reader.read() if self.reader is not None else (0, 0)
 
     def _sample_peak(self) -> None:
-        if self.reader is not None:
+        if self.track_peak:
             used = self.reader.read()[0]
             if used > self.peak:
                 self.peak = used
 
     def close_lives(self) -> None:
-        """At the end: every node still alive marks its generation as alive at the end."""
+        """At the end of the run, which is one more generation boundary: every node still alive
+        marks its generation as alive at the end, except graph still waiting for a backward
+        pass the run did not get to. That is graph never used, made within the longest stretch
+        the run ever went between backward passes (the last, unfinished accumulation window or
+        episode); older unused graph is dead weight."""
+        self.generation += 1
+        waiting_from = self.generation - self._longest_wait()
         for life in list(self.lives):
+            if life.first_use == UNSET and life.born >= waiting_from:
+                continue
             self.last_death[life.key] = ALIVE
         self.lives.clear()
+
+    def _longest_wait(self) -> int:
+        """The most generations the run ever went between backward passes (0 without any)."""
+        passes = self.backward_at.values()[1:]
+        if not passes:
+            return 0
+        return max(b - a for a, b in zip([0, *passes], passes)) + 1
 
     def dead_weight(self) -> list[int]:
         """Per generation: how many earlier generations were still alive after it ended, their
@@ -411,6 +446,7 @@ def _wrapped_apply(ledger: Ledger, apply: Callable) -> Callable:
     apply_and_observe.__module__ = apply.__module__  # what a repr shows: torch's, not grill's
     apply_and_observe.__qualname__ = apply.__qualname__
     apply_and_observe.__name__ = apply.__name__
+    FACADES.add(id(apply_and_observe))
     return apply_and_observe
 
 

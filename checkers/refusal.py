@@ -11,6 +11,9 @@ from types import FrameType
 CANDIDATE_MARK = "__grill_candidate__"
 """Key set in every candidate namespace; frames whose globals hold it run candidate code."""
 
+PRIVATE_NAMES = "__grill_private__"
+"""Namespace key of the single-underscore attribute names the snippet itself declares."""
+
 CANDIDATE_CLASSES = "__grill_classes__"
 """Namespace key of the classes the snippet defined: one of them setting `grill_control`
 is still the candidate's own exception, not the grader's control flow."""
@@ -62,8 +65,10 @@ refused_at_runtime: list[Refused] = []
 """Refusals raised while a snippet runs, kept so that `except Exception: pass` cannot hide one."""
 
 
-def not_available(subject: str) -> Refused:
-    """The one refusal wording users see: `'torch.os' is not available in the sandbox`."""
-    refusal = Refused(f"'{subject}' is not available in the sandbox", candidate_line())
+def not_available(subject: str, why: str = "") -> Refused:
+    """The one refusal wording users see: `'torch.os' is not available in the sandbox`,
+    with the reason when there is one to give."""
+    reason = f" ({why})" if why else ""
+    refusal = Refused(f"'{subject}' is not available in the sandbox{reason}", candidate_line())
     refused_at_runtime.append(refusal)
     return refusal

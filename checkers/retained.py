@@ -44,28 +44,35 @@ def is_grader_name(name: str) -> bool:
 
 
 def graph_holders(roots: Mapping[str, object], filename: str) -> Iterator[Found]:
-    """Each graph-bearing tensor or kept graph node reachable from `roots`, once, with its
-    shortest path."""
+    """Each graph-bearing tensor or kept graph node reachable from `roots`, shortest paths
+    first. A holder reached by several paths (`loss`, and `losses[2]` which holds the same
+    tensor) is yielded under each, so a container is counted whole; containers and objects
+    are walked once."""
     queue = deque((name, value, 0) for name, value in roots.items() if not is_grader_name(name))
     seen: set[int] = {id(roots)}
-    while queue and len(seen) < MAX_OBJECTS:
+    found = 0
+    while queue and len(seen) + found < MAX_OBJECTS:
         path, value, depth = queue.popleft()
-        if isinstance(value, _ATOMS) or id(value) in seen or _is_grill_object(value):
+        if isinstance(value, _ATOMS) or _is_grill_object(value):
             continue
-        seen.add(id(value))
         if isinstance(value, torch.autograd.graph.Node):
+            found += 1
             yield Found(path, value)
             continue
         if isinstance(value, torch.Tensor):
             if value.grad_fn is not None:
+                found += 1
                 yield Found(path, value)
-            elif value.grad is not None and value.grad.grad_fn is not None and id(value.grad) not in seen:
-                seen.add(id(value.grad))
+            elif value.grad is not None and value.grad.grad_fn is not None:
+                found += 1
                 yield Found(f"{path}.grad", value.grad)
             hooks = getattr(value, "_backward_hooks", None)
-            if hooks:
+            if hooks and id(hooks) not in seen:
                 queue.append((f"{path}._backward_hooks", hooks, depth + 1))
             continue
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
         if depth < MAX_DEPTH:
             queue.extend((child_path, child, depth + 1)
                          for child_path, child in _children(path, value, filename))

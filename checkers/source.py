@@ -109,7 +109,7 @@ def _lines_in_loops(tree: ast.Module) -> set[int]:
 def source_flags(tree: ast.Module) -> frozenset[str]:
     """Facts about the source that shape the hint: `retain_graph` and `create_graph` passed as
     True; `hook_in_loop` for a hook registered inside a loop; and `carried:NAME` for state fed
-    back into the call that replaces it (`out, h = rnn(x, h)`, `h = cell(x, h)`)."""
+    back into the call that replaces it (`out, h = rnn(x, h)`, `h = Cell.apply(x + h)`)."""
     flags = set()
     in_loop = _lines_in_loops(tree)
     for node in ast.walk(tree):
@@ -122,7 +122,7 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
                 and not _calls_builtin(node.value):  # `best = min(best, loss)` keeps, not carries
             targets = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            fed_back = {a.id for a in node.value.args if isinstance(a, ast.Name)}
+            fed_back = {n.id for a in node.value.args for n in ast.walk(a) if isinstance(n, ast.Name)}
             flags.update(f"carried:{name}" for name in targets & fed_back)
     return frozenset(flags)
 

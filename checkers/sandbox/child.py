@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-from checkers import policy
+from checkers import guards
 from checkers.refusal import CandidateError, Refused
 from checkers.sandbox import landlock, warnings_shown
 from checkers.sandbox.protocol import signed, write_all
@@ -48,7 +48,7 @@ def run(job: Callable[[dict, Callable[[dict], NoReturn]], dict], request: dict, 
                      shared_user=request["shared_user"])
         if request["device"] != "cuda":  # the driver's device files and /sys: untried here
             landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"])
-        policy.set_print_limit(request["limits"]["output_bytes"])
+        guards.set_print_limit(request["limits"]["output_bytes"])
         message = call(job, request["payload"], answer)
     except BaseException as exc:  # the child must always answer, whatever broke
         message = internal_error(exc)

@@ -12,9 +12,9 @@ from checkers import policy
 
 def run_snippet(payload: dict, finish=None) -> dict:
     """payload: {"source": str}. Returns {"result": <the snippet's `result`, if JSON>}."""
-    code = policy.compile_candidate(payload["source"], payload.get("filename", "<snippet>"))
-    namespace = policy.candidate_namespace()
-    policy.run_candidate(code, namespace)
+    compiled = policy.compile_candidate(payload["source"], payload.get("filename", "<snippet>"))
+    namespace = policy.candidate_namespace(compiled)
+    policy.run_candidate(compiled, namespace)
     result = namespace.get("result")
     try:
         json.dumps(result)

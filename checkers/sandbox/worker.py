@@ -93,8 +93,8 @@ def warm() -> dict:
         opt.step()
         opt.zero_grad()
     from checkers import policy
-    policy.run_candidate(policy.compile_candidate(WARM_SNIPPET, "<warm-up>"),
-                         policy.candidate_namespace())
+    warm_up = policy.compile_candidate(WARM_SNIPPET, "<warm-up>")
+    policy.run_candidate(warm_up, policy.candidate_namespace(warm_up))
     gc.collect()
     gc.freeze()  # what the worker holds is never garbage: a run's collections skip it
     return {"torch": torch.__version__, "cuda": torch.cuda.is_available()}

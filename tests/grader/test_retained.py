@@ -1,4 +1,5 @@
-"""The survivor scan finds graph-bearing tensors by the path a reader would write."""
+"""The survivor scan finds what holds graph by the path a reader would write; the source tells
+which line stored it."""
 
 import ast
 from collections import deque
@@ -6,7 +7,8 @@ from collections import deque
 import pytest
 import torch
 
-from checkers.retained import assignment_line, graph_tensors, stored_name
+from checkers.retained import graph_holders
+from checkers.source import assignment_line, stored_name
 
 FILE = __file__
 
@@ -16,7 +18,7 @@ def graph() -> torch.Tensor:
 
 
 def paths(roots: dict) -> list[str]:
-    return sorted(found.path for found in graph_tensors(roots, FILE))
+    return sorted(found.path for found in graph_holders(roots, FILE))
 
 
 def test_containers_at_any_depth():
@@ -79,13 +81,17 @@ def test_a_gradient_that_carries_a_graph_is_reported_on_its_leaf():
     assert paths({"weight": weight}) == ["weight.grad"]
 
 
-def test_the_shortest_path_wins_and_each_tensor_is_reported_once():
+def test_a_tensor_in_a_container_is_reported_there_too_so_the_container_counts_whole():
     loss = graph()
-    assert paths({"loss": loss, "history": [loss]}) == ["loss"]
+    assert paths({"loss": loss, "history": [loss]}) == ["history[0]", "loss"]
+
+
+def test_a_graph_node_kept_without_its_tensor_is_a_holder():
+    assert paths({"grad_fns": [graph().grad_fn]}) == ["grad_fns[0]"]
 
 
 def test_grader_names_are_skipped():
-    assert paths({"__grill_step__": [graph()], "_getattr_": [graph()], "_print": [graph()]}) == []
+    assert paths({"__grill_tick__": [graph()], "_getattr_": [graph()], "_print": [graph()]}) == []
 
 
 SNIPPET = """\
@@ -111,6 +117,7 @@ for step in range(10):
     ("tracker.history[2]", 7),
     ("metrics['loss'][4]", 12),
     ("by_head['cls'][4]", 13),
+    ("model.1._forward_hooks[2].<closure>.losses[0]", 11),
     ("nowhere", None),
 ])
 def test_assignment_line_prefers_the_statement_that_stored_it(path, line):

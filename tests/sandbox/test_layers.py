@@ -191,9 +191,11 @@ def test_cpu_limit(secret):
     assert (outcome.status, outcome.error.kind) == ("limit", "cpu")
 
 
-def test_malformed_result_is_an_error_not_trusted(either_sandbox):
+def test_a_result_grill_did_not_sign_is_thrown_away(either_sandbox):
+    """Only grill can speak for grill: bytes written to the result pipe by anything but the
+    run's own answer do not carry the run's key."""
     outcome = run(either_sandbox, "malformed_result")
-    assert (outcome.status, outcome.error.kind) == ("error", "malformed")
+    assert (outcome.status, outcome.error.kind) == ("error", "tampered")
     assert outcome.result is None
 
 

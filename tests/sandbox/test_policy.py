@@ -7,13 +7,14 @@ import ast
 
 import pytest
 
-from checkers import capabilities, policy
+from checkers import capabilities, guards, policy
 from checkers.policy import CandidateError, Refused
 
 
 def run(source: str, extra: dict | None = None, transform=None) -> dict:
-    namespace = policy.candidate_namespace(extra)
-    policy.run_candidate(policy.compile_candidate(source, transform=transform), namespace)
+    compiled = policy.compile_candidate(source, transform=transform)
+    namespace = policy.candidate_namespace(compiled, extra)
+    policy.run_candidate(compiled, namespace)
     return namespace
 
 
@@ -26,10 +27,10 @@ def run(source: str, extra: dict | None = None, transform=None) -> dict:
     ("class A:\n    def __reduce__(self):\n        return 1", '"__reduce__" is an invalid'),
     ("class A:\n    def f(self):\n        def __init__():\n            pass",
      '"__init__" is an invalid variable name'),
-    ("_hidden = 1", '"_hidden" is an invalid variable name'),
+    ("_getattr_ = 1", '"_getattr_" is an invalid variable name'),
     ("async def f():\n    pass", "AsyncFunctionDef statements are not allowed"),
 ], ids=["os", "inspect", "operator", "dict", "del-at-top", "reduce", "nested-init", "underscore",
-        "async"])
+        "async"])  # one underscore is the snippet's own; RestrictedPython's names stay closed
 def test_compile_time_refusals(source, message):
     with pytest.raises(Refused) as refused:
         policy.compile_candidate(source)
@@ -60,8 +61,8 @@ def test_a_closed_family_stays_closed_under_a_name_that_re_exports_it(monkeypatc
         run("import torch.nn.functional as F\nF.script_again(print)\n")
 
 
-def test_a_real_module_handed_back_by_torch_is_read_through_its_proxy():
-    with pytest.raises(Refused, match="'torch.cpu.amp' is not available"):
+def test_a_real_module_handed_back_by_torch_comes_only_as_an_allowed_proxy():
+    with pytest.raises(Refused, match="'torch.cpu' is not available"):
         run("import torch\ntorch.get_device_module('cpu').amp\n")
     namespace = run("import torch\ncuda = torch.get_device_module('cuda')\n"
                     "seen = cuda.is_available()\n")
@@ -103,17 +104,6 @@ def test_grader_transform_runs_after_the_policy_and_keeps_lines():
     assert error.value.line == 3
 
 
-def test_grader_control_exceptions_pass_through_the_candidates_handlers():
-    class StopNow(BaseException):
-        grill_control = True
-
-    def stop():
-        raise StopNow
-
-    with pytest.raises(StopNow):
-        run("try:\n    stop_hook()\nexcept ZeroDivisionError:\n    pass\n", {"stop_hook": stop})
-
-
 def test_a_candidate_exception_that_claims_to_be_control_flow_is_still_the_candidates():
     with pytest.raises(CandidateError) as error:
         run("class Stop(Exception):\n    grill_control = True\n\nraise Stop('early')\n")
@@ -153,18 +143,18 @@ def test_a_refusal_caught_by_the_candidate_is_still_reported():
 
 
 def test_print_is_capped_with_a_note(capsys):
-    policy.set_print_limit(10)
+    guards.set_print_limit(10)
     try:
         run("print('a' * 50)\nprint('more')\n")
     finally:
-        policy.set_print_limit(64 * 1024)
+        guards.set_print_limit(64 * 1024)
     out = capsys.readouterr().out
     assert out.startswith("a" * 10 + "\n[output truncated after 10 characters]")
     assert "more" not in out
 
 
 def test_imports_not_made_by_a_candidate_import_statement_return_no_module():
-    namespace = policy.candidate_namespace()
+    namespace = policy.candidate_namespace(policy.compile_candidate("x = 1"))
     importer = namespace["__builtins__"]["__import__"]
     assert importer("json") is None
 

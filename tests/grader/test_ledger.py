@@ -1,0 +1,211 @@
+"""The ledger sees every node's life, whatever holds it and however backward is called."""
+
+import torch
+import torch.nn as nn
+
+from checkers.ledger import ALIVE, Ledger
+from checkers.memory import OffHeap, memory_reader
+
+
+def run(body, steps: int = 12, **options) -> Ledger:
+    """Run `body(step)` once per loop iteration under a ledger, ticking like a loop does."""
+    ledger = Ledger(__file__, memory_reader("cpu"), **options)
+    with ledger.watching():
+        for step in range(steps):
+            ledger.tick(1)
+            body(step)
+    ledger.close_lives()
+    return ledger
+
+
+def model_and_optimizer():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    return model, torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+def test_a_loop_that_keeps_nothing_has_no_dead_weight():
+    model, opt = model_and_optimizer()
+
+    def body(step):
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    ledger = run(body)
+    assert max(ledger.dead_weight()) == 0
+    assert (ledger.backward_calls, ledger.optimizer_steps, ledger.updates) == (12, 12, 12)
+
+
+def test_kept_losses_add_one_generation_of_dead_weight_per_step():
+    model, opt = model_and_optimizer()
+    kept = []
+
+    def body(step):
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        kept.append(loss)
+
+    series = run(body).dead_weight()
+    assert series[-1] == 12
+    assert all(b >= a for a, b in zip(series, series[1:]))
+
+
+def test_a_grad_fn_kept_without_its_tensor_still_keeps_its_graph_alive():
+    model, _ = model_and_optimizer()
+    nodes = []
+    ledger = run(lambda step: nodes.append(model(torch.randn(2, 4)).sum().grad_fn))
+    assert ledger.dead_weight()[-1] == 12
+    nodes.clear()
+
+
+def test_graph_waiting_for_a_later_backward_is_not_dead_weight():
+    """Gradient accumulation: four micro-losses summed, one backward per window."""
+    model, opt = model_and_optimizer()
+    pending = {"total": 0}
+
+    def body(step):
+        pending["total"] = pending["total"] + model(torch.randn(8, 4)).pow(2).mean()
+        if step % 4 == 3:
+            opt.zero_grad()
+            pending["total"].backward()
+            opt.step()
+            pending["total"] = 0
+
+    assert max(run(body, steps=16).dead_weight()) <= 1
+
+
+def test_the_unfinished_last_window_waits_for_a_backward_the_run_did_not_reach():
+    model, opt = model_and_optimizer()
+    pending = {"total": 0}
+
+    def body(step):
+        pending["total"] = pending["total"] + model(torch.randn(8, 4)).pow(2).mean()
+        if step % 8 == 7:
+            opt.zero_grad()
+            pending["total"].backward()
+            pending["total"] = 0
+
+    assert max(run(body, steps=21).dead_weight()) <= 1  # 5 steps of the third window left over
+
+
+def test_unused_graph_older_than_any_wait_between_backward_passes_is_dead_weight():
+    """An evaluation pass after training, without no_grad, keeping its outputs."""
+    model, opt = model_and_optimizer()
+    outputs = []
+
+    def body(step):
+        if step < 10:
+            loss = model(torch.randn(8, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        else:
+            outputs.append(model(torch.randn(8, 4)))
+
+    assert run(body, steps=30).dead_weight()[-1] >= 18  # all 20 but the last wait's worth
+
+
+def test_every_way_of_calling_backward_reaches_the_ledger():
+    x = torch.ones(3, requires_grad=True)
+
+    def body(step):
+        (x * 2).sum().backward()
+        torch.autograd.backward((x * 3).sum())
+        torch.autograd.grad((x * 4).sum(), x)
+        torch.Tensor.backward((x * 5).sum())
+
+    assert run(body, steps=2).backward_calls == 8
+
+
+def test_a_carried_state_with_retain_graph_reaches_further_back_every_step():
+    cell = nn.Linear(3, 3)
+    state = {"h": torch.zeros(1, 3)}
+
+    def body(step):
+        state["h"] = torch.tanh(cell(state["h"]))
+        state["h"].sum().backward(retain_graph=True)
+
+    reach = run(body, steps=10).reach.values()[1:]
+    assert reach == list(range(10))
+
+
+def test_custom_function_nodes_are_born_in_the_ledger_too():
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+
+    chain = {"h": torch.ones(2, requires_grad=True)}
+    ledger = run(lambda step: chain.__setitem__("h", Square.apply(chain["h"]) * 0.5), steps=8)
+    assert ledger.nodes_created >= 16
+    assert ledger.dead_weight()[-1] >= 7
+    chain.clear()
+
+
+def test_nodes_made_inside_a_composite_op_are_counted():
+    x = torch.randn(4, 3, requires_grad=True)
+    ledger = run(lambda step: nn.functional.cross_entropy(x, torch.tensor([0, 1, 2, 0])), steps=1)
+    assert ledger.nodes_created >= 2  # log_softmax and nll_loss, seen through their output
+
+
+def test_an_optimizer_step_without_gradients_is_not_an_update():
+    model, opt = model_and_optimizer()
+
+    def body(step):
+        opt.zero_grad()
+        model(torch.randn(2, 4)).sum().detach()
+        opt.step()
+
+    ledger = run(body, steps=5)
+    assert (ledger.optimizer_steps, ledger.updates) == (5, 0)
+
+
+def test_switching_off_torch_function_handling_is_seen():
+    def body(step):
+        with torch._C.DisableTorchFunction():
+            ledger_ref[0].tick(1)
+        torch.ones(1, requires_grad=True).sum()
+
+    ledger = Ledger(__file__, None)
+    ledger_ref = [ledger]
+    with ledger.watching():
+        for step in range(3):
+            ledger.tick(1)
+            body(step)
+    assert "switched off" in ledger.problem
+
+
+def test_nodes_still_alive_at_the_end_mark_their_generation_alive():
+    kept = []
+    ledger = run(lambda step: kept.append((torch.ones(1, requires_grad=True) * 2).sum()), steps=3)
+    assert ALIVE in ledger.last_death.values()
+
+
+def test_peak_memory_is_read_only_when_a_task_asks_for_it():
+    def body(step):
+        (torch.ones(256, 256, requires_grad=True) * 2).sum()
+
+    untracked = run(body, steps=2)
+    assert untracked.peak == untracked.base
+    tracked = run(body, steps=2, track_peak=True)
+    assert tracked.peak >= tracked.base + 256 * 256 * 4
+
+
+def test_off_heap_arrays_grow_without_touching_the_heap_they_measure():
+    reader = memory_reader("cpu")
+    array = OffHeap(fill=-1)
+    before = reader.read()[0]
+    for index in range(100_000):
+        array[index] = index
+    assert reader.read()[0] - before < 64 * 1024
+    assert (len(array), array[99_999], array.values()[:2]) == (100_000, 99_999, [0, 1])
