@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     mock.add_argument("--interviewer", action="store_true", help="two people: one asks and ticks, one answers aloud")
     mock.add_argument("--report", metavar="FILE", help="also write the final report as Markdown")
 
-    check = command("check", "checkers.cli:run", "grade a PyTorch training-loop snippet for retained graphs")
+    check = command("check", "checkers.cli:run", "grade PyTorch training-loop snippets: does autograd graph pile up as they train?")
     add_check_arguments(check)
 
     lint = command("lint", "app.commands.lint:run", "validate question packs or cards")

@@ -36,6 +36,8 @@ class Window:
     """Last bucket: where it was released, or the last bucket of the run."""
     height: int
     """Generations above the floor at its highest."""
+    peak: int
+    """Generations at its highest."""
     released: bool
     """It fell back before the run ended."""
 
@@ -74,7 +76,7 @@ def find_windows(lows: Sequence[int], highs: Sequence[int], floor: int) -> list[
     while index < count:
         if lows[index] <= near:
             if highs[index] - floor >= MIN_CLIMB:
-                windows.append(Window(index, index, highs[index] - floor, True))
+                windows.append(Window(index, index, highs[index] - floor, highs[index], True))
             index += 1
             continue
         end = index
@@ -82,8 +84,8 @@ def find_windows(lows: Sequence[int], highs: Sequence[int], floor: int) -> list[
             end += 1
         released = end < count
         last = end if released else end - 1  # the bucket where it fell back holds its peak too
-        height = max(highs[index:last + 1]) - floor
-        if height >= MIN_CLIMB:
-            windows.append(Window(index, last, height, released))
+        peak = max(highs[index:last + 1])
+        if peak - floor >= MIN_CLIMB:
+            windows.append(Window(index, last, peak - floor, peak, released))
         index = last + 1
     return windows

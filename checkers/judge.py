@@ -232,7 +232,7 @@ def _explain_dead(culprit: Culprit | None, window: Window, m: dict, flags: froze
     late = f" from step {from_step} on" if from_step > 2 else ""
     if culprit is None:
         message = (f"Graph nobody will backpropagate through again piled up{late}{where}, about"
-                   f" {window.height} steps' worth, held somewhere grill could not name.")
+                   f" {window.peak} steps' worth, held somewhere grill could not name.")
         return message, ("Whatever outlives a step should leave it as `.item()` (a number) or"
                          " `.detach()` (a tensor without its graph).")
     first = culprit.first
@@ -352,7 +352,7 @@ def _notes(m: dict, dead: Growth, reach: Growth, tree: ast.Module | None) -> tup
     if dead.bounded is not None:
         culprit = _dead_culprit(m, dead.bounded)
         who = f"`{culprit.path}`" if culprit is not None else "Something"
-        notes.append(f"{who} keeps up to {dead.bounded.height} steps' graphs and then lets them go,"
+        notes.append(f"{who} keeps up to {dead.bounded.peak} steps' graphs and then lets them go,"
                      f" again and again ({dead.repeats} times): bounded, so not a leak, but"
                      " memory the loop does not need; store `.item()` or `.detach()` instead.")
     if m.get("unwatched_nodes"):

@@ -21,7 +21,7 @@ CURVE_WIDTH = 56
 TABLE_ROWS = 10
 FLAT_SPAN = 16 * 1024
 """The smallest range the curve is drawn over: less than this is flat (checkers.curve)."""
-PATH_CELL = 36
+PATH_CELL = 30
 OUTPUT_LINES = 15
 
 HEADLINES = {

@@ -136,6 +136,13 @@ def _children(path: str, value: object, filename: str) -> Iterator[tuple[str, ob
 
 
 def _function_children(path: str, function: types.FunctionType) -> Iterator[tuple[str, object]]:
+    """A snippet function's closure, defaults, and the module globals it names (a helper that
+    keeps losses in a global it was never passed)."""
+    for name in function.__code__.co_names:
+        value = function.__globals__.get(name)
+        if value is not None and not isinstance(value, (type, types.FunctionType)) \
+                and not is_grader_name(name):
+            yield name, value
     for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
         try:
             yield f"{path}.<closure>.{name}", cell.cell_contents

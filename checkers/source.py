@@ -120,7 +120,8 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
             if _called_name(node) in HOOK_REGISTRATIONS and node.lineno in in_loop:
                 flags.add("hook_in_loop")
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                and not _calls_builtin(node.value):  # `best = min(best, loss)` keeps, not carries
+                and not _calls_builtin(node.value) and not _calls_torch(node.value):
+            # `best = min(best, loss)` keeps and `acc = torch.cat([acc, out])` collects: neither carries
             targets = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
             fed_back = {n.id for a in node.value.args for n in ast.walk(a) if isinstance(n, ast.Name)}
             flags.update(f"carried:{name}" for name in targets & fed_back)
@@ -143,6 +144,14 @@ def _called_name(call: ast.Call) -> str | None:
     if isinstance(func, ast.Name):
         return func.id
     return None
+
+
+def _calls_torch(call: ast.Call) -> bool:
+    """`torch.cat(...)`, `torch.nn.functional.pad(...)`: an op on tensors, not a cell or a model."""
+    func = call.func
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id == "torch"
 
 
 def _calls_builtin(call: ast.Call) -> bool:

@@ -1,5 +1,6 @@
 """What `grill lint` checks: every load problem in the given packs or cards, and optionally
-whether each code task's starter really leaks and its solution really does not.
+whether each code task's starter really fails as the card says (a leak, or a broken contract)
+and its solution really passes, graded by the real grader against the task's contract.
 
 Content is tested like code: a starter that already passes, or a reference solution that
 fails, would make the exercise meaningless.
@@ -13,20 +14,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from questions.loader import MANIFEST_NAME, load_card_file, load_library
-from questions.model import LoadedCard, Problem
+from questions.model import CodeTask, LoadedCard, Problem
 from questions.yamldoc import position, read_yaml
 
 if TYPE_CHECKING:
     from checkers.verdict import Verdict
 
-EXPECTED_VERDICTS = {"starter": "leak", "solution": "clean"}
-"""What each part of a code task must grade as."""
+class TaskGrader(Protocol):
+    """Grades `source` as a fix of `task` (the app passes `checkers.api.grade_task` with the
+    task's spec); tests can pass a fake one."""
 
-
-class Grader(Protocol):
-    """`checkers.api.grade_source`'s shape, so tests can pass a fake one."""
-
-    def __call__(self, source: str, *, device: str, steps: int) -> Verdict: ...
+    def __call__(self, source: str, task: CodeTask) -> Verdict: ...
 
 
 @dataclass
@@ -66,18 +64,20 @@ def lint_paths(paths: Sequence[Path]) -> LintReport:
     return LintReport(sort_problems(problems), cards, len(library.packs))
 
 
-def grade_code_tasks(cards: Iterable[LoadedCard], grade: Grader,
+def grade_code_tasks(cards: Iterable[LoadedCard], grade: TaskGrader,
                      progress: Callable[[LoadedCard, str], None] | None = None) -> list[Problem]:
-    """Grade every code task's starter and solution; each unexpected verdict is a Problem at its key."""
+    """Grade every code task's starter and solution as fixes of the task; each unexpected
+    verdict is a Problem at its key. The starter must fail as `starter_fails` says; the
+    solution must be clean."""
     problems = []
     for loaded in cards:
         task = loaded.card.code_task
         if task is None:
             continue
-        for part, expected in EXPECTED_VERDICTS.items():
+        for part, expected in (("starter", task.starter_fails), ("solution", "clean")):
             if progress is not None:
                 progress(loaded, part)
-            verdict = grade(getattr(task, part), device=task.grading.device, steps=task.grading.steps)
+            verdict = grade(getattr(task, part), task)
             if verdict.verdict != expected:
                 message, hint = _mismatch(part, expected, verdict)
                 problems.append(Problem(str(loaded.path), *_key_position(loaded.path, part), message, hint))
@@ -91,8 +91,10 @@ def _mismatch(part: str, expected: str, verdict: Verdict) -> tuple[str, str]:
         return (f"'{where}' could not be graded ({verdict.verdict}){detail}",
                 verdict.hint or f"run it with 'grill check' to see why; it must grade {expected}")
     if part == "starter":
-        return (f"'{where}' must leak but graded {verdict.verdict}",
-                "the starter must keep graphs alive across iterations, so the candidate has a leak to fix")
+        what = "leak" if expected == "leak" else "break the contract (grade wrong)"
+        return (f"'{where}' must {what} but graded {verdict.verdict}{detail}",
+                "the starter must show the bug the task is about, so the candidate has something"
+                " to fix: graphs that pile up, or results that differ from the solution's")
     return (f"'{where}' must grade clean but graded {verdict.verdict}{detail}",
             "the reference solution must let each iteration's graph go")
 

@@ -13,6 +13,7 @@ import pytest
 from app.cli import main
 from checkers.verdict import Verdict
 from questions.lint import grade_code_tasks, lint_paths
+from questions.loader import load_card_file
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 
@@ -138,12 +139,12 @@ def test_a_file_name_that_is_not_utf8_is_printed_not_a_crash(tmp_path):
 
 
 def fake_grader(verdicts: dict[str, str], calls: list):
-    """Grades a snippet by a marker line it contains, recording what it was asked."""
-    def grade_source(source, *, device, steps):
-        calls.append((device, steps))
+    """Grades a snippet by a marker line it contains, recording the task it was graded for."""
+    def grade(source, task):
+        calls.append((task.grading.device, [c.name for c in task.contract.same_as_solution]))
         kind = next(v for marker, v in verdicts.items() if marker in source)
         return Verdict(verdict=kind, device="cpu", message=f"graded {kind}")
-    return grade_source
+    return grade
 
 
 def line_of(path: Path, text: str) -> int:
@@ -151,6 +152,7 @@ def line_of(path: Path, text: str) -> int:
 
 
 TASK_CARD = PACKS / "good" / "detach-metrics.yaml"
+TASK = load_card_file(TASK_CARD)[0].card.code_task
 STARTER_LINE, SOLUTION_LINE = line_of(TASK_CARD, "  starter:"), line_of(TASK_CARD, "  solution:")
 
 
@@ -167,7 +169,7 @@ def test_run_grades_starter_and_solution_with_the_task_settings():
     report = lint_paths([PACKS / "good"])
     grade = fake_grader({"loss.item()": "clean", "total + loss": "leak"}, calls)
     assert grade_code_tasks(report.cards, grade) == []
-    assert calls == [("cpu", 60), ("cpu", 60)]
+    assert calls == [("cpu", ["model"]), ("cpu", ["model"])]
 
 
 def test_run_reports_a_leaking_solution_at_its_key(tmp_path):
@@ -184,7 +186,18 @@ def test_run_reports_a_starter_that_does_not_leak(tmp_path):
     grade = fake_grader({"import torch": "clean"}, [])
     problems = grade_code_tasks(lint_paths([pack]).cards, grade)
     assert [(p.line, p.column, p.message) for p in problems] == [
-        (STARTER_LINE, 3, "'code_task.starter' must leak but graded clean")]
+        (STARTER_LINE, 3, "'code_task.starter' must leak but graded clean: graded clean")]
+
+
+def test_run_holds_a_starter_that_must_break_the_contract_to_wrong(tmp_path):
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    card.write_text(card.read_text().replace("  contract:", "  starter_fails: wrong\n  contract:"))
+    grade = fake_grader({"loss.item()": "clean", "total + loss": "leak"}, [])
+    problems = grade_code_tasks(lint_paths([pack]).cards, grade)
+    assert [p.message for p in problems] == [
+        "'code_task.starter' must break the contract (grade wrong) but graded leak: graded leak"]
 
 
 def test_run_reports_a_task_that_cannot_be_graded(tmp_path):
@@ -195,8 +208,11 @@ def test_run_reports_a_task_that_cannot_be_graded(tmp_path):
 
 
 def test_run_flag_uses_the_checkers_grader(capsys, monkeypatch):
+    from checkers.api import TaskSpec
     api = types.ModuleType("checkers.api")
-    api.grade_source = fake_grader({"total + loss.item()": "leak", "total + loss": "leak"}, [])
+    api.TaskSpec = TaskSpec
+    fake = fake_grader({"total + loss.item()": "leak", "total + loss": "leak"}, [])
+    api.grade_task = lambda source, spec, filename: fake(source, TASK)
     monkeypatch.setitem(sys.modules, "checkers.api", api)
     code, out, err = lint(capsys, "--run", "good")
     assert code == 1

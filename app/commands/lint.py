@@ -8,11 +8,15 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.paths import pack_search_path
 from questions.lint import LintReport, grade_code_tasks, lint_paths, lint_search_path, sort_problems
 from questions.loader import CARD_SUFFIX, pack_folders
 from questions.model import LoadedCard, Problem
+
+if TYPE_CHECKING:
+    from checkers.verdict import Verdict
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -28,11 +32,16 @@ def run(args: argparse.Namespace) -> int:
     problems = report.problems
     if args.run:
         try:
-            from checkers.api import grade_source  # imports torch: only when asked to grade
+            from checkers.api import grade_task  # starts the sandbox: only when asked to grade
+            from questions.tasks import task_spec
         except ImportError as error:
             print(f"grill lint --run: the grader is not available ({error})", file=sys.stderr)
             return EXIT_USAGE
-        problems = sort_problems(problems + grade_code_tasks(report.cards, grade_source, _show_progress))
+
+        def grade(source: str, task) -> Verdict:
+            return grade_task(source, task_spec(task), filename="<code task>")
+
+        problems = sort_problems(problems + grade_code_tasks(report.cards, grade, _show_progress))
     problems = [replace(p, path=_shown(p.path)) for p in problems]
     if args.json:
         print(json.dumps([p.to_dict() for p in problems], indent=2))

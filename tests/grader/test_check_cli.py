@@ -42,9 +42,29 @@ def test_json_is_exactly_one_object_with_the_stable_fields(capsys):
     assert status == 1
     assert STABLE_FIELDS <= set(data)
     assert data["verdict"] == "leak" and data["steps"] == 20 and len(data["samples"]) == 20
+    assert "Stopped at the step cap" in data["coverage"]
+    assert data["training"]["optimizer_steps"] == 20
     assert data["retained"][0]["path"] == "running"
-    assert set(data["retained"][0]) == {"path", "grad_fn", "graph_nodes", "saved_bytes", "line"}
+    assert set(data["retained"][0]) == {"path", "grad_fn", "graph_nodes", "saved_bytes", "line", "steps"}
     assert data["error"] is None
+
+
+def test_several_files_share_one_worker_and_exit_with_the_worst_status(capsys):
+    status, out, _ = check(capsys, "--json", str(CORPUS / "clean_item_total.py"),
+                           str(CORPUS / "leak_list_of_losses.py"))
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [(d["file"].rsplit("/", 1)[-1], d["verdict"]) for d in lines] == [
+        ("clean_item_total.py", "clean"), ("leak_list_of_losses.py", "leak")]
+    assert status == 1
+
+
+def test_a_snippet_that_trains_nothing_says_so_instead_of_a_bare_clean(capsys, tmp_path):
+    snippet = tmp_path / "nothing.py"
+    snippet.write_text("total = 0\nfor i in range(100):\n    total += i\n")
+    status, out, _ = check(capsys, "--json", str(snippet))
+    data = json.loads(out)
+    assert (status, data["verdict"], data["error"]["kind"]) == (3, "error", "NoGraph")
+    assert data["training"]["graph_nodes"] == 0
 
 
 def test_a_refused_snippet_is_not_graded_exit_3_with_its_line(capsys, tmp_path):
@@ -80,10 +100,12 @@ def test_unreadable_files_are_usage_errors_exit_2(capsys, tmp_path, content, exp
     assert expected in err and str(path) in err
 
 
-def test_too_few_steps_is_a_usage_error(capsys):
-    status, _, err = check(capsys, "--steps", "2", str(CORPUS / "clean_item_total.py"))
+@pytest.mark.parametrize(("option", "value", "said"), [("--steps", "0", "--steps"),
+                                                       ("--seconds", "-1", "time budget")])
+def test_a_budget_that_cannot_run_anything_is_a_usage_error(capsys, option, value, said):
+    status, _, err = check(capsys, option, value, str(CORPUS / "clean_item_total.py"))
     assert status == 2
-    assert "--steps" in err
+    assert said in err
 
 
 def test_python_dash_m_checkers_gives_the_same_json():

@@ -1,183 +1,166 @@
-"""The verdict rules, on measurements built by hand (no torch)."""
+"""From measurements to a verdict: the rule, the message naming the culprit, and a hint drawn
+from what the culprit is. Pure data in, so every case is written out here."""
 
 import pytest
 
-from checkers.judge import Holder, Measurements, judge
-
-BUCKETS = 17
+from checkers.judge import judge
 
 
-def ages_row(**by_age: int) -> list[int]:
-    row = [0] * BUCKETS
-    for key, count in by_age.items():
-        row[int(key.lstrip("a"))] = count
-    return row
+def holder(path, **fields):
+    base = {"path": path, "grad_fn": "MeanBackward0", "nodes": 6, "saved_bytes": 0, "line": 9,
+            "keys": [0, 0], "generations": 1, "steps": 1, "used": True, "passes": 1,
+            "root_used": True, "numel": 1, "view": False, "node_only": False}
+    return {**base, **fields}
 
 
-def measured(ages, spans=None, holders=(), stale_run_holders=(), memory=None, **extra) -> Measurements:
-    steps = len(ages)
-    return Measurements(
-        device="cpu", memory=memory or [1000.0] * steps, ages=ages, nodes=[7] * steps,
-        backward_spans=spans or [0] * steps, holders=holders, stale_run_holders=stale_run_holders,
-        **extra)
+def series(values):
+    return {"lows": list(values), "highs": list(values), "first": list(range(len(values))),
+            "steps": list(range(len(values))), "loops": [5] * len(values), "width": 1}
 
 
-CLEAN_AGES = [ages_row(a1=7)] * 30
+def measured(dead=(0,) * 40, reach=(0,) * 40, holders=(), scans=None, **overrides):
+    m = {
+        "device": "cpu", "stopped_by": "end", "seconds": 0.4,
+        "training": {"optimizer_steps": 40, "updates": 40, "backward_calls": 40,
+                     "graph_nodes": 400, "reused_nodes": 0, "higher_order": False,
+                     "walk_truncated": False},
+        "dead_weight": series(dead), "reach": series(reach),
+        "memory": [1000 * i for i in range(40)], "reserved": [], "peak_bytes": 0,
+        "scans": scans if scans is not None else [{"generation": len(dead), "step": 40,
+                                                   "holders": list(holders), "capped": False}],
+        "values": {}, "problem": None, "unwatched_nodes": 0,
+    }
+    m.update(overrides)
+    return m
 
 
-def test_graphs_of_age_zero_and_one_only_are_clean():
-    verdict = judge(measured(CLEAN_AGES))
-    assert verdict.verdict == "clean"
-    assert verdict.hint == ""
-    assert verdict.extra["called_at_step"] is None
+KEPT_LOSSES = [holder(f"losses[{i}]", keys=[i, i]) for i in range(40)]
+SOURCE = """\
+import torch
+losses = []
+running = 0
+for step in range(40):
+    loss = f()
+    loss.backward()
+    losses.append(loss)
+    running += loss
+    queue[:, 0] = k
+"""
 
 
-def test_one_stale_census_alone_is_not_enough_to_call_a_leak():
-    ages = list(CLEAN_AGES)
-    ages[10] = ages_row(a1=7, a2=3)
-    assert judge(measured(ages)).verdict == "clean"
+def test_a_loop_that_keeps_nothing_is_clean_with_nothing_retained():
+    verdict = judge(measured())
+    assert (verdict.verdict, verdict.retained, verdict.hint) == ("clean", (), "")
+    assert verdict.coverage.startswith("Watched the whole run (40 optimizer steps")
 
 
-def test_graphs_older_than_one_step_in_two_censuses_are_a_leak_called_at_the_second():
-    ages = [ages_row(a1=7)] * 2 + [ages_row(a1=7, a2=5 * i) for i in range(1, 29)]
-    verdict = judge(measured(ages))
+def test_a_list_of_kept_losses_is_a_leak_naming_the_list_its_line_and_the_fix():
+    verdict = judge(measured(dead=range(40), holders=KEPT_LOSSES), SOURCE)
     assert verdict.verdict == "leak"
-    assert verdict.extra["called_at_step"] == 4
+    assert verdict.message.startswith("`losses` holds 40 tensors that still carry their graphs")
+    assert "(line 7)" in verdict.message
+    assert "Store `loss.item()` (a number) or `loss.detach()` at line 7" in verdict.hint
+    assert [r.path for r in verdict.retained][:2] == ["losses[0]", "losses[1]"]
 
 
-def test_a_bounded_backward_horizon_allows_graphs_that_old():
-    """Summing four micro-batch losses before backward() keeps four steps' graphs on purpose."""
-    ages = [ages_row(a0=7, a1=7, a2=7, a3=7)] * 40
-    spans = [3 if i % 4 == 3 else -1 for i in range(40)]
-    verdict = judge(measured(ages, spans=spans))
-    assert verdict.verdict == "clean"
-    assert verdict.extra["allowed_age"] == 3
+def test_a_running_total_is_told_to_add_item_where_it_adds():
+    total = holder("running", grad_fn="AddBackward0", keys=[0, 39], generations=40, steps=40,
+                   root_used=False, nodes=200)
+    verdict = judge(measured(dead=range(40), holders=[total]), SOURCE)
+    assert verdict.message.startswith("`running` chains the graphs of 40 steps into one")
+    assert "Add `loss.item()` (a number) to `running` at line 8" in verdict.hint
 
 
-def test_a_backward_span_that_grows_every_step_is_a_leak_with_its_own_explanation():
-    verdict = judge(measured(CLEAN_AGES, spans=list(range(30))))
+def test_a_tensor_that_must_stay_a_tensor_is_never_told_to_become_a_number():
+    """A MoCo queue filled with outputs that carry their history."""
+    queue = holder("model.queue", grad_fn="CopySlices", keys=[0, 39], generations=40, steps=40,
+                   numel=4096, root_used=False)
+    verdict = judge(measured(dead=range(40), holders=[queue]), SOURCE)
+    assert ".item()" not in verdict.hint
+    assert "`queue` must stay a tensor" in verdict.hint and "torch.no_grad()" in verdict.hint
+
+
+def test_stored_views_are_told_to_clone():
+    views = [holder(f"maps[{i}]", keys=[i, i], numel=36, view=True) for i in range(40)]
+    verdict = judge(measured(dead=range(40), holders=views), "maps = []\nfor i in range(40):\n    maps.append(w)\n")
+    assert ".detach().clone()" in verdict.hint
+
+
+def test_a_hook_registered_every_step_is_told_to_register_once_or_remove_it():
+    source = "for step in range(40):\n    h = model.register_forward_hook(f)\n"
+    kept = [holder(f"model._forward_hooks[{i}].<closure>.out", keys=[i, i]) for i in range(40)]
+    verdict = judge(measured(dead=range(40), holders=kept), source)
+    assert verdict.message.startswith("A hook registered on every step (line 2)")
+    assert "handle.remove()" in verdict.hint
+
+
+def test_graph_nodes_kept_without_their_tensors_are_still_a_leak():
+    nodes = [holder(f"fns[{i}]", keys=[i, i], node_only=True, numel=None) for i in range(40)]
+    verdict = judge(measured(dead=range(40), holders=nodes), SOURCE)
     assert verdict.verdict == "leak"
-    assert "all earlier steps" in verdict.message
-    assert "detach" in verdict.hint
+    assert "graph nodes" in verdict.message and "not the node" in verdict.hint
 
 
-def test_retained_holders_name_the_container_and_how_many_tensors_it_holds():
-    holders = [Holder(f"losses[{i}]", "MeanBackward0", 6, 0, 14, 29 - i) for i in range(29)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders))
+def test_a_late_leak_says_from_which_step_and_loop():
+    kept = [holder(f"late[{i}]", keys=[60 + i, 60 + i]) for i in range(20)]
+    verdict = judge(measured(dead=[0] * 60 + list(range(20)), holders=kept))
     assert verdict.verdict == "leak"
-    assert "`losses` holds 28 tensors" in verdict.message
-    assert "line 14" in verdict.message
-    assert verdict.retained[0].path == "losses[0]"
-    assert verdict.extra["retained_total"] == 28
-    assert ".item()" in verdict.hint
+    assert "from step 60 on while the loop at line 5 ran" in verdict.message
 
 
-def test_the_last_steps_graph_is_not_reported_as_retained():
-    holders = [Holder("loss", "MeanBackward0", 6, 0, 9, 1), Holder("out", "AddmmBackward0", 3, 0, 8, 1)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders))
-    assert verdict.verdict == "clean"
-    assert verdict.retained == ()
-
-
-def test_a_reset_accumulator_is_named_from_the_scan_taken_while_it_held_graphs():
-    ages = [ages_row(a1=7, a2=4 * (i % 10)) if i % 10 > 1 else ages_row(a1=7) for i in range(40)]
-    run = [Holder("epoch_loss", "AddBackward0", 40, 0, 16, 5)]
-    verdict = judge(measured(ages, stale_run_holders=run))
+def test_a_phase_that_kept_its_losses_until_it_ended_is_a_leak_named_from_an_earlier_scan():
+    scans = [{"generation": 30, "step": 30, "holders": KEPT_LOSSES[:30], "capped": False},
+             {"generation": 80, "step": 80, "holders": [], "capped": False}]
+    verdict = judge(measured(dead=list(range(40)) + [0] * 40, scans=scans), SOURCE)
     assert verdict.verdict == "leak"
-    assert verdict.message.startswith("`epoch_loss` kept the graphs")
-    assert "until it was reset or replaced" in verdict.message
-    assert "never detached" in verdict.message
+    assert verdict.message.startswith("`losses` holds 30 tensors")
+    assert "until it was dropped" in verdict.message
 
 
-def test_a_clean_loop_whose_memory_grows_says_the_growth_is_data():
-    memory = [1000.0 + 800 * i for i in range(30)]
-    verdict = judge(measured(CLEAN_AGES, memory=memory))
+def test_bounded_windows_are_clean_with_a_note_that_names_the_holder():
+    epoch = [holder("epoch_loss", grad_fn="AddBackward0", keys=[0, 11], generations=12, steps=12,
+                    root_used=False)]
+    scans = [{"generation": 11, "step": 11, "holders": epoch, "capped": False}]
+    verdict = judge(measured(dead=list(range(12)) * 5, scans=scans))
     assert verdict.verdict == "clean"
-    assert verdict.pattern == "monotonic"
-    assert "not graphs" in verdict.message
+    assert verdict.notes and verdict.notes[0].startswith("`epoch_loss` keeps up to 11 steps' graphs")
 
 
-def test_a_kept_graph_through_a_create_graph_gradient_gets_the_gradient_hint():
-    holders = [Holder("norms[0]", "SqrtBackward0", 20, 64, 12, 9, higher_order=True)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders))
-    assert "create_graph=True" in verdict.hint
+def test_a_backward_that_reaches_further_back_every_step_is_a_leak_about_the_carried_state():
+    h = holder("h", grad_fn="TanhBackward0", passes=40, keys=[39, 39])
+    verdict = judge(measured(reach=range(40), holders=[h]), "for s in range(9):\n    h = cell(x, h)\n")
+    assert verdict.verdict == "leak"
+    assert "`h` is fed back into the next step with its graph" in verdict.message
+    assert "`h = h.detach()`" in verdict.hint
 
 
-def test_samples_are_bytes_above_the_first_step_and_survive_json():
-    verdict = judge(measured(CLEAN_AGES, memory=[500.0, 700.0] + [600.0] * 28))
-    data = verdict.to_dict()
-    assert data["samples"][:3] == [0.0, 200.0, 100.0]
-    assert set(data) >= {"verdict", "device", "steps", "pattern", "growth_bytes_per_step",
-                         "samples", "retained", "message", "hint", "error"}
+def test_a_summed_loss_backpropagated_every_step_is_not_called_a_hidden_state():
+    total = holder("total", grad_fn="AddBackward0", passes=40, keys=[39, 39])
+    verdict = judge(measured(reach=range(40), holders=[total]), "total = total + loss\n")
+    assert "sums every step's loss" in verdict.message
+    assert "hidden state" not in verdict.message + verdict.hint
+    assert ".item()" in verdict.hint and "reset `total`" in verdict.hint
 
 
-def test_state_fed_back_into_its_own_call_gets_the_detach_hint():
-    holders = [Holder("h", "StackBackward0", 900, 0, 12, 30)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders, source_flags=frozenset({"carried:h"})))
-    assert "h = h.detach()" in verdict.hint
+@pytest.mark.parametrize(("retain", "mentioned"), [(True, True), (False, False)])
+def test_retain_graph_is_named_only_when_the_code_passes_it_and_never_needs_it(retain, mentioned):
+    source = SOURCE.replace("loss.backward()", f"loss.backward(retain_graph={retain})")
+    verdict = judge(measured(dead=range(40), holders=KEPT_LOSSES), source)
+    assert ("retain_graph=True" in verdict.hint) is mentioned
 
 
-def test_a_kept_best_loss_gets_the_keep_a_float_hint_naming_it():
-    """`best = min(best, loss)` is not state fed into the model: the hint says to keep a float."""
-    holders = [Holder("best_loss", "MeanBackward0", 6, 0, 13, 3)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders))
-    assert verdict.hint.startswith("Keep `loss.item()` (a Python float) in `best_loss`")
+def test_a_run_that_builds_no_graph_is_not_graded():
+    m = measured()
+    m["training"]["graph_nodes"] = 0
+    verdict = judge(m)
+    assert (verdict.verdict, verdict.error.kind, verdict.exit_code) == ("error", "NoGraph", 3)
 
 
-@pytest.mark.parametrize(("path", "container"), [
-    ("records[{i}]['loss']", "records"),
-    ("history[{i}][1]", "history"),
-    ("pending[{i}].<defaults>[0]", "pending"),
-    ("cache['h'][{i}]", "cache['h']"),
-])
-def test_tensors_kept_inside_per_step_records_are_counted_on_their_container(path, container):
-    """A dict or tuple appended every step holds one tensor each: the list is what grows."""
-    holders = [Holder(path.format(i=i), "MeanBackward0", 6, 0, 13, 29 - i) for i in range(29)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders))
-    assert f"`{container}` holds 28 tensors" in verdict.message
+def test_switched_off_instrumentation_is_never_clean():
+    verdict = judge(measured(problem="the snippet switched off grill's instrumentation (at line 4)"))
+    assert (verdict.verdict, verdict.error.kind) == ("error", "tampered")
 
 
-def test_the_container_hint_names_the_variable_the_snippet_stored():
-    """`hidden_states.append(h)` is fixed by `h.detach()`, not by the loss's `.item()`."""
-    holders = [Holder(f"hidden_states[{i}]", "StackBackward0", 9, 0, 15, 29 - i, stored="h")
-               for i in range(29)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders))
-    assert verdict.hint.startswith("Store `h.detach()` in the container")
-    assert "loss" not in verdict.hint
-
-
-def test_the_plain_name_hint_names_the_variable_not_its_owner():
-    holders = [Holder("meter.<closure>.total", "AddBackward0", 300, 0, 11, 40)]
-    assert "in `total`" in judge(measured(CLEAN_AGES, holders=holders)).hint
-
-
-def test_graphs_no_scan_could_name_are_described_by_whether_they_are_still_held():
-    """Stale graphs at the last census are still kept; ones that vanished were let go."""
-    culprit = {"grad_fn": "AddBackward0", "line": 10, "oldest_age": 9}
-    held = judge(measured([ages_row(a1=7, a9=3)] * 30, culprit=culprit))
-    assert held.verdict == "leak"
-    assert held.message.startswith("A tensor made at line 10 (AddBackward0) still keeps")
-    let_go = judge(measured([ages_row(a1=7, a9=3)] * 29 + [ages_row(a1=7)], culprit=culprit))
-    assert "then let them go" in let_go.message
-
-
-def test_the_stored_variable_is_named_only_when_it_is_the_tensor_itself():
-    """`episodes.append(log_probs)` stores a list: `log_probs.detach()` would be wrong advice."""
-    holders = [Holder(f"episodes[{i}][2]", "SelectBackward0", 9, 0, 15, 29 - i, stored="log_probs")
-               for i in range(29)]
-    assert "log_probs" not in judge(measured(CLEAN_AGES, holders=holders)).hint
-
-
-def test_a_count_cut_short_by_the_scan_limit_reads_as_a_lower_bound():
-    holders = [Holder(f"losses[{i}]", "MeanBackward0", 6, 0, 14, 29 - i) for i in range(29)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders, holders_capped=True))
-    assert "`losses` holds at least 28 tensors" in verdict.message
-
-
-def test_the_stored_variable_hint_wins_over_the_create_graph_and_retain_graph_hints():
-    """A WGAN-GP loss kept in a list runs through the penalty's gradient graph, but the fix is
-    still `loss.detach()`, not advice about the gradients."""
-    holders = [Holder(f"history[{i}]", "AddBackward0", 40, 0, 19, 29 - i, stored="loss",
-                      higher_order=True) for i in range(29)]
-    verdict = judge(measured(CLEAN_AGES, holders=holders, source_flags=frozenset({"retain_graph"})))
-    assert verdict.hint.startswith("Store `loss.detach()` in the container")
+def test_a_run_stopped_by_its_budget_says_what_it_saw():
+    verdict = judge(measured(stopped_by="budget"))
+    assert "the rest of the run was not watched" in verdict.coverage

@@ -27,14 +27,14 @@ def test_a_long_retained_list_is_cut_with_a_count_of_the_rest():
 
 
 def test_the_curve_rises_left_to_right_for_a_growing_series():
-    rows = draw_curve([float(i) for i in range(40)], height=4).splitlines()[1:5]
+    rows = draw_curve([1024.0 * i for i in range(40)], height=4).splitlines()[1:5]
     bottom, top = rows[-1].split("│")[1], rows[0].split("│")[1]
     assert bottom[0] in BLOCKS[:2] and bottom[-1] == "█"
     assert top[0] == " " and top[-1] == "█"
 
 
 def test_a_long_series_is_squeezed_to_the_curve_width():
-    columns = draw_curve([1.0] * 500 + [2.0], width=50).splitlines()[1].split("│")[1]
+    columns = draw_curve([0.0] * 500 + [1e6], width=50).splitlines()[1].split("│")[1]
     assert len(columns) == 50
     assert columns[-1] == "█"
 
@@ -71,13 +71,37 @@ def test_the_report_fits_an_80_column_terminal():
     text = render(verdict)
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "`trainer.metrics['loss']`" in text and "(line 24)" in text
-    assert "trainer.state.hist" in text and "'][12]" in text
+    assert "trainer.state.h…" in text and "'][12]" in text
 
 
-def test_a_snippet_without_a_training_loop_is_not_said_to_have_raised():
-    verdict = Verdict.not_graded("error", "cpu", "No training loop ran: grill samples a loop that"
-                                 " calls backward() or step(), and this snippet has none that ran.",
-                                 kind="NoTrainingLoop")
+def test_flat_noise_of_a_few_bytes_is_drawn_flat_not_as_a_full_height_climb():
+    rows = draw_curve([float(i % 7) * 16 for i in range(40)], height=4).splitlines()[1:5]
+    assert all(set(row.split("│")[1]) <= {" "} for row in rows[:-1])
+
+
+def test_a_snippet_that_built_no_graph_is_not_said_to_have_raised():
+    verdict = Verdict.not_graded("error", "cpu", "No autograd graph was built: it trains nothing.",
+                                 kind="NoGraph")
     text = render(verdict)
-    assert text.startswith("NOT GRADED (no training loop ran)")
-    assert "raised" not in text and "NoTrainingLoop" not in text
+    assert text.startswith("NOT GRADED (no autograd graph was built)")
+    assert "raised" not in text and "NoGraph" not in text
+
+
+def test_a_wrong_fix_lists_the_contract_with_what_it_missed():
+    from checkers.verdict import Expectation
+    verdict = Verdict(verdict="wrong", device="cpu", steps=0, message="The fix no longer trains.",
+                      expectations=(Expectation("trains", False, "The fix makes no backward passes;"
+                                                " the solution makes 60: it no longer trains."),
+                                    Expectation("same:model", True, "`model` matches.")))
+    text = render(verdict)
+    assert text.startswith("WRONG: the fix no longer does what the task asks")
+    assert "NO  The fix makes no backward passes" in text and "ok  `model` matches." in text
+
+
+def test_no_cuda_device_is_said_plainly_and_whole_at_80_columns():
+    message = ("No CUDA device is available on this machine (no NVIDIA GPU was found), so nothing"
+               " ran. Grade on the CPU instead (--device cpu or auto).")
+    text = render(Verdict.not_graded("error", "cuda", message, kind="device"))
+    assert text.startswith("NOT GRADED (no CUDA device: nothing ran)")
+    assert "SandboxError" not in text and "so nothing ran" in " ".join(text.split())
+    assert max(len(line) for line in text.splitlines()) <= 80

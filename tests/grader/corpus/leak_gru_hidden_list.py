@@ -8,7 +8,7 @@ opt = torch.optim.Adam(list(gru.parameters()) + list(head.parameters()), lr=1e-3
 stream = torch.randn(4, 2000, 5)
 h = torch.zeros(1, 4, 16)
 hidden_states = []
-for start in range(0, 1990, 20):
+for start in range(0, 1960, 20):
     chunk = stream[:, start:start + 20]
     target = stream[:, start + 1:start + 21]
     out, h = gru(chunk, h.detach())
