@@ -104,16 +104,18 @@ def grade_task(source: str, spec: TaskSpec, *, sandbox: Sandbox | None = None,
 
 
 def with_expectations(verdict: Verdict, expectations: tuple[Expectation, ...]) -> Verdict:
-    """`verdict` with the contract's result: `wrong` when any promise is broken (a fix that
-    built no graph at all among them), else the verdict as it was, with the promises kept."""
+    """`verdict` with the contract's result. A leak stays a leak (the graphs are the task's
+    subject; a broken promise is added to its message). Code that no longer leaks, or never
+    built a graph, but breaks a promise is `wrong`: it stopped the leak by breaking the task."""
     broken = [e for e in expectations if not e.met]
     if not broken:
         return dataclasses.replace(verdict, expectations=expectations) if verdict.graded else verdict
-    message = "The fix no longer does what the task asks: " + " ".join(e.message for e in broken)
+    summary = " ".join(e.message for e in broken)
     if verdict.verdict == "leak":
-        message += f" It also keeps graphs alive: {verdict.message}"
-    hint = _contract_hint(broken)
-    return dataclasses.replace(verdict, verdict="wrong", message=message, hint=hint,
+        return dataclasses.replace(verdict, expectations=expectations,
+                                   message=f"{verdict.message} It also breaks the task's contract: {summary}")
+    return dataclasses.replace(verdict, verdict="wrong", message=f"The fix no longer does what the"
+                               f" task asks: {summary}", hint=_contract_hint(broken),
                                expectations=expectations)
 
 
