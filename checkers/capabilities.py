@@ -15,6 +15,7 @@ import sys
 from fnmatch import fnmatchcase
 from types import ModuleType
 
+from checkers.facades import stand_in
 from checkers.refusal import candidate_classes, not_available
 
 ALLOWED_MODULES: dict[str, str] = {
@@ -293,9 +294,10 @@ def candidate_dataclass(cls=None, /, **options):
         return made
 
     decorate.__module__, decorate.__qualname__ = "dataclasses", "dataclass"
-    return decorate if cls is None else decorate(cls)
+    return stand_in(decorate) if cls is None else decorate(cls)
 
 
+stand_in(candidate_dataclass)
 candidate_dataclass.__module__ = "dataclasses"  # its repr names the real one, not grill
 candidate_dataclass.__name__ = candidate_dataclass.__qualname__ = "dataclass"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import _string
 import builtins
 import dis
+import functools
 import operator
 import string
 import sys
@@ -19,7 +20,8 @@ import types
 from collections.abc import Callable, Iterator
 
 from checkers import capabilities
-from checkers.identity import FACADES, admit, callable_admitted, closed_reason, describe, open_type
+from checkers.facades import stand_in
+from checkers.identity import admit, callable_admitted, closed_reason, describe, open_type
 from checkers.refusal import (CANDIDATE_MARK, PRIVATE_NAMES, candidate_classes, candidate_frame,
                               not_available)
 
@@ -149,18 +151,21 @@ def _init_of(obj):
             return obj.__init__
         raise not_available(f"super({short_name(target)}).__init__")
     if isinstance(obj, type):
-        base = obj
-
-        def init(self, *args, **kwargs):
-            if type(self) not in classes or base not in type(self).__mro__:
-                raise not_available(f"{base.__qualname__}.__init__({short_name(self)})")
-            return base.__init__(self, *args, **kwargs)
-        init.__name__ = init.__qualname__ = f"{base.__qualname__}.__init__"
-        FACADES.add(id(init))
-        return init
+        return _unbound_init(obj)
     if type(obj) in classes:
         return obj.__init__
     raise not_available(f"{short_name(obj)}.__init__")
+
+
+@functools.lru_cache(maxsize=256)
+def _unbound_init(base: type) -> Callable:
+    """`Base.__init__` as a snippet holds it: callable only with the snippet's own `self`."""
+    def init(self, *args, **kwargs):
+        if type(self) not in candidate_classes() or base not in type(self).__mro__:
+            raise not_available(f"{base.__qualname__}.__init__({short_name(self)})")
+        return base.__init__(self, *args, **kwargs)
+    init.__name__ = init.__qualname__ = f"{base.__qualname__}.__init__"
+    return stand_in(init)
 
 
 def short_name(obj) -> str:
@@ -224,8 +229,7 @@ def refusing_stub(name: str) -> Callable:
         raise not_available(f"{name}()")
     refused.__name__ = refused.__qualname__ = name  # its repr names the builtin, not grill
     refused.__module__ = "builtins"
-    FACADES.add(id(refused))
-    return refused
+    return stand_in(refused)
 
 
 def is_str_formatter(value) -> bool:
@@ -266,8 +270,7 @@ def policed_formatter(method) -> Callable:
             return formatter.vformat(template, args, kwargs)
     policed.__name__ = policed.__qualname__ = f"str.{method.__name__}"  # what its repr shows
     policed.__module__ = "builtins"
-    FACADES.add(id(policed))
-    return policed
+    return stand_in(policed)
 
 
 class PrintSink:

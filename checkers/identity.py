@@ -23,6 +23,7 @@ from fnmatch import fnmatchcase
 import torch
 
 from checkers import capabilities
+from checkers.facades import is_stand_in
 from checkers.refusal import CANDIDATE_MARK, candidate_classes, not_available
 
 CLOSED_TORCH_HOMES: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -99,8 +100,6 @@ BUILTIN_TYPES = frozenset({
 _FAST = {int, float, complex, bool, str, bytes, type(None), list, tuple, dict, set, frozenset,
          range, slice, torch.Tensor, torch.nn.Parameter, torch.Size, torch.dtype, torch.device,
          capabilities.ModuleProxy}
-FACADES: set[int] = set()
-"""ids of grill's own stand-ins that snippets are given (print, the refusing builtins)."""
 
 
 def admit(value, depth: int = 2):
@@ -144,7 +143,7 @@ def open_type(kind: type) -> None:
 
 def closed_reason(value) -> str | None:
     """Why a snippet may not hold `value`, or None when it may."""
-    if type(value) in _FAST or id(value) in FACADES or _own(value):
+    if type(value) in _FAST or is_stand_in(value) or _own(value):
         return None
     if isinstance(value, types.ModuleType):
         return "a module is only offered through its allowed name"

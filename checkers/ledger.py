@@ -36,7 +36,7 @@ from torch.autograd import variable as autograd_variable
 from torch.optim import optimizer as optim_module
 from torch.overrides import TorchFunctionMode
 
-from checkers.identity import FACADES
+from checkers.facades import stand_in
 from checkers.memory import CudaAllocator, HostHeap, OffHeap
 
 TOKEN = "grill"
@@ -446,8 +446,7 @@ def _wrapped_apply(ledger: Ledger, apply: Callable) -> Callable:
     apply_and_observe.__module__ = apply.__module__  # what a repr shows: torch's, not grill's
     apply_and_observe.__qualname__ = apply.__qualname__
     apply_and_observe.__name__ = apply.__name__
-    FACADES.add(id(apply_and_observe))
-    return apply_and_observe
+    return stand_in(apply_and_observe)
 
 
 class _Watching:

@@ -26,7 +26,7 @@ from RestrictedPython import RestrictingNodeTransformer, safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from checkers import capabilities, guards
-from checkers.identity import FACADES
+from checkers.facades import stand_in
 from checkers.refusal import (CANDIDATE_CLASSES, CANDIDATE_MARK, PRIVATE_NAMES, CandidateError,
                               Refused, candidate_line, not_available, refused_at_runtime)
 
@@ -348,4 +348,5 @@ def make_class(classes: weakref.WeakSet, name, bases, ns):
     return cls
 
 
-FACADES.update(id(f) for f in (guards.guarded_import, guards.guarded_hasattr))
+stand_in(guards.guarded_import)
+stand_in(guards.guarded_hasattr)
