@@ -39,8 +39,15 @@ ALLOWED_MODULES: dict[str, str] = {
     "torch.fft": "Fourier transforms",
     "torch.special": "special functions",
     "torch.random": "seeding",
-    "torch.utils": "only as the way to torch.utils.data",
+    "torch.utils": "only as the way to torch.utils.data and checkpoint",
     "torch.utils.data": "datasets and single-process loaders",
+    "torch.utils.checkpoint": "activation checkpointing",
+    "torch.optim.swa_utils": "weight averaging (AveragedModel, SWALR, update_bn)",
+    "torch.nn.parameter": "Parameter and Buffer",
+    "torch.nn.utils.parametrize": "parametrizations of weights",
+    "torch.nn.utils.parametrizations": "weight_norm, spectral_norm, orthogonal",
+    "torch.cuda.amp": "the older name of mixed precision's autocast and GradScaler",
+    "torch.testing": "assert_close",
     "math": "pure functions",
     "random": "seeded randomness",
     "collections": "deque, Counter, defaultdict, namedtuple",
@@ -52,11 +59,120 @@ ALLOWED_MODULES: dict[str, str] = {
     "dataclasses": "config classes (names below are listed one by one)",
     "time": "timing a loop",
     "typing": "annotations (names below are listed one by one)",
+    "weakref": "caches that do not keep what they cache alive (WeakValueDictionary...)",
+    "bisect": "sorted-list search",
+    "heapq": "priority queues",
+    "operator": "itemgetter and arithmetic as functions (names below)",
+    "enum": "enumerations",
+    "abc": "abstract base classes (names below)",
+    "numbers": "numeric abstract types",
+    "datetime": "timestamps",
+    "json": "dumps and loads of plain values (names below)",
+    "contextlib": "contextmanager, nullcontext, suppress, ExitStack (names below)",
+    "warnings": "warn, filters and catch_warnings (names below)",
+    "types": "SimpleNamespace for configs (the rest builds functions and code objects)",
+    "pprint": "pretty-printing plain values",
 }
 """Modules a snippet may import or reach, each only under this exact name."""
 
+CLOSED_MODULES: dict[str, str] = {
+    "os": "runs commands and reaches every file", "sys": "reaches the interpreter itself",
+    "subprocess": "starts processes", "multiprocessing": "starts processes",
+    "threading": "starts threads the run's limits do not follow", "signal": "interrupts grill",
+    "socket": "opens network connections", "ssl": "opens network connections",
+    "urllib": "opens network connections", "http": "opens network connections",
+    "io": "opens files", "pathlib": "reaches every file", "shutil": "copies and deletes files",
+    "tempfile": "creates files", "glob": "lists files", "pickle": "unpickling runs code",
+    "marshal": "loads code objects", "shelve": "opens files", "logging": "its handlers write files and"
+    " streams, and its records show grill's frames", "ctypes": "calls any native function",
+    "importlib": "imports anything", "inspect": "reaches frames and source",
+    "gc": "reaches every object in the process", "builtins": "the real open, exec and eval",
+    "code": "compiles and runs code", "codeop": "compiles code", "runpy": "runs code",
+    "resource": "changes the run's own limits", "atexit": "runs code after the run",
+    "weakref.finalize": "runs code after the run", "numpy": "arrays write files (tofile, save)",
+    "string": "templates read attributes the policy does not see",
+}
+"""Modules people reach for that stay closed, each with why: the refusal says it."""
+
+CLOSED_TORCH_HOMES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("torch._dynamo*", "torch._inductor*", "torch.compiler*", "torch.jit*", "torch._jit_internal*",
+      "torch.fx*", "torch.export*", "torch._export*", "torch._functorch*", "torch._higher_order_ops*",
+      "torch._C._jit*", "torch._C.Script*", "torch._C.CompilationUnit*", "torch._C.Graph*",
+      "torch._C.import_ir_module*", "torch._C.parse_ir*", "torch._C.AliasDb*",
+      "torch._C.*Benchmark*", "torch._C.StaticModule*", "torch._C.LiteScriptModule*",
+      "torch._C.ConcreteModuleType*", "torch._C.fork*", "torch._C.wait*"),
+     "compilation and TorchScript run code outside the policy and write generated files"),
+    (("torch.serialization*", "torch._utils._rebuild*", "torch.storage*", "torch._C.*Storage*",
+      "torch._C._load*", "torch._C._save*", "torch.from_file*", "torch._C.from_file*"),
+     "reads or writes files, or unpickles (which runs code)"),
+    (("torch.hub*", "torch.utils.cpp_extension*", "torch.utils.collect_env*", "torch.library*",
+      "torch._ops*", "torch._library*", "torch._classes*"),
+     "downloads, compiles or loads native code"),
+    (("torch.multiprocessing*", "torch.distributed*", "torch.utils.data.dataloader*",
+      "torch.utils.data._utils*", "torch._C._set_worker*"),
+     "starts processes (the sandbox offers a single-process DataLoader)"),
+    (("torch.overrides*", "torch.utils._python_dispatch*", "torch._C.DisableTorchFunction*",
+      "torch._C._DisableTorchDispatch*", "torch._C._DisableFuncTorch*",
+      "torch._C._EnableTorchFunction*", "torch._C._set_torch_function_mode*",
+      "torch._C._push_on_torch_function_stack*", "torch._C._pop_torch_function_stack*"),
+     "switches off the grader's view of torch calls"),
+    (("torch._logging*", "torch.utils._traceback*", "torch.profiler*", "torch.autograd.profiler*",
+      "torch._C._profiler*"),
+     "writes files and reaches the interpreter's internals"),
+    (("torch.cuda.memory._*", "torch.cuda.memory.caching_allocator_*",
+      "torch.cuda.memory.change_current_allocator*", "torch.cuda.memory.CUDAPluggableAllocator*",
+      "torch.cuda.memory.set_per_process_memory_fraction*", "torch.cuda.graphs*",
+      "torch.cuda.tunable*", "torch.cuda.gds*", "torch._C._cuda_*"),
+     "raw device memory, snapshots and tuning files, and the grader's memory cap"),
+)
+"""Homes in torch's own tree that stay closed, grouped by why; the rest of torch is open."""
+
+STDLIB_HOMES: dict[str, frozenset[str] | None] = {
+    "math": None, "random": None, "_random": None, "collections": None,
+    "collections.abc": None, "_collections_abc": None, "_collections": None, "itertools": None,
+    "functools": frozenset({"partial", "reduce", "lru_cache", "cache", "cmp_to_key",
+                            "_lru_cache_wrapper", "KeyWrapper"}),
+    "_functools": frozenset({"partial", "reduce", "cmp_to_key", "KeyWrapper"}),
+    "statistics": None, "copy": frozenset({"copy", "deepcopy"}),
+    "dataclasses": frozenset({"field", "Field", "MISSING", "_MISSING_TYPE", "dataclass"}),
+    "time": frozenset({"time", "perf_counter", "monotonic", "process_time", "sleep",
+                       "time_ns", "perf_counter_ns", "monotonic_ns"}),
+    "typing": None, "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
+    "weakref": frozenset({"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary",
+                          "WeakMethod", "KeyedRef", "WeakSet"}),
+    "_weakref": frozenset({"ref", "ReferenceType", "proxy", "ProxyType", "CallableProxyType"}),
+    "_weakrefset": frozenset({"WeakSet"}),
+    "bisect": None, "_bisect": None, "heapq": None, "_heapq": None,
+    "operator": frozenset({"itemgetter", "add", "sub", "mul", "truediv", "neg", "getitem"}),
+    "enum": None, "numbers": None, "datetime": None,
+    "json": frozenset({"dumps", "loads", "JSONEncoder", "JSONDecoder"}),
+    "contextlib": frozenset({"contextmanager", "_GeneratorContextManager", "nullcontext", "suppress",
+                             "ExitStack", "AbstractContextManager"}),
+    "warnings": frozenset({"filterwarnings", "simplefilter", "catch_warnings", "WarningMessage"}),
+    "_warnings": frozenset({"warn"}),
+    "types": frozenset({"SimpleNamespace"}),
+    "pprint": frozenset({"pprint", "pformat"}),
+}
+"""Standard-library homes that are open, with the names each offers (None: all public ones)."""
+
+CLOSED_STDLIB_NAMES = frozenset({"typing.get_type_hints", "functools.update_wrapper",
+                                 "functools.wraps", "weakref.finalize"})
+"""Names in an open home that stay closed: they evaluate strings with real builtins, copy
+attributes named by the caller (dunders included), or run code after the run has ended."""
+
 ONLY_NAMES: dict[str, frozenset[str]] = {
-    "torch.utils": frozenset({"data"}),
+    "torch.utils": frozenset({"data", "checkpoint"}),
+    "torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"}),
+    "torch.testing": frozenset({"assert_close"}),
+    "weakref": frozenset({"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary", "WeakSet",
+                          "WeakMethod"}),
+    "operator": frozenset({"itemgetter", "add", "sub", "mul", "truediv", "neg", "getitem"}),
+    "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
+    "json": frozenset({"dumps", "loads"}),
+    "contextlib": frozenset({"contextmanager", "nullcontext", "suppress", "ExitStack"}),
+    "warnings": frozenset({"warn", "filterwarnings", "simplefilter", "catch_warnings"}),
+    "types": frozenset({"SimpleNamespace"}),
+    "pprint": frozenset({"pprint", "pformat"}),
     "torch.backends": frozenset({"cudnn"}),
     "torch.backends.cudnn": frozenset({"benchmark", "deterministic", "is_available", "version"}),
     "torch.utils.data": frozenset({
@@ -218,10 +334,18 @@ def instance_private(cls: type) -> frozenset[str]:
     return _torch_instance_private() if module.startswith("torch") else frozenset()
 
 
+def module_refusal(name: str) -> str | None:
+    """Why `import name` is refused (with the reason when the table has one), or None."""
+    if name in ALLOWED_MODULES and not denial_reason(name):
+        return None
+    why = denial_reason(name) or CLOSED_MODULES.get(name) or CLOSED_MODULES.get(name.split(".")[0])
+    return f"'{name}' is not available in the sandbox" + (f" ({why})" if why else "")
+
+
 def import_proxy(name: str) -> ModuleProxy:
     """The proxy an `import name` statement gets; refuses modules not on the allowlist."""
     if name not in ALLOWED_MODULES or denial_reason(name):
-        raise not_available(name)
+        raise not_available(name, denial_reason(name) or CLOSED_MODULES.get(name.split(".")[0], ""))
     importlib.import_module(name)
     return ModuleProxy(name)
 

@@ -26,65 +26,6 @@ from checkers import capabilities
 from checkers.facades import is_stand_in
 from checkers.refusal import CANDIDATE_MARK, candidate_classes, not_available
 
-CLOSED_TORCH_HOMES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("torch._dynamo*", "torch._inductor*", "torch.compiler*", "torch.jit*", "torch._jit_internal*",
-      "torch.fx*", "torch.export*", "torch._export*", "torch._functorch*", "torch._higher_order_ops*",
-      "torch._C._jit*", "torch._C.Script*", "torch._C.CompilationUnit*", "torch._C.Graph*",
-      "torch._C.import_ir_module*", "torch._C.parse_ir*", "torch._C.AliasDb*",
-      "torch._C.*Benchmark*", "torch._C.StaticModule*", "torch._C.LiteScriptModule*",
-      "torch._C.ConcreteModuleType*", "torch._C.fork*", "torch._C.wait*"),
-     "compilation and TorchScript run code outside the policy and write generated files"),
-    (("torch.serialization*", "torch._utils._rebuild*", "torch.storage*", "torch._C.*Storage*",
-      "torch._C._load*", "torch._C._save*", "torch.from_file*", "torch._C.from_file*"),
-     "reads or writes files, or unpickles (which runs code)"),
-    (("torch.hub*", "torch.utils.cpp_extension*", "torch.utils.collect_env*", "torch.library*",
-      "torch._ops*", "torch._library*", "torch._classes*"),
-     "downloads, compiles or loads native code"),
-    (("torch.multiprocessing*", "torch.distributed*", "torch.utils.data.dataloader*",
-      "torch.utils.data._utils*", "torch._C._set_worker*"),
-     "starts processes (the sandbox offers a single-process DataLoader)"),
-    (("torch.overrides*", "torch.utils._python_dispatch*", "torch._C.DisableTorchFunction*",
-      "torch._C._DisableTorchDispatch*", "torch._C._DisableFuncTorch*",
-      "torch._C._EnableTorchFunction*", "torch._C._set_torch_function_mode*",
-      "torch._C._push_on_torch_function_stack*", "torch._C._pop_torch_function_stack*"),
-     "switches off the grader's view of torch calls"),
-    (("torch._logging*", "torch.utils._traceback*", "torch.profiler*", "torch.autograd.profiler*",
-      "torch._C._profiler*"),
-     "writes files and reaches the interpreter's internals"),
-    (("torch.cuda.memory._*", "torch.cuda.memory.caching_allocator_*",
-      "torch.cuda.memory.change_current_allocator*", "torch.cuda.memory.CUDAPluggableAllocator*",
-      "torch.cuda.memory.set_per_process_memory_fraction*", "torch.cuda.graphs*",
-      "torch.cuda.tunable*", "torch.cuda.gds*", "torch._C._cuda_*"),
-     "raw device memory, snapshots and tuning files, and the grader's memory cap"),
-)
-"""Homes in torch's own tree that stay closed, grouped by why; the rest of torch is open."""
-
-STDLIB_HOMES: dict[str, frozenset[str] | None] = {
-    "math": None, "random": None, "_random": None, "collections": None,
-    "collections.abc": None, "_collections_abc": None, "_collections": None, "itertools": None,
-    "functools": frozenset({"partial", "reduce", "lru_cache", "cache", "cmp_to_key",
-                            "_lru_cache_wrapper", "KeyWrapper"}),
-    "_functools": frozenset({"partial", "reduce", "cmp_to_key", "KeyWrapper"}),
-    "statistics": None, "copy": frozenset({"copy", "deepcopy"}),
-    "dataclasses": frozenset({"field", "Field", "MISSING", "_MISSING_TYPE", "dataclass"}),
-    "time": frozenset({"time", "perf_counter", "monotonic", "process_time", "sleep",
-                       "time_ns", "perf_counter_ns", "monotonic_ns"}),
-    "typing": None, "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
-    "weakref": frozenset({"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary",
-                          "WeakMethod", "KeyedRef", "WeakSet"}),
-    "_weakref": frozenset({"ref", "ReferenceType", "proxy", "ProxyType", "CallableProxyType"}),
-    "_weakrefset": frozenset({"WeakSet"}),
-    "bisect": None, "_bisect": None, "heapq": None, "_heapq": None,
-    "operator": frozenset({"itemgetter", "add", "sub", "mul", "truediv", "neg", "getitem"}),
-    "enum": None, "numbers": None,
-}
-"""Standard-library homes that are open, with the names each offers (None: all public ones)."""
-
-CLOSED_STDLIB_NAMES = frozenset({"typing.get_type_hints", "functools.update_wrapper",
-                                 "functools.wraps", "weakref.finalize"})
-"""Names in an open home that stay closed: they evaluate strings with real builtins, copy
-attributes named by the caller (dunders included), or run code after the run has ended."""
-
 BUILTIN_TYPES = frozenset({
     "object", "int", "float", "complex", "bool", "str", "bytes", "list", "tuple", "dict", "set",
     "frozenset", "range", "slice", "enumerate", "zip", "map", "filter", "reversed", "super",
@@ -203,13 +144,13 @@ def home_reason(module: str | None, qualname: str) -> str | None:
         return "a builtin the sandbox does not offer"
     path = f"{module}.{qualname}"
     if module == "torch" or module.startswith("torch."):
-        for patterns, reason in CLOSED_TORCH_HOMES:
+        for patterns, reason in capabilities.CLOSED_TORCH_HOMES:
             if any(fnmatchcase(path, pattern) for pattern in patterns):
                 return reason
         denied = capabilities.denial_reason(path)
         return denied
-    if module in STDLIB_HOMES and path not in CLOSED_STDLIB_NAMES:
-        names = STDLIB_HOMES[module]
+    if module in capabilities.STDLIB_HOMES and path not in capabilities.CLOSED_STDLIB_NAMES:
+        names = capabilities.STDLIB_HOMES[module]
         top = qualname.split(".", 1)[0]
         if names is None and not top.startswith("_") or names is not None and top in names:
             return None

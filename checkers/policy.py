@@ -195,8 +195,9 @@ class GrillPolicy(RestrictingNodeTransformer):
         return super().visit_ImportFrom(node)
 
     def check_module(self, node, name: str) -> None:
-        if name not in capabilities.ALLOWED_MODULES or capabilities.denial_reason(name):
-            self.error(node, f"'{name}' is not available in the sandbox")
+        refusal = capabilities.module_refusal(name)
+        if refusal:
+            self.error(node, refusal)
 
 
 def is_own_private(name: str | None) -> bool:
