@@ -38,6 +38,7 @@ from torch.overrides import TorchFunctionMode
 
 from checkers.facades import stand_in
 from checkers.memory import CudaAllocator, HostHeap, OffHeap
+from checkers.retained import grad_fn_of
 
 TOKEN = "grill"
 """The metadata key holding a node's token. The policy refuses `metadata` to snippets."""
@@ -188,7 +189,7 @@ class Ledger(TorchFunctionMode):
         """Stamp the graph behind `value` (a tensor, or tuples and lists of them). Called
         where torch calls do not reach the mode (inside it, or paused)."""
         if isinstance(value, torch.Tensor):
-            node = value.grad_fn
+            node = grad_fn_of(value)
             if node is not None and TOKEN not in node.metadata:
                 self._discover([node])
         elif depth and isinstance(value, (tuple, list)):
@@ -409,7 +410,7 @@ class Ledger(TorchFunctionMode):
 
 def _node_of(output):
     if isinstance(output, torch.Tensor):
-        return output.grad_fn
+        return grad_fn_of(output)
     return getattr(output, "node", None)  # a GradientEdge
 
 

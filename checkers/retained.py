@@ -35,7 +35,16 @@ class Found:
     @property
     def root(self) -> torch.autograd.graph.Node:
         """The graph node the holder keeps alive."""
-        return self.holder.grad_fn if isinstance(self.holder, torch.Tensor) else self.holder
+        return grad_fn_of(self.holder) if isinstance(self.holder, torch.Tensor) else self.holder
+
+
+def grad_fn_of(tensor: torch.Tensor):
+    """`tensor.grad_fn`, or None where torch refuses to give it (a view of a leaf that was
+    changed in place under no_grad raises): the grader never fails on a tensor torch built."""
+    try:
+        return tensor.grad_fn
+    except RuntimeError:
+        return None
 
 
 def is_grader_name(name: str) -> bool:
@@ -60,10 +69,10 @@ def graph_holders(roots: Mapping[str, object], filename: str) -> Iterator[Found]
             yield Found(path, value)
             continue
         if isinstance(value, torch.Tensor):
-            if value.grad_fn is not None:
+            if grad_fn_of(value) is not None:
                 found += 1
                 yield Found(path, value)
-            elif value.grad is not None and value.grad.grad_fn is not None:
+            elif value.grad is not None and grad_fn_of(value.grad) is not None:
                 found += 1
                 yield Found(f"{path}.grad", value.grad)
             hooks = getattr(value, "_backward_hooks", None)
