@@ -20,7 +20,7 @@ from typing import NoReturn
 
 from checkers import guards
 from checkers.refusal import CandidateError, Refused
-from checkers.sandbox import landlock, warnings_shown
+from checkers.sandbox import landlock, seccomp, warnings_shown
 from checkers.sandbox.protocol import signed, write_all
 
 MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
@@ -48,6 +48,7 @@ def run(job: Callable[[dict, Callable[[dict], NoReturn]], dict], request: dict, 
                      shared_user=request["shared_user"])
         if request["device"] != "cuda":  # the driver's device files and /sys: untried here
             landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"])
+        seccomp.install(seccomp.program(seccomp.NETWORK_X86_64))
         guards.set_print_limit(request["limits"]["output_bytes"])
         message = call(job, request["payload"], answer)
     except BaseException as exc:  # the child must always answer, whatever broke

@@ -25,12 +25,13 @@ from checkers.sandbox.errors import SandboxError
 
 IsolationKind = Literal["bubblewrap", "process"]
 
-BUBBLEWRAP = ("bubblewrap: no network, own PID namespace, {user}, read-only Python "
-              "installation, empty /tmp, no home, no environment; rlimits per run")
-PROCESS_ONLY = "process only (bubblewrap unavailable): rlimits and a killed process tree per run"
+BUBBLEWRAP = ("bubblewrap: no network, own PID namespace and host name, {user}, read-only "
+              "Python installation, a small empty /tmp, no home, no environment; rlimits per run")
+PROCESS_ONLY = ("process only (bubblewrap unavailable): {user}, rlimits, a killed process tree"
+                " and a measured scratch folder per run")
 LANDLOCK = ("; Landlock: reads only the Python installation, writes only its own directory"
             "{tcp}")
-SECCOMP = "; seccomp: no ptrace, mounts, namespaces, BPF, keys or io_uring"
+SECCOMP = "; seccomp: no ptrace, mounts, namespaces, BPF, keys, io_uring or new sockets"
 NO_LANDLOCK = "; the snippet policy is the only guard on files and network"
 
 SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/proc/self",
@@ -76,7 +77,10 @@ def bubblewrap_works() -> bool:
 
 
 def process_only(note: str = "") -> Isolation:
-    return Isolation("process", PROCESS_ONLY + note + landlock_note(NO_LANDLOCK))
+    user = "runs as nobody" if os.geteuid() == 0 else "runs as you"
+    filtered = SECCOMP if seccomp.supported() else ""
+    return Isolation("process", PROCESS_ONLY.format(user=user) + note + filtered
+                     + landlock_note(NO_LANDLOCK))
 
 
 def landlock_note(otherwise: str = "") -> str:
@@ -135,25 +139,31 @@ def unprivileged_ids() -> tuple[int, int]:
 
 
 def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ...] = (),
-                   seccomp_fd: int | None = None) -> tuple[list[str], dict[str, str]]:
+                   seccomp_fd: int | None = None,
+                   scratch_bytes: int = 64 * 1024 * 1024) -> tuple[list[str], dict[str, str]]:
     """The worker's argv and environment for the chosen isolation. `job_paths` are extra
     directories holding job modules, bound read-only and put first on sys.path;
-    `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`)."""
+    `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`). A worker started
+    by root gives up root in both modes; without bubblewrap it installs the seccomp filter
+    itself."""
     env = dict(SANDBOX_ENV)
     if cuda:
         env.update(cuda_environment())
-    if isolation.kind == "process":
-        return worker_argv(False, job_paths), env
     as_root = os.geteuid() == 0
-    argv = worker_argv(True, job_paths, unprivileged_ids() if as_root else None)
-    args = bwrap_arguments(env, cuda=cuda, extra=job_paths, as_root=as_root)
+    run_as = unprivileged_ids() if as_root else None
+    if isolation.kind == "process":
+        argv = worker_argv(False, job_paths, run_as)
+        return argv + (["--seccomp"] if seccomp.supported() else []), env
+    argv = worker_argv(True, job_paths, run_as)
+    args = bwrap_arguments(env, cuda=cuda, extra=job_paths, as_root=as_root,
+                           scratch_bytes=scratch_bytes)
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     return args + ["--"] + argv, env
 
 
 def bwrap_arguments(env: dict[str, str], *, cuda: bool, extra: tuple[str, ...] = (),
-                    as_root: bool = False) -> list[str]:
+                    as_root: bool = False, scratch_bytes: int = 64 * 1024 * 1024) -> list[str]:
     """As a normal user, bwrap adds a user namespace. As root it would map root to root,
     whom the kernel exempts from RLIMIT_NPROC; so root's worker keeps only the right to
     change its ids and becomes `nobody` before it loads anything."""
@@ -163,9 +173,9 @@ def bwrap_arguments(env: dict[str, str], *, cuda: bool, extra: tuple[str, ...] =
                       "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         namespaces = ["--unshare-all", "--cap-drop", "ALL"]
-    args = ["bwrap", *namespaces, "--die-with-parent", "--new-session",
-            "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-            "--chdir", "/tmp", "--clearenv"]
+    args = ["bwrap", *namespaces, "--die-with-parent", "--new-session", "--hostname", "grill",
+            "--proc", "/proc", "--dev", "/dev", "--perms", "1777",
+            "--size", str(scratch_bytes), "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv"]
     for top in ("/bin", "/lib", "/lib64", "/sbin"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]

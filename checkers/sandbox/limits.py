@@ -26,7 +26,10 @@ class Limits:
     open_files: int = 256
     """Open file descriptors (RLIMIT_NOFILE)."""
     file_bytes: int = 1 * MiB
-    """Largest file the run may write (RLIMIT_FSIZE); its /tmp is an empty tmpfs anyway."""
+    """Largest file the run may write (RLIMIT_FSIZE)."""
+    scratch_bytes: int = 64 * MiB
+    """All the files a run may keep in its scratch folder: the size of bubblewrap's tmpfs;
+    without bubblewrap, measured every 0.1 s and the run stopped past it."""
 
     @property
     def raw_output_bytes(self) -> int:

@@ -105,9 +105,11 @@ class Sandbox:
         seccomp_fd = seccomp.filter_fd() if chosen.kind == "bubblewrap" else None
         argv, env = isolation_layer.worker_command(
             chosen, cuda=cuda_nodes and self.requested_device != "cpu", job_paths=self.job_paths,
-            seccomp_fd=seccomp_fd)
+            seccomp_fd=seccomp_fd, scratch_bytes=self.limits.scratch_bytes)
         ours, theirs = socket.socketpair()
         self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
+        if chosen.kind == "process" and os.geteuid() == 0:  # the worker runs as nobody
+            os.chown(self._workdir, *isolation_layer.unprivileged_ids())
         try:
             self._process = subprocess.Popen(
                 argv, stdin=theirs, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -347,6 +349,9 @@ def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float,
         return outcome("limit", "cpu", f"the run used more than {run.limits.cpu_seconds} s of CPU")
     if sig == signal.SIGXFSZ:
         return outcome("limit", "file size", "the run wrote a file past its size limit")
+    if exit_info.get("reason") == "scratch":
+        return outcome("limit", "disk", f"the run wrote more than"
+                       f" {run.limits.scratch_bytes // (1024 * 1024)} MiB of files")
     if sig == signal.SIGKILL:
         return outcome("limit", "killed", "the run was killed by the system (memory or CPU)")
     if not run.result:

@@ -1,18 +1,23 @@
-"""A seccomp filter for the bubblewrap worker: the system calls a training loop never needs
-and that widen the kernel's attack surface fail with EPERM.
+"""Seccomp filters: the system calls a training loop never needs and that widen the kernel's
+attack surface fail with EPERM.
 
-bubblewrap installs it (`--seccomp FD`) right before it starts the worker, after it has set
-up the namespaces itself. Written as classic BPF by hand for x86-64 only; elsewhere there is
-no filter and the isolation description does not claim one.
+The worker's filter (`program()`) is installed by bubblewrap (`--seccomp FD`) right before it
+starts the worker, or, without bubblewrap, by the worker itself (`install`) once it has given up
+root. Each run's child then adds the network filter (`NETWORK_X86_64`): a run never opens a
+socket, so without a network namespace it still reaches no listener, UDP or Unix. Written as
+classic BPF by hand for x86-64 only; elsewhere there is no filter and the isolation
+description does not claim one.
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import platform
 import struct
 
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
 LD_ABS, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
@@ -32,6 +37,11 @@ DENIED_X86_64 = {
 }
 """Debugging other processes, mounts and namespaces, kernel modules and keys, BPF and perf,
 io_uring (a way around seccomp itself): none of it is needed to train a model."""
+NETWORK_X86_64 = {
+    "socket": 41, "connect": 42, "accept": 43, "bind": 49, "listen": 50, "socketpair": 53,
+    "accept4": 288,
+}
+"""Opening, connecting and accepting sockets: a run's only channels are the pipes it is given."""
 CLONE3 = 435
 """Refused with ENOSYS, so the C library falls back to clone(), whose flags the namespaces
 and rlimits already govern."""
@@ -41,13 +51,15 @@ def supported() -> bool:
     return platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64")
 
 
-def program() -> bytes:
-    """The filter as packed `struct sock_filter` instructions."""
+def program(numbers: dict[str, int] | None = None) -> bytes:
+    """A filter as packed `struct sock_filter` instructions: the worker's (DENIED_X86_64, and
+    clone3 answered ENOSYS) unless other `numbers` are given."""
     def op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
         return struct.pack("=HBBI", code, jt, jf, k)
 
-    denied = [(nr, errno.EPERM) for nr in sorted(DENIED_X86_64.values())]
-    denied.append((CLONE3, errno.ENOSYS))
+    denied = [(nr, errno.EPERM) for nr in sorted((numbers or DENIED_X86_64).values())]
+    if numbers is None:
+        denied.append((CLONE3, errno.ENOSYS))
     code = [op(LD_ABS, 4), op(JEQ, AUDIT_ARCH_X86_64, 1, 0), op(RET, RET_KILL_PROCESS),
             op(LD_ABS, 0), op(JGE, X32_SYSCALL_BIT, 0, 1), op(RET, RET_ERRNO | errno.EPERM)]
     for number, error in denied:
@@ -65,3 +77,21 @@ def filter_fd() -> int | None:
     os.write(fd, program())
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install(code: bytes) -> bool:
+    """Install a filter on this process (and all it forks); False where seccomp is missing.
+    Sets no_new_privs first, as the kernel requires of an unprivileged process."""
+    if not supported():
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    buffer = ctypes.create_string_buffer(code, len(code))
+    prog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 \
+            or libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "could not install the seccomp filter")
+    return True

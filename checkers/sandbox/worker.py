@@ -17,7 +17,8 @@ import socket
 import sys
 import warnings
 
-from checkers.sandbox import child, protocol
+from checkers.sandbox import child, protocol, seccomp
+from checkers.sandbox.privileges import drop_privileges
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -45,11 +46,17 @@ for step in range(2):
 """Run through the policy once so its proxies and RestrictedPython's transformer are warm."""
 
 
+SCRATCH_POLL_SECONDS = 0.1
+"""How often a run's scratch folder is measured where no sized tmpfs holds it."""
+
+
 def main() -> None:
     own_pid_namespace = "--own-pid-namespace" in sys.argv
     if "--run-as" in sys.argv:
         uid, gid = map(int, sys.argv[sys.argv.index("--run-as") + 1].split(":"))
-        drop_privileges(uid, gid)
+        drop_privileges(uid, gid, keep_reading=not own_pid_namespace)
+    if "--seccomp" in sys.argv:  # without bubblewrap, which would have installed it
+        seccomp.install(seccomp.program())
     control = socket.socket(fileno=0)
     become_subreaper()
     info = warm()
@@ -69,15 +76,6 @@ def main() -> None:
                 os.close(fd)
             if request.get("op") == "stop":
                 return
-
-
-def drop_privileges(uid: int, gid: int) -> None:
-    """Become an unprivileged user for good (setuid from root also clears capabilities)."""
-    os.setgroups([])
-    os.setgid(gid)
-    os.setuid(uid)
-    if os.getuid() != uid or os.geteuid() != uid:
-        raise SystemExit("could not drop privileges")
 
 
 def warm() -> dict:
@@ -118,12 +116,14 @@ def serve(control: socket.socket, request: dict, fds: list[int], jobs: dict,
     os.close(out_fd)
     os.close(result_fd)
     protocol.send(control, {"event": "started"})
-    status, killed = wait_or_kill(control, pid, own_pid_namespace)
+    scratch_cap = None if own_pid_namespace else request["limits"]["scratch_bytes"]
+    status, killed = wait_or_kill(control, pid, own_pid_namespace, scratch_cap)
     kill_leftovers(pid, own_pid_namespace)
     code = os.waitstatus_to_exitcode(status)
     filename = request["payload"].get("filename") or "<snippet>"
     protocol.send(control, {"event": "exit", "code": code if code >= 0 else None,
-                            "signal": -code if code < 0 else None, "killed": killed,
+                            "signal": -code if code < 0 else None, "killed": bool(killed),
+                            "reason": killed if isinstance(killed, str) else None,
                             "line": child.crash_line(filename) if code < 0 else None})
 
 
@@ -149,21 +149,27 @@ def load_job(jobs: dict, name: str):
     return jobs[name]
 
 
-def wait_or_kill(control: socket.socket, pid: int, own_pid_namespace: bool) -> tuple[int, bool]:
-    """Wait for the run's exit, or kill it when the parent asks (timeout, cancel, output cap)
-    or goes away."""
-    killed = False
+def wait_or_kill(control: socket.socket, pid: int, own_pid_namespace: bool,
+                 scratch_cap: int | None = None) -> tuple[int, bool | str]:
+    """Wait for the run's exit, or kill it when the parent asks (timeout, cancel, output cap),
+    when it goes away, or (`scratch_cap`, where no sized tmpfs holds the run's folder) when
+    the run has written more than its cap: then the reason comes back as "scratch"."""
+    killed: bool | str = False
     with selectors.DefaultSelector() as selector:
         selector.register(control, selectors.EVENT_READ)
         pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
         if pidfd is not None:
             selector.register(pidfd, selectors.EVENT_READ)
+        wait = SCRATCH_POLL_SECONDS if scratch_cap is not None else None
         try:
             while True:
                 done, status = os.waitpid(pid, os.WNOHANG)
                 if done:
                     return status, killed
-                for key, _ in selector.select(timeout=None if pidfd is not None else 0.02):
+                if scratch_cap is not None and not killed and folder_bytes(".") > scratch_cap:
+                    kill_tree(pid, own_pid_namespace)
+                    killed = "scratch"
+                for key, _ in selector.select(timeout=wait if pidfd is not None else 0.02):
                     if key.fileobj is control:
                         try:
                             protocol.receive(control)
@@ -175,6 +181,18 @@ def wait_or_kill(control: socket.socket, pid: int, own_pid_namespace: bool) -> t
         finally:
             if pidfd is not None:
                 os.close(pidfd)
+
+
+def folder_bytes(path: str) -> int:
+    """Bytes the files under `path` occupy on disk (what they cost the host, holes excluded)."""
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+            except OSError:
+                continue
+    return total
 
 
 def kill_tree(pid: int, own_pid_namespace: bool) -> None:
