@@ -139,7 +139,8 @@ STDLIB_HOMES: dict[str, frozenset[str] | None] = {
                        "time_ns", "perf_counter_ns", "monotonic_ns"}),
     "typing": None, "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
     "weakref": frozenset({"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary",
-                          "WeakMethod", "KeyedRef", "WeakSet"}),
+                          "WeakMethod", "KeyedRef", "WeakSet", "ReferenceType", "ProxyType",
+                          "CallableProxyType"}),
     "_weakref": frozenset({"ref", "ReferenceType", "proxy", "ProxyType", "CallableProxyType"}),
     "_weakrefset": frozenset({"WeakSet"}),
     "bisect": None, "_bisect": None, "heapq": None, "_heapq": None,
@@ -365,7 +366,10 @@ def resolve(module: str, attr: str):
     origin = home(value)
     if origin is not None and denial_reason(origin):
         raise not_available(path)
-    return wrap_value(path, value)
+    if isinstance(value, ModuleType):
+        return wrap_value(path, value)
+    from checkers.identity import admit  # the identity check covers `from m import x` too
+    return admit(value)
 
 
 def wrap_value(path: str, value):

@@ -51,8 +51,12 @@ def grade_job(payload: dict, finish: Finish) -> dict:
     namespace: dict = {}
 
     def stop(reason: str) -> NoReturn:
-        roots = frame_roots(candidate_frames())
-        finish(measure(ledger, roots, namespace, compare, reason, started, filename))
+        try:
+            result = measure(ledger, frame_roots(candidate_frames()), namespace, compare, reason,
+                             started, filename)
+        except Exception as exc:  # measuring where the snippet stood failed (its recursion depth)
+            result = unmeasured(ledger, f"{type(exc).__name__} while measuring", started)
+        finish(result)
 
     ledger = Ledger(filename, memory_reader(device), deadline=started + seconds,
                     steps_cap=payload.get("steps"), track_peak=bool(payload.get("peak")),
@@ -100,6 +104,18 @@ def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str,
         "problem": ledger.problem,
         "unwatched_nodes": final.unwatched,
     }
+
+
+def unmeasured(ledger: Ledger, why: str, started: float) -> dict:
+    """Measurements that say the run could not be measured: never graded, never clean."""
+    empty = bucketed([], None, None)
+    return {"device": "cpu", "stopped_by": "budget", "seconds": round(time.monotonic() - started, 3),
+            "training": {"optimizer_steps": ledger.optimizer_steps, "updates": ledger.updates,
+                         "backward_calls": ledger.backward_calls, "graph_nodes": ledger.nodes_created,
+                         "reused_nodes": 0, "higher_order": False, "walk_truncated": False},
+            "dead_weight": empty, "reach": empty, "memory": [], "reserved": [], "peak_bytes": 0,
+            "scans": [], "values": {}, "unwatched_nodes": 0,
+            "problem": f"the run could not be measured at its end ({why})"}
 
 
 def scan(ledger: Ledger, roots: Mapping[str, object], filename: str) -> Scan:

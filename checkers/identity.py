@@ -149,11 +149,13 @@ def home_reason(module: str | None, qualname: str) -> str | None:
                 return reason
         denied = capabilities.denial_reason(path)
         return denied
-    if module in capabilities.STDLIB_HOMES and path not in capabilities.CLOSED_STDLIB_NAMES:
+    if module in capabilities.STDLIB_HOMES:
         names = capabilities.STDLIB_HOMES[module]
         top = qualname.split(".", 1)[0]
-        if names is None and not top.startswith("_") or names is not None and top in names:
+        if path not in capabilities.CLOSED_STDLIB_NAMES and (
+                names is None and not top.startswith("_") or names is not None and top in names):
             return None
+        return f"the sandbox offers only some of {module}, not this"
     return f"from {module}, a module the sandbox does not offer"
 
 

@@ -65,15 +65,15 @@ def answerer(result_fd: int, key: bytes) -> Answer:
     os.close(result_fd)
 
     def answer(message: dict) -> NoReturn:
-        flush_output()
         try:
-            data = signed(message, key)
-        except (TypeError, ValueError) as exc:
-            data = signed(internal_error(exc), key)
-        try:
+            flush_output()
+            try:
+                data = signed(message, key)
+            except BaseException as exc:  # not JSON, nested too deeply, or stranger still
+                data = signed(internal_error(exc), key)
             write_all(fd, data)
         finally:
-            os._exit(0)
+            os._exit(0)  # a forked run never returns into the worker's code
 
     return answer
 

@@ -189,13 +189,14 @@ REFUSED = [
 
 @pytest.mark.parametrize("source,fragment", [(s, f) for _, s, f in REFUSED],
                          ids=[name for name, _, _ in REFUSED])
-def test_hostile_snippet_is_refused_and_changes_nothing(sandbox, witness, source, fragment):
-    baseline = process_tree(sandbox.worker_pid)
-    outcome = sandbox.run(SNIPPET, {"source": witness.fill(source)})
+def test_hostile_snippet_is_refused_and_changes_nothing(either_sandbox, witness, source, fragment):
+    """With bubblewrap and without it: the policy is the wall a machine without it relies on."""
+    baseline = process_tree(either_sandbox.worker_pid)
+    outcome = either_sandbox.run(SNIPPET, {"source": witness.fill(source)})
     assert outcome.status == "refused", (outcome.error, outcome.output)
     assert fragment in outcome.error.message
     assert outcome.error.line is not None
-    witness.assert_untouched(outcome, sandbox, baseline)
+    witness.assert_untouched(outcome, either_sandbox, baseline)
 
 
 def test_refusal_names_the_construct_and_the_candidate_line(sandbox):

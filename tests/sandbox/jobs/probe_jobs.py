@@ -144,3 +144,93 @@ def syscall(payload, finish=None):
         libc.syscall(ctypes.c_long(number), 0, 0, 0, 0, 0)
         results[name] = ctypes.get_errno()
     return {"errno": results}
+
+
+# -- round two: what an escaped snippet would try next ------------------------------------------
+
+def host_name(payload, finish=None):
+    return {"host": socket.gethostname()}
+
+
+def fill_scratch(payload, finish=None):
+    """Write many files of one MiB each into the run's folder (each under RLIMIT_FSIZE)."""
+    chunk = b"x" * (1024 * 1024)
+    written = 0
+    try:
+        for index in range(payload["files"]):
+            with open(f"fill-{index}", "wb") as f:
+                f.write(chunk)
+            written += 1
+            time.sleep(payload.get("pause", 0))
+    except OSError as exc:
+        return {"written": written, "error": type(exc).__name__}
+    return {"written": written}
+
+
+def change_host_file(payload, finish=None):
+    """What Landlock does not cover: mode, owner, times, extended attributes."""
+    path, done = payload["path"], {}
+    for name, change in (("chmod", lambda: os.chmod(path, 0o777)),
+                         ("chown", lambda: os.chown(path, 0, 0)),
+                         ("utime", lambda: os.utime(path, (0, 0))),
+                         ("setxattr", lambda: os.setxattr(path, b"user.grill", b"escaped"))):
+        try:
+            change()
+            done[name] = True
+        except OSError as exc:
+            done[name] = type(exc).__name__
+    return {"changed": done}
+
+
+def read_kernel_log(payload, finish=None):
+    libc = ctypes.CDLL(None, use_errno=True)
+    buffer = ctypes.create_string_buffer(4096)
+    got = libc.klogctl(3, buffer, 4096)  # SYSLOG_ACTION_READ_ALL
+    try:
+        with open("/dev/kmsg", "rb") as kmsg:
+            line = kmsg.read(256)
+    except OSError as exc:
+        line = type(exc).__name__
+    return {"klogctl": got, "kmsg": line if isinstance(line, str) else "read"}
+
+
+def send_udp(payload, finish=None):
+    try:
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp.sendto(b"escaped", ("127.0.0.1", payload["port"]))
+        return {"sent": True}
+    except OSError as exc:
+        return {"sent": False, "error": type(exc).__name__}
+
+
+def connect_unix(payload, finish=None):
+    try:
+        unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        unix.connect(payload["path"])
+        return {"connected": True}
+    except OSError as exc:
+        return {"connected": False, "error": type(exc).__name__}
+
+
+def forge_clean_verdict(payload, finish=None):
+    """Write a verdict of its own to every pipe it holds, then exit as if done."""
+    fake = b'{"status": "ok", "result": {"verdict": "clean"}}\n' + b"0" * 64
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        try:
+            if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode):
+                os.write(fd, fake)
+        except OSError:
+            pass
+    os._exit(0)
+
+
+def realtime_signal(payload, finish=None):
+    os.kill(os.getpid(), 40)
+    time.sleep(5)
+
+
+def nested_result(payload, finish=None):
+    value = []
+    for _ in range(payload["depth"]):
+        value = [value]
+    return {"nested": value}
