@@ -127,7 +127,7 @@ CLOSED_TORCH_HOMES: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 """Homes in torch's own tree that stay closed, grouped by why; the rest of torch is open."""
 
-STDLIB_HOMES: dict[str, frozenset[str] | None] = {
+STDLIB_HOMES: dict[str, frozenset[str] | None | type(Ellipsis)] = {
     "math": None, "random": None, "_random": None, "collections": None,
     "collections.abc": None, "_collections_abc": None, "_collections": None, "itertools": None,
     "functools": frozenset({"partial", "reduce", "lru_cache", "cache", "cmp_to_key",
@@ -137,7 +137,7 @@ STDLIB_HOMES: dict[str, frozenset[str] | None] = {
     "dataclasses": frozenset({"field", "Field", "MISSING", "_MISSING_TYPE", "dataclass"}),
     "time": frozenset({"time", "perf_counter", "monotonic", "process_time", "sleep",
                        "time_ns", "perf_counter_ns", "monotonic_ns"}),
-    "typing": None, "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
+    "typing": ..., "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
     "weakref": frozenset({"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary",
                           "WeakMethod", "KeyedRef", "WeakSet", "ReferenceType", "ProxyType",
                           "CallableProxyType"}),
@@ -154,7 +154,8 @@ STDLIB_HOMES: dict[str, frozenset[str] | None] = {
     "types": frozenset({"SimpleNamespace"}),
     "pprint": frozenset({"pprint", "pformat"}),
 }
-"""Standard-library homes that are open, with the names each offers (None: all public ones)."""
+"""Standard-library homes that are open, with the names each offers (None: all public ones;
+`...`: everything, private classes too, for typing's inert helper objects)."""
 
 CLOSED_STDLIB_NAMES = frozenset({"typing.get_type_hints", "functools.update_wrapper",
                                  "functools.wraps", "weakref.finalize"})

@@ -153,7 +153,8 @@ def home_reason(module: str | None, qualname: str) -> str | None:
         names = capabilities.STDLIB_HOMES[module]
         top = qualname.split(".", 1)[0]
         if path not in capabilities.CLOSED_STDLIB_NAMES and (
-                names is None and not top.startswith("_") or names is not None and top in names):
+                names is ... or names is None and not top.startswith("_")
+                or isinstance(names, frozenset) and top in names):
             return None
         return f"the sandbox offers only some of {module}, not this"
     return f"from {module}, a module the sandbox does not offer"
