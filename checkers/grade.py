@@ -80,7 +80,7 @@ def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str,
         ledger.scans.append(final)
         ledger.close_lives()
         values = {name: fingerprint(namespace.get(name, _MISSING)) for name in compare}
-        dead = ledger.dead_weight()
+        dead, released = ledger.dead_weight()
     steps, loops = ledger.step_at.values(), ledger.loop_at.values()
     memory = ledger.memory_by_step.values() if ledger.optimizer_steps else ledger.memory_by_backward.values()
     return {
@@ -93,7 +93,7 @@ def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str,
             "reused_nodes": ledger.reused_nodes, "higher_order": ledger.higher_order,
             "walk_truncated": ledger.walk_truncated,
         },
-        "dead_weight": bucketed(dead, steps, loops),
+        "dead_weight": bucketed(dead, steps, loops, released),
         "reach": bucketed(ledger.reach.values()[1:], None, None),
         "memory": thin(memory),
         "reserved": thin(ledger.reserved_by_step.values()) if ledger.optimizer_steps else [],
@@ -195,17 +195,20 @@ def candidate_frames() -> list:
 
 
 def bucketed(series: Sequence[int], steps: Sequence[int] | None,
-             loops: Sequence[int] | None) -> dict:
+             loops: Sequence[int] | None, released: Sequence[int] = ()) -> dict:
     """At most SERIES_BUCKETS buckets, each with its lowest and highest value (so peaks and
-    returns to the floor both survive), and where it lies in the run."""
+    returns to the floor both survive), how many kept generations it let go, and where it lies
+    in the run."""
     count = len(series)
     width = max(1, -(-count // SERIES_BUCKETS))
-    out: dict = {"lows": [], "highs": [], "first": [], "steps": [], "loops": []}
+    out: dict = {"lows": [], "highs": [], "first": [], "steps": [], "loops": [], "releases": []}
     for start in range(0, count, width):
         part = series[start:start + width]
         out["lows"].append(min(part))
         out["highs"].append(max(part))
         out["first"].append(start)
+        if released:
+            out["releases"].append(sum(released[start:start + width]))
         if steps is not None:
             out["steps"].append(_at(steps, start))
         if loops is not None:

@@ -178,8 +178,14 @@ def short_name(obj) -> str:
 # -- calls, items, iteration ------------------------------------------------------------------
 
 def guarded_call(func, *args, **kwargs):
-    """Every call in snippet code: the callee must be open, and so must what it returns."""
-    return admit(callable_admitted(func)(*args, **kwargs))
+    """Every call in snippet code: the callee must be open, and so must what it returns. A
+    class a call makes for the snippet (`namedtuple`, `Enum('Color', ...)`) takes the module of
+    its caller, which is this guard's: it is the snippet's own, and said to be."""
+    result = callable_admitted(func)(*args, **kwargs)
+    if isinstance(result, type) and result.__module__ == __name__:
+        result.__module__ = "__main__"
+        candidate_classes().add(result)
+    return admit(result)
 
 
 def guarded_getitem(container, key):

@@ -63,7 +63,8 @@ def judge(m: dict, source: str = "", output: str = "") -> Verdict:
                            " graph whose lifetime could be graded.")
     tree = _parse(source)
     flags = source_flags(tree) if tree else frozenset()
-    dead = analyse(m["dead_weight"]["lows"], m["dead_weight"]["highs"])
+    series = m["dead_weight"]
+    dead = analyse(series["lows"], series["highs"], series.get("releases", ()), series["loops"])
     reach = analyse(m["reach"]["lows"], m["reach"]["highs"])
     shape = _shape(m)
     base = m["memory"][0] if m["memory"] else 0
@@ -127,14 +128,7 @@ def _window_generations(series: dict, window: Window) -> tuple[int, int | None]:
     when it ran to the end of the run."""
     first = series["first"]
     end = first[window.end] - 1 if window.released else None  # before the bucket that let go
-    return first[climb_start(series["lows"], window.start)], end
-
-
-def climb_start(lows: Sequence[int], start: int) -> int:
-    """Back from a window's first bucket along the rise that led to it."""
-    while start > 0 and lows[start - 1] < lows[start]:
-        start -= 1
-    return start
+    return first[max(window.climb_start - 1, 0)], end  # from the first graph kept
 
 
 def _dead_culprit(m: dict, window: Window) -> Culprit | None:
@@ -225,7 +219,7 @@ def _stored_line(tree: ast.Module | None, path: str) -> int | None:
 def _explain_dead(culprit: Culprit | None, window: Window, m: dict, flags: frozenset[str],
                   tree: ast.Module | None) -> tuple[str, str]:
     series = m["dead_weight"]
-    begin = climb_start(series["lows"], window.start)
+    begin = max(window.climb_start - 1, 0)  # the generation that kept the first graph
     from_step = series["steps"][begin] if series["steps"] else 0
     loop = series["loops"][begin] if series["loops"] else 0
     where = f" while the loop at line {loop} ran" if loop else ""

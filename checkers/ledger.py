@@ -391,21 +391,24 @@ class Ledger(TorchFunctionMode):
             return 0
         return max(b - a for a, b in zip([0, *passes], passes)) + 1
 
-    def dead_weight(self) -> list[int]:
+    def dead_weight(self) -> tuple[list[int], list[int]]:
         """Per generation: how many earlier generations were still alive after it ended, their
-        nodes past their last use (see the module docstring). Call after `close_lives`."""
+        nodes past their last use (see the module docstring), and how many such generations
+        were let go in it. Call after `close_lives`."""
         end = self.generation
-        diff = [0] * (end + 2)
+        diff, released = [0] * (end + 2), [0] * (end + 1)
         for key in range(min(len(self.last_death), end + 1)):
             death = self.last_death[key]
             if death != UNSET and death >= key + 2:
                 diff[key + 1] += 1
                 diff[min(death, end + 1)] -= 1
+                if death <= end:
+                    released[death] += 1
         series, running = [], 0
         for value in diff[:end + 1]:
             running += value
             series.append(running)
-        return series
+        return series, released
 
 
 def _node_of(output):

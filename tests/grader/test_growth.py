@@ -19,9 +19,30 @@ def test_a_climb_that_runs_to_the_end_of_the_run_is_growth():
 
 
 def test_a_late_climb_is_growth_though_most_of_the_run_was_flat():
-    growth = judge([1] * 120 + list(range(1, 40)))
+    growth = judge([1] * 90 + list(range(1, 60)))
     assert growth.growing is not None
-    assert growth.growing.start >= 119
+    assert growth.growing.climb_start >= 89
+
+
+def test_a_few_graphs_kept_near_the_end_of_one_loop_are_not_a_trend():
+    """The last ten steps' losses kept for a final report: bounded, whatever the run's length."""
+    assert judge([0] * 60 + list(range(1, 11))).growing is None
+
+
+def test_a_climb_that_fills_a_loop_from_its_first_iteration_to_the_end_is_a_trend():
+    """An evaluation pass after training that keeps every output, however short the pass."""
+    series = [0] * 80 + list(range(1, 16))
+    loops = [5] * 80 + [30] * 15
+    assert analyse(series, series, (), loops).growing is not None
+    assert analyse(series, series, (), [5] * 95).growing is None
+
+
+def test_a_kept_set_that_lets_old_graphs_go_as_new_ones_come_is_bounded():
+    """A deque(maxlen=8) in a short run: it climbs for 40% of it, then rotates."""
+    series = list(range(9)) + [8] * 12
+    releases = [0] * 9 + [1] * 12
+    assert analyse(series, series, releases).growing is None
+    assert analyse(series, series).growing is not None  # the same climb, nothing let go: kept
 
 
 def test_a_climb_released_once_is_still_growth():
@@ -37,8 +58,8 @@ def test_windows_that_climb_to_the_same_height_again_and_again_are_bounded():
     assert growth.bounded is not None and growth.repeats >= 9
 
 
-def test_a_plateau_is_bounded_not_growth():
-    """A deque(maxlen=5) of losses: five kept at a time, forever."""
+def test_a_plateau_reached_early_is_bounded_not_growth():
+    """A cache filled from a fixed dataset of five batches, then kept as it is."""
     assert judge(list(range(6)) + [5] * 200).growing is None
 
 

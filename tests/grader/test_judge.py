@@ -102,8 +102,8 @@ def test_graph_nodes_kept_without_their_tensors_are_still_a_leak():
 
 
 def test_a_late_leak_says_from_which_step_and_loop():
-    kept = [holder(f"late[{i}]", keys=[60 + i, 60 + i]) for i in range(20)]
-    verdict = judge(measured(dead=[0] * 60 + list(range(20)), holders=kept))
+    kept = [holder(f"late[{i}]", keys=[60 + i, 60 + i]) for i in range(40)]
+    verdict = judge(measured(dead=[0] * 60 + list(range(40)), holders=kept))
     assert verdict.verdict == "leak"
     assert "from step 60 on while the loop at line 5 ran" in verdict.message
 

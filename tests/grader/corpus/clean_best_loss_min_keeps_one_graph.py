@@ -1,4 +1,5 @@
-# The best loss so far is tracked with min() over tensors, so the best step's graph stays alive.
+# The best loss so far is tracked with min() over tensors: one step's graph stays alive, however long training
+# runs (bounded, so not a leak; .item() would still be better).
 import torch
 import torch.nn as nn
 

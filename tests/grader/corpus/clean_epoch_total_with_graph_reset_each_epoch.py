@@ -1,5 +1,5 @@
-# The per-epoch loss is reset each epoch but never detached: within an epoch it holds every
-# batch's graph.
+# The per-epoch loss is never detached but is reset each epoch: it holds up to one epoch of graphs, again and again,
+# and no more as training goes on (a bounded window; grill notes it).
 import torch
 import torch.nn as nn
 
