@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import NoReturn
 
@@ -134,8 +135,21 @@ def scan(ledger: Ledger, roots: Mapping[str, object], filename: str) -> Scan:
                 summaries[id(holder.holder)] = summary
                 budget -= walked
                 found.unwatched += summary.pop("unwatched")
-            found.holders.append({"path": holder.path, **summary})
+            found.holders.append({"path": holder.path, "stored": first_path(ledger, holder),
+                                  **summary})
     return found
+
+
+def first_path(ledger: Ledger, found: Found) -> str:
+    """The path a holder was first seen under (`losses[3]` inside `train`, though it ends up
+    as `history[3]` once `train` returns it): where it was stored."""
+    if not isinstance(found.holder, torch.Tensor):
+        return found.path
+    seen = ledger.first_paths.get(id(found.holder))
+    if seen is not None and seen[0]() is found.holder:
+        return seen[1]
+    ledger.first_paths[id(found.holder)] = (weakref.ref(found.holder), found.path)
+    return found.path
 
 
 def summarize(found: Found, budget: int, step_at: Sequence[int]) -> tuple[dict, int]:

@@ -35,6 +35,8 @@ BUILTIN_TYPES = frozenset({
     "dict_valueiterator", "dict_itemiterator", "dict_reversekeyiterator", "dict_keys",
     "dict_values", "dict_items", "callable_iterator", "bytes_iterator", "longrange_iterator",
     "method", "function", "builtin_function_or_method", "method-wrapper", "cell",
+    "odict_keys", "odict_values", "odict_items", "odict_iterator", "dict_reverseitemiterator",
+    "dict_reversevalueiterator", "set_reverseiterator", "bytearray_iterator", "bytearray",
 })
 """Builtin types whose instances a snippet may hold (values, iterators, its own functions)."""
 

@@ -206,7 +206,8 @@ def _retained(culprit: Culprit | None, tree: ast.Module | None) -> tuple[Retaine
     if culprit is None:
         return ()
     return tuple(Retained(h["path"], h["grad_fn"], h["nodes"], h["saved_bytes"],
-                          _stored_line(tree, h["path"]) or h["line"], max(h["generations"], 1))
+                          _stored_line(tree, h["stored"]) or h["line"],
+                          max(h["generations"], h["passes"], 1))
                  for h in culprit.holders[:REPORTED_RETAINED])
 
 
@@ -230,7 +231,7 @@ def _explain_dead(culprit: Culprit | None, window: Window, m: dict, flags: froze
         return message, ("Whatever outlives a step should leave it as `.item()` (a number) or"
                          " `.detach()` (a tensor without its graph).")
     first = culprit.first
-    line = _stored_line(tree, first["path"]) or first["line"]
+    line = _stored_line(tree, first["stored"]) or first["line"]
     at = f" (line {line})" if line else ""
     ending = (" until it was dropped" if window.released
               else ", and none of it is let go")
@@ -309,7 +310,7 @@ def _explain_reach(culprit: Culprit | None, flags: frozenset[str],
     first = culprit.first
     root = culprit.path.split(".", 1)[0].split("[", 1)[0]
     name = culprit.path.rsplit(".", 1)[-1]
-    line = _stored_line(tree, first["path"]) or first["line"]
+    line = _stored_line(tree, first["stored"]) or first["line"]
     at = f" (line {line})" if line else ""
     if f"carried:{root}" in flags or f"carried:{name}" in flags:
         return (f"{lead}: `{culprit.path}` is fed back into the next step with its graph{at}, so"

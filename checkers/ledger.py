@@ -122,6 +122,9 @@ class Ledger(TorchFunctionMode):
         self.peak = 0
         self.base = 0
         self.scans: list[Scan] = []
+        self.first_paths: dict[int, tuple] = {}
+        """Per holder seen by a scan: a weak reference to it and the path it was first seen
+        under (kept by the grader's scans, not by the snippet)."""
         self.problem: str | None = None
         """Set when the instrumentation was found switched off or replaced."""
         self._next_scan = FIRST_SCAN_LIVES

@@ -63,7 +63,7 @@ def test_ordinary_training_code_is_never_refused_and_grades_clean(path, sandbox)
 
 EXPLAINED = {
     "leak_trainer_metrics": ("`trainer.metrics['loss']` holds 100 tensors", "(line 24)", "`loss.detach()`"),
-    "leak_records_dicts": ("`records` holds 99 tensors", "(line 13)", ".item()"),
+    "leak_records_dicts": ("`records` holds 100 tensors", "(line 13)", ".item()"),
     "leak_generator_meter": ("`m.<locals>.total` chains the graphs of 100 steps", "(line 10)", "to `total`"),
     "leak_train_returns_losses": ("`history` holds 30 tensors", "(line 14)", "`loss.detach()`"),
     "leak_create_graph_norms": ("`grad_norms` holds 80 tensors", "(line 17)", "create_graph=True"),

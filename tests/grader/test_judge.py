@@ -7,7 +7,7 @@ from checkers.judge import judge
 
 
 def holder(path, **fields):
-    base = {"path": path, "grad_fn": "MeanBackward0", "nodes": 6, "saved_bytes": 0, "line": 9,
+    base = {"path": path, "stored": path, "grad_fn": "MeanBackward0", "nodes": 6, "saved_bytes": 0, "line": 9,
             "keys": [0, 0], "generations": 1, "steps": 1, "used": True, "passes": 1,
             "root_used": True, "numel": 1, "view": False, "node_only": False}
     return {**base, **fields}
