@@ -1,7 +1,8 @@
 """`grill check FILE...` and `python -m checkers FILE...`: one parser, one output format.
 
-Several files are graded one after the other by one warm worker; each gets its verdict, and
-the exit status is the worst of them.
+One file is graded by a worker that starts cold (the snippet pays its own first-use costs, as
+under plain Python); several are graded one after the other by one warm worker. Each gets its
+verdict, and the exit status is the worst of them.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,31 +24,48 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop watching after N optimizer steps (default: run to the end)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object per file, one per line")
+    parser.add_argument("--timings", action="store_true",
+                        help="print where the time went (worker start, compile, run, measure) on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
     """Grade each file; print its report (or JSON line); return the worst exit status."""
     from checkers.api import UsageError, grade_file
     from checkers.report import render
+    from checkers.sandbox import Sandbox
     from checkers.verdict import EXIT_GRILL, EXIT_USAGE
 
     worst = 0
-    for path in args.files:
-        try:
-            verdict = grade_file(path, device=args.device, seconds=args.seconds, steps=args.steps)
-        except UsageError as exc:
-            print(f"grill check: error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        except Exception as exc:  # a fault of grill's own: say so, with its own exit status
-            print(f"grill check: internal error while grading {path}: {type(exc).__name__}: {exc}",
-                  file=sys.stderr)
-            return EXIT_GRILL
-        if args.json:
-            print(json.dumps({"file": path, **verdict.to_dict()}))
-        else:
-            if len(args.files) > 1:
-                sys.stdout.write(f"== {path}\n")
-            sys.stdout.write(render(verdict))
-        sys.stdout.flush()
-        worst = max(worst, verdict.exit_code)
+    with Sandbox(device=args.device, warm=len(args.files) > 1) as sandbox:
+        for path in args.files:
+            started = time.monotonic()
+            try:
+                verdict = grade_file(path, device=args.device, seconds=args.seconds,
+                                     steps=args.steps, sandbox=sandbox)
+            except UsageError as exc:
+                print(f"grill check: error: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+            except Exception as exc:  # a fault of grill's own: say so, with its own exit status
+                print(f"grill check: internal error while grading {path}: {type(exc).__name__}: {exc}",
+                      file=sys.stderr)
+                return EXIT_GRILL
+            if args.json:
+                print(json.dumps({"file": path, **verdict.to_dict()}))
+            else:
+                if len(args.files) > 1:
+                    sys.stdout.write(f"== {path}\n")
+                sys.stdout.write(render(verdict))
+            sys.stdout.flush()
+            if args.timings:
+                print_timings(path, sandbox.timings, verdict.extra.get("timings", {}),
+                              time.monotonic() - started)
+            worst = max(worst, verdict.exit_code)
     return worst
+
+
+def print_timings(path: str, worker: dict, run: dict, wall: float) -> None:
+    """One line per file on stderr: the worker's start (first file only), then the run."""
+    parts = [f"{name} {seconds:.2f}s" for name, seconds in
+             [*worker.items(), *run.items()] if isinstance(seconds, (int, float))]
+    print(f"timings {path}: {', '.join(parts)}; wall {wall:.2f}s", file=sys.stderr)
+    worker.clear()

@@ -45,6 +45,7 @@ def grade_job(payload: dict, finish: Finish) -> dict:
 
     filename = payload.get("filename") or "<snippet>"
     device = resolve_device(payload.get("device", "auto"))
+    compiling = time.monotonic()
     code = policy.compile_candidate(payload["source"], filename, transform=instrument)
     started = time.monotonic()
     seconds = float(payload.get("seconds") or DEFAULT_SECONDS)
@@ -69,13 +70,16 @@ def grade_job(payload: dict, finish: Finish) -> dict:
         torch.set_default_device("cuda")
     with ledger.watching():
         policy.run_candidate(code, namespace)
-    return measure(ledger, namespace, namespace, compare, "end", started, filename)
+    return measure(ledger, namespace, namespace, compare, "end", started, filename,
+                   compile_s=started - compiling)
 
 
 def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str, object],
-            compare: Sequence[str], stopped_by: str, started: float, filename: str) -> dict:
+            compare: Sequence[str], stopped_by: str, started: float, filename: str,
+            compile_s: float = 0.0) -> dict:
     """Everything the parent judges, as JSON: the final scan, the series, the counts, the
     compared values. Runs once, at the end of the run or where the budget stopped it."""
+    measuring = time.monotonic()
     with ledger.paused():
         final = scan(ledger, roots, filename)
         ledger.scans.append(final)
@@ -104,6 +108,8 @@ def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str,
         "values": values,
         "problem": ledger.problem,
         "unwatched_nodes": final.unwatched,
+        "timings": {"compile": round(compile_s, 3), "run": round(measuring - started, 3),
+                    "measure": round(time.monotonic() - measuring, 3)},
     }
 
 

@@ -72,6 +72,7 @@ def judge(m: dict, source: str = "", output: str = "") -> Verdict:
         **common, "pattern": shape.pattern, "growth_bytes_per_step": round(shape.growth_per_step, 1),
         "samples": tuple(float(v - base) for v in m["memory"]),
         "extra": {"dead_weight": m["dead_weight"], "reach": m["reach"],
+                  "timings": m.get("timings", {}),
                   "peak_bytes": m.get("peak_bytes", 0), "unwatched_nodes": m.get("unwatched_nodes", 0),
                   **({"reserved": [r - m["reserved"][0] for r in m["reserved"]]} if m.get("reserved") else {})},
     }

@@ -118,13 +118,15 @@ def package_root() -> Path:
 
 
 def worker_argv(own_pid_namespace: bool, job_paths: tuple[str, ...] = (),
-                run_as: tuple[int, int] | None = None) -> list[str]:
+                run_as: tuple[int, int] | None = None, warm: bool = True) -> list[str]:
     path = [str(package_root()), *job_paths]
     boot = (f"import sys; sys.path[:0] = {path!r}; "
             "from checkers.sandbox.worker import main; main()")
     argv = [sys.executable, "-I", "-c", boot]
     if run_as is not None:
         argv += ["--run-as", f"{run_as[0]}:{run_as[1]}"]
+    if not warm:
+        argv.append("--cold")
     return argv + (["--own-pid-namespace"] if own_pid_namespace else [])
 
 
@@ -139,8 +141,8 @@ def unprivileged_ids() -> tuple[int, int]:
 
 
 def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ...] = (),
-                   seccomp_fd: int | None = None,
-                   scratch_bytes: int = 64 * 1024 * 1024) -> tuple[list[str], dict[str, str]]:
+                   seccomp_fd: int | None = None, scratch_bytes: int = 64 * 1024 * 1024,
+                   warm: bool = True) -> tuple[list[str], dict[str, str]]:
     """The worker's argv and environment for the chosen isolation. `job_paths` are extra
     directories holding job modules, bound read-only and put first on sys.path;
     `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`). A worker started
@@ -152,9 +154,9 @@ def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ..
     as_root = os.geteuid() == 0
     run_as = unprivileged_ids() if as_root else None
     if isolation.kind == "process":
-        argv = worker_argv(False, job_paths, run_as)
+        argv = worker_argv(False, job_paths, run_as, warm)
         return argv + (["--seccomp"] if seccomp.supported() else []), env
-    argv = worker_argv(True, job_paths, run_as)
+    argv = worker_argv(True, job_paths, run_as, warm)
     args = bwrap_arguments(env, cuda=cuda, extra=job_paths, as_root=as_root,
                            scratch_bytes=scratch_bytes)
     if seccomp_fd is not None:

@@ -43,13 +43,18 @@ class Sandbox:
 
     def __init__(self, device: Device = "auto", limits: Limits = Limits(),
                  isolation: Literal["auto", "bubblewrap", "process"] = "auto",
-                 job_paths: tuple[str, ...] = ()):
+                 job_paths: tuple[str, ...] = (), warm: bool = True):
         """`isolation`: auto uses bubblewrap where it works. `job_paths`: directories of job
-        modules outside grill's own `checkers` package, bound read-only into the box."""
+        modules outside grill's own `checkers` package, bound read-only into the box. `warm`:
+        run the common training paths once at start so later runs start fast (for repeated
+        runs; a single run is cheaper without)."""
         if device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
         self.requested_device = device
         self.limits = limits
+        self.warm = warm
+        self.timings: dict[str, float] = {}
+        """Seconds the worker took to start: `start` in all, `import` and `warm-up` inside it."""
         self.device: str | None = None
         """The resolved device ("cpu" or "cuda"), known once started."""
         self._isolation_request = isolation
@@ -105,7 +110,7 @@ class Sandbox:
         seccomp_fd = seccomp.filter_fd() if chosen.kind == "bubblewrap" else None
         argv, env = isolation_layer.worker_command(
             chosen, cuda=cuda_nodes and self.requested_device != "cpu", job_paths=self.job_paths,
-            seccomp_fd=seccomp_fd, scratch_bytes=self.limits.scratch_bytes)
+            seccomp_fd=seccomp_fd, scratch_bytes=self.limits.scratch_bytes, warm=self.warm)
         ours, theirs = socket.socketpair()
         self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
         if chosen.kind == "process" and os.geteuid() == 0:  # the worker runs as nobody
@@ -126,6 +131,7 @@ class Sandbox:
         self._control = ours
         self._stderr_tail = bytearray()
         threading.Thread(target=self._drain_stderr, args=(self._process,), daemon=True).start()
+        started = time.monotonic()
         try:
             ready = self._await_ready()
         except SandboxError as exc:
@@ -134,6 +140,9 @@ class Sandbox:
             # bwrap ran its probe but not the worker: carry on without it, and say so.
             self._isolation = isolation_layer.fallback(str(exc).splitlines()[0])
             return self._start()
+        timings = ready.get("timings")
+        self.timings = {"start": round(time.monotonic() - started, 3),
+                        **(timings if isinstance(timings, dict) else {})}
         cuda = bool(ready.get("cuda"))
         if self.requested_device == "cuda" and not cuda:
             self.close()
