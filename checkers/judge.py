@@ -325,8 +325,9 @@ def _explain_reach(culprit: Culprit | None, flags: frozenset[str],
                 " retain_graph=True is no longer needed.")
     return (f"{lead}: `{culprit.path}` sums every step's loss and is backpropagated every"
             f" step{at}, so each backward() goes back over the whole run.",
-            "Backpropagate each step's own loss, and keep `loss.item()` in the total; or reset"
-            f" `{name}` after each backward().")
+            f"`{name}` is backpropagated, so it must stay a tensor: start it afresh after each"
+            f" backward() (`{name} = 0`), or backpropagate each step's own loss and keep a"
+            " separate total of `loss.item()` for reporting.")
 
 
 def _explain_clean(steps: int, shape: Shape) -> str:
