@@ -1,0 +1,82 @@
+"""A mock interview drawn from the packs added for issue 16 plays from the first question to the
+recorded report (Pilot, fake clock, fake grader): the new cards carry everything a mock asks of a
+card, and their own model answers score."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.mock.draw import draw
+from app.mock.session import MockSession
+from app.paths import SHIPPED_PACKS
+from app.ui.screens.mock import MockScreen
+from app.ui.screens.mock_report import MockReportScreen
+from app.ui.screens.mock_review import MockReviewScreen
+from mock_helpers import SIZE, app_for
+from questions.loader import load_library
+
+NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training")
+
+
+@pytest.fixture(scope="module")
+def new_cards():
+    library = load_library([SHIPPED_PACKS / name for name in NEW_PACKS])
+    assert not library.problems
+    assert {pack.manifest.name for pack in library.packs} == set(NEW_PACKS)
+    return library.cards
+
+
+def test_the_draw_from_the_new_packs_includes_a_code_task_and_several_packs(new_cards):
+    chosen = draw(new_cards, 4, level="principal", rng=random.Random(16))
+    assert len(chosen) == 4
+    assert any(c.card.code_task for c in chosen)
+    assert len({c.pack for c in chosen}) >= 2
+
+
+async def test_a_mock_from_the_new_packs_plays_to_a_recorded_report(new_cards, clock, history):
+    chosen = draw(new_cards, 4, level="principal", rng=random.Random(16))
+    session = MockSession(chosen, level="principal", clock=clock, seed=16)
+    app, grader = app_for(session, history, clock, MockScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MockScreen)
+        ran_code = False
+        for _ in range(len(session.steps)):
+            step = session.current
+            card = session.cards[step.question].card
+            if step.kind == "answer":
+                screen.answer.insert(card.solid.text)      # the card's own full answer
+            elif step.kind == "follow_up":
+                screen.answer.insert(card.follow_ups[step.follow_up].answer)
+            else:
+                panel = screen.query_one("#mock-code")
+                panel.editor.load_text(card.code_task.solution)
+                await pilot.press("ctrl+r")
+                for _ in range(50):                          # the run goes through a worker
+                    await app.workers.wait_for_complete()
+                    await pilot.pause()
+                    if panel.verdict is not None:
+                        break
+                assert panel.verdict is not None
+                ran_code = True
+            clock.advance(20)
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        assert ran_code
+        review = app.screen
+        assert isinstance(review, MockReviewScreen)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        report = app.screen
+        assert isinstance(report, MockReportScreen)
+
+    scores = [question.score for question in report.report.score.questions]
+    assert len(scores) == 4
+    assert all(score > 0.5 for score in scores), scores      # each card's solid answer makes its points
+    recorded = history.attempts()
+    assert {a.card_id for a in recorded} == {c.card.id for c in chosen}
+    assert {a.mode for a in recorded} == {"mock"}
+    assert any(card.code_task.solution in source for card in (c.card for c in chosen if c.card.code_task)
+               for source in grader.graded)
