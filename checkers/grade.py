@@ -81,7 +81,7 @@ def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str,
     compared values. Runs once, at the end of the run or where the budget stopped it."""
     measuring = time.monotonic()
     with ledger.paused():
-        final = scan(ledger, roots, filename)
+        final = scan(ledger, roots, filename, saved=True)
         ledger.scans.append(final)
         ledger.close_lives()
         values = {name: fingerprint(namespace.get(name, _MISSING)) for name in compare}
@@ -125,8 +125,11 @@ def unmeasured(ledger: Ledger, why: str, started: float) -> dict:
             "problem": f"the run could not be measured at its end ({why})"}
 
 
-def scan(ledger: Ledger, roots: Mapping[str, object], filename: str) -> Scan:
-    """What holds live graph now, each holder summarised from its nodes' lives."""
+def scan(ledger: Ledger, roots: Mapping[str, object], filename: str, saved: bool = False) -> Scan:
+    """What holds live graph now, each holder summarised from its nodes' lives. `saved`: also
+    measure the tensors the nodes saved for backward, which only the final scan does: reading
+    a saved tensor runs its unpack hook, and under activation checkpointing that recomputes a
+    block's forward, which must not happen in the middle of the snippet's step."""
     found = Scan(ledger.generation)
     budget = MAX_SUMMARY_NODES
     summaries: dict[int, dict] = {}
@@ -137,7 +140,7 @@ def scan(ledger: Ledger, roots: Mapping[str, object], filename: str) -> Scan:
                 break
             summary = summaries.get(id(holder.holder))
             if summary is None:
-                summary, walked = summarize(holder, budget, ledger.step_at)
+                summary, walked = summarize(holder, budget, ledger.step_at, saved)
                 summaries[id(holder.holder)] = summary
                 budget -= walked
                 found.unwatched += summary.pop("unwatched")
@@ -158,7 +161,8 @@ def first_path(ledger: Ledger, found: Found) -> str:
     return found.path
 
 
-def summarize(found: Found, budget: int, step_at: Sequence[int]) -> tuple[dict, int]:
+def summarize(found: Found, budget: int, step_at: Sequence[int],
+              saved: bool = True) -> tuple[dict, int]:
     """One holder: its graph's size and saved bytes, the generations (and optimizer steps) its
     nodes carry, whether a backward pass ever ran through it, and what the tensor is (a
     scalar, a view of a larger one)."""
@@ -180,7 +184,7 @@ def summarize(found: Found, budget: int, step_at: Sequence[int]) -> tuple[dict, 
             keys.add(token.life.key)
             if token.life.first_use != UNSET:
                 passes.add(token.life.first_use)
-        for tensor in saved_tensors(node):
+        for tensor in saved_tensors(node) if saved else ():
             storages[tensor.data_ptr()] = tensor.untyped_storage().nbytes()
         stack.extend(child for child, _ in node.next_functions)
     token = root.metadata.get(TOKEN)
