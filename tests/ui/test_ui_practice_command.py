@@ -11,8 +11,8 @@ from app.ui.app import GrillApp
 from app.ui.screens.practice import PracticeScreen
 
 
-async def test_due_opens_todays_queue_once_packs_are_loaded(history, grader, clock):
-    app = GrillApp(None, history, start_with_due=True, grader=grader, clock=clock)
+async def test_due_opens_todays_queue_once_packs_are_loaded(history, runner, clock):
+    app = GrillApp(None, history, start_with_due=True, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
         # The load starts after the first refresh and the queue opens after the next one:
         # on a busy machine one pause is not always enough, so wait for each step to happen.

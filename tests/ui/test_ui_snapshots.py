@@ -38,8 +38,8 @@ def test_practice_after_three_reveals(snap_compare, make_app, clock):
     assert snap_compare(make_app(), terminal_size=SNAPSHOT_SIZE, run_before=reveal)
 
 
-def test_code_task_with_a_leak_verdict(snap_compare, make_app, grader):
-    grader.verdict = LEAK
+def test_code_task_with_a_leak_verdict(snap_compare, make_app, runner):
+    runner.verdict = LEAK
 
     async def run_code(pilot):
         pilot.app.practise([pilot.app.library.card("running-loss")])

@@ -1,4 +1,4 @@
-"""Test doubles for the UI (a clock that moves only when told, a grader without torch) and the screen size."""
+"""Test doubles for the UI (a clock that moves only when told, a code runner without torch) and the screen size."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ class FakeClock:
 
 
 @dataclass
-class FakeGrader:
+class FakeRunner:
     """Returns `verdict` for every grade; with `block=True` a grade waits until cancelled or released."""
 
     verdict: Verdict | None = None
@@ -38,7 +38,7 @@ class FakeGrader:
     def warm(self, device: str) -> None:
         self.warmed.append(device)
 
-    def grade(self, source: str, *, device: str, steps: int) -> Verdict:
+    def grade(self, task, source: str, *, device: str) -> Verdict:
         self.sources.append(source)
         if self.block:
             self._release.wait(timeout=30)

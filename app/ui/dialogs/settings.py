@@ -8,20 +8,22 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.validation import Integer
 from textual.widgets import Button, Input, Label, Select
 
+from app.ui.base import GrillDialog
 from app.ui.settings import DEVICES, THEMES, Settings
 from questions.model import LEVELS
 
 
-class SettingsDialog(ModalScreen[Settings | None]):
+class SettingsDialog(GrillDialog[Settings | None]):
     """Returns the edited Settings, or None when cancelled."""
 
+    HELP = ("What grill remembers between runs: the tier whose answer practice reveals, where code "
+            "tasks run, how many new cards join each day's queue, and the theme.")
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save", priority=True, tooltip="Keep these settings."),
+        Binding("escape", "cancel", "Cancel", tooltip="Close without changing anything."),
     ]
 
     def __init__(self, settings: Settings) -> None:
@@ -30,8 +32,8 @@ class SettingsDialog(ModalScreen[Settings | None]):
 
     def compose(self) -> ComposeResult:
         s = self.settings
-        with Vertical(id="settings"):
-            yield Label("Settings", id="settings-title")
+        with Vertical(id="settings", classes="dialog"):
+            yield Label("Settings", id="settings-title", classes="dialog-title")
             yield Label("Tier you practise at")
             yield Select([(level, level) for level in LEVELS], value=s.tier, allow_blank=False, compact=True,
                          id="settings-tier")
