@@ -38,7 +38,7 @@ def question_score(points_hit: int, points_total: int, red_flag_said: bool, code
 
 def rating_for(score: float, code_verdict: str | None) -> Rating:
     """The rating a score earns, capped by the code verdict."""
-    rating = next((rating for floor, rating in RATING_FLOORS if score >= floor), "again")
+    rating: Rating = next((rating for floor, rating in RATING_FLOORS if score >= floor), "again")
     return cap_for_verdict(rating, code_verdict)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
 
+from textual import events, on
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
@@ -45,7 +46,8 @@ class GrillScreen(Screen):
     def grill(self) -> GrillApp:
         return cast("GrillApp", self.app)
 
-    def on_mount(self) -> None:
+    @on(events.Mount)
+    def _mount_size_notice(self) -> None:
         self.mount(TooSmallNotice())
 
 
@@ -57,5 +59,6 @@ class GrillDialog(ModalScreen[ResultType]):
     def grill(self) -> GrillApp:
         return cast("GrillApp", self.app)
 
-    def on_mount(self) -> None:
+    @on(events.Mount)
+    def _mount_size_notice(self) -> None:
         self.mount(TooSmallNotice())

@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from datetime import datetime, timezone
-
-from ui_fakes import FakeClock, FakeRunner
+from ui_fakes import NOW, FakeClock, FakeRunner
 
 from app.progress.history import History
 from app.ui.app import GrillApp
@@ -48,10 +46,6 @@ def clock() -> FakeClock:
 @pytest.fixture
 def runner() -> FakeRunner:
     return FakeRunner()
-
-
-NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
-"""The wall clock of UI tests: due dates and statistics must not depend on the day they run."""
 
 
 @pytest.fixture

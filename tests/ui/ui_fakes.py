@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from checkers.verdict import Verdict
 
 SIZE = (120, 36)
 """Terminal size of the Pilot tests."""
+
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
+"""The wall clock of UI tests: due dates and statistics must not depend on the day they run."""
 
 
 @dataclass

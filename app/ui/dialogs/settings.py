@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -59,11 +60,15 @@ class SettingsDialog(GrillDialog[Settings | None]):
             return
         self.dismiss(replace(
             self.settings,
-            tier=self.query_one("#settings-tier", Select).value,
-            device=self.query_one("#settings-device", Select).value,
+            tier=self._chosen("#settings-tier"),
+            device=self._chosen("#settings-device"),
             new_per_day=int(new_per_day.value),
-            theme=self.query_one("#settings-theme", Select).value,
+            theme=self._chosen("#settings-theme"),
         ))
+
+    def _chosen(self, selector: str) -> Any:
+        """A select's value; never blank, since none of them allows it (Settings checks the rest)."""
+        return self.query_one(selector, Select).selection
 
     @on(Button.Pressed, "#settings-cancel")
     def action_cancel(self) -> None:

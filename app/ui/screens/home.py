@@ -219,7 +219,7 @@ class HomeScreen(GrillScreen):
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:
         value = None if event.value is Select.NULL else event.value
-        field = {"home-level": "level", "home-tag": "tag", "home-status": "status"}[event.select.id]
+        field = {"home-level": "level", "home-tag": "tag", "home-status": "status"}[event.select.id or ""]
         self._apply(**{field: value})
 
     @on(OptionList.OptionHighlighted, "#home-packs")

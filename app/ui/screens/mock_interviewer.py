@@ -34,15 +34,16 @@ class MockInterviewerScreen(MockStepsScreen):
         self._question: int | None = None
 
     async def show_step(self, step: Step | None) -> None:
-        new_question = step is not None and step.question != self._question
+        if step is None:
+            await super().show_step(step)
+            return
+        new_question = step.question != self._question
         if new_question:
             self._keep_ticks()
             self._question = step.question
             await self.query("#interviewer-split").remove()
             await self.query_one("#mock-body").mount(self._layout(step))
         await super().show_step(step)
-        if step is None:
-            return
         # The code task needs the room; the script and the ticks come back for the follow-ups.
         self.query_one("#interviewer-split").display = step.kind != "code"
         await self.query("#interviewer-watch").remove()
@@ -105,7 +106,7 @@ class MockInterviewerScreen(MockStepsScreen):
         """The follow-ups this question will ask, the current one in bold, each with its answer."""
         card = self.session.cards[step.question].card
         asked = [s.follow_up for s in self.session.steps
-                 if s.question == step.question and s.kind == "follow_up"]
+                 if s.question == step.question and s.follow_up is not None]
         lines = []
         for n in asked:
             follow_up = card.follow_ups[n]
