@@ -17,12 +17,17 @@ from textual.widget import Widget
 BLOCKS = " ▁▂▃▄▅▆▇█"
 
 
-def resample(values: Sequence[float], columns: int) -> list[float]:
-    """Exactly `columns` values: each the largest in its share of `values`, or each value repeated."""
+def fit(values: Sequence[float], columns: int) -> list[float | None]:
+    """One entry per column (None for a gap): with more values than columns, each column is the
+    largest in its share of them; with fewer, each value is a bar as wide as fits, a gap after it."""
     if not values or columns <= 0:
         return []
-    per = len(values) / columns
-    return [max(values[int(i * per):max(int((i + 1) * per), int(i * per) + 1)]) for i in range(columns)]
+    if len(values) > columns:
+        per = len(values) / columns
+        return [max(values[int(i * per):max(int((i + 1) * per), int(i * per) + 1)]) for i in range(columns)]
+    width = columns // len(values)
+    bar = width - 1 if width > 2 else width
+    return [cell for value in values for cell in [value] * bar + [None] * (width - bar)]
 
 
 class BarChart(Widget):
@@ -51,8 +56,8 @@ class BarChart(Widget):
         labels = [self.label(top), self.label(low)]
         gutter = max(map(len, labels)) + 1
         columns = max(1, self.size.width - gutter - 1)
-        shown = resample(self.values, columns)
-        levels = [round((value - low) / (top - low) * self.rows * 8) for value in shown]
+        shown = fit(self.values, columns)
+        levels = [0 if value is None else round((value - low) / (top - low) * self.rows * 8) for value in shown]
         lines = Text()
         for row in range(self.rows - 1, -1, -1):
             label = labels[0] if row == self.rows - 1 else labels[1] if row == 0 else ""
