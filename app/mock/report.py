@@ -82,10 +82,12 @@ def render_markdown(report: MockReport) -> str:
         lines += ["", "You ended the interview before the last question; questions not reached score 0."]
     elif report.session_overrun:
         lines += ["", "The session's time limit ran out before the end; questions not reached score 0."]
-    lines += ["", "| # | Card | Score | Time / budget | Red flags | Code |", "| --- | --- | --- | --- | --- | --- |"]
+    # The number shares the card's column: a column of its own is squeezed to nothing when the
+    # report screen lays the table out at 80 columns.
+    lines += ["", "| Card | Score | Time | Red flags | Code |", "| --- | --- | --- | --- | --- |"]
     for n, (run, score) in enumerate(zip(report.runs, report.score.questions), 1):
         time_cell = f"{clock(run.seconds)} / {clock(run.budget)}" if run.reached else "not reached"
-        lines.append(f"| {n} | `{run.card.id}` | {percent(score.score)} | {time_cell} | "
+        lines.append(f"| {n}. `{run.card.id}` | {percent(score.score)} | {time_cell} | "
                      f"{len(score.red_flags_said) or '-'} | {score.verdict or '-'} |")
     for n, (run, score) in enumerate(zip(report.runs, report.score.questions), 1):
         lines += ["", *_question_section(n, run, score, report)]

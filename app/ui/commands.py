@@ -15,10 +15,9 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 
-# Textual's own bindings on every screen (tab, shift+tab, ctrl+c, ctrl+q) and the palette's own
-# key: not this screen's commands, and Quit is already among the palette's system commands.
-_TEXTUAL_BINDINGS = {(b.key, b.action) for b in [*Screen.BINDINGS, *App.BINDINGS] if isinstance(b, Binding)}
-_NOT_COMMANDS = {"command_palette"}
+# Textual's own bindings on every screen (tab, shift+tab, copy, quit) and the palette's own key:
+# not this screen's commands, and Quit is already among the palette's system commands.
+_NOT_COMMANDS = {b.action for b in [*Screen.BINDINGS, *App.BINDINGS] if isinstance(b, Binding)} | {"command_palette"}
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ def screen_commands(screen: Screen) -> list[Command]:
         binding = active.binding
         if active.node not in (screen, app) or not binding.description or not active.enabled:
             continue
-        if (binding.key, binding.action) in _TEXTUAL_BINDINGS or binding.action in _NOT_COMMANDS:
+        if binding.action in _NOT_COMMANDS:
             continue
         key = app.get_key_display(binding)
         if binding.description in found:

@@ -112,7 +112,7 @@ async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(c
         exported = app.screen.exported_to
     assert exported is not None and exported.parent == tmp_path / "home" / "reports"
     text = exported.read_text()
-    assert "| 2 | `retain-graph-error` | 0% | not reached |" in text
+    assert "| 2. `retain-graph-error` | 0% | not reached |" in text
     assert [a.card_id for a in history.attempts()] == ["no-grad-eval"]
 
 
@@ -198,10 +198,10 @@ async def test_the_whole_sessions_clock_sits_beside_the_steps(cards, clock, hist
     async with app.run_test(size=SIZE) as pilot:
         clock.advance(70)
         await app.screen.tick_clock()
-        assert text_of(app, "#mock-session-clock") == "13:50 left of 15:00"
+        assert text_of(app, "#mock-session-clock") == "interview 13:50 left of 15:00"
     open_ended = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
     app, _ = app_for(open_ended, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:
         clock.advance(70)
         await app.screen.tick_clock()
-        assert text_of(app, "#mock-session-clock") == "1:10 of 3:00"
+        assert text_of(app, "#mock-session-clock") == "interview 1:10 of 3:00"

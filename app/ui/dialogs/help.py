@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Label, Static
+from textual.widgets import Label, Static
 
 from app.ui.base import GrillDialog
 from app.ui.commands import screen_commands
@@ -23,18 +23,24 @@ class HelpDialog(GrillDialog[None]):
 
     def compose(self) -> ComposeResult:
         explained = self.explained
-        with Vertical(id="help", classes="dialog"):
+        with VerticalScroll(id="help", classes="dialog"):
             yield Label(f"Help · {_title(explained)}", classes="dialog-title")
             yield Static(getattr(explained, "HELP", ""), id="help-about", markup=False)
-            table: DataTable = DataTable(id="help-keys", cursor_type="none", zebra_stripes=True)
-            table.add_columns("key", "command", "what it does")
-            for command in screen_commands(explained):
-                table.add_row(Text(command.keys, style="bold"), Text(command.name), Text(command.description))
-            yield table
+            yield Static(keys_text(explained), id="help-keys")
             yield Static("esc closes · ctrl+p lists the same commands to run by name", classes="dialog-keys")
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def keys_text(screen: Screen) -> Content:
+    """One line per command, `key  Name: what it does`, wrapping rather than cut at any width."""
+    commands = screen_commands(screen)
+    width = max((len(command.keys) for command in commands), default=0)
+    return Content("\n").join(
+        Content.assemble((command.keys.ljust(width), "bold $accent"), "  ", (command.name, "bold"),
+                         f": {command.description}" if command.description else "")
+        for command in commands)
 
 
 def _title(screen: Screen) -> str:

@@ -215,8 +215,8 @@ def session_clock(session: MockSession) -> str:
     """The whole interview's clock, beside the step's: time left under a limit, else time used."""
     left = session.overall_remaining()
     if left is not None and session.minutes is not None:
-        return f"{clock(max(0.0, left))} left of {clock(session.minutes * 60)}"
-    return f"{clock(session.elapsed())} of {clock(session.budget)}"
+        return f"interview {clock(max(0.0, left))} left of {clock(session.minutes * 60)}"
+    return f"interview {clock(session.elapsed())} of {clock(session.budget)}"
 
 
 class MockScreen(MockStepsScreen):
