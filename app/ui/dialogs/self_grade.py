@@ -69,8 +69,7 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
                 for rating in RATINGS:
                     yield Button(f"{RATING_KEYS[rating]} {rating.capitalize()}{self._when(rating)}",
                                  compact=True, id=f"self-grade-{rating}")
-            yield Static("1-4 record that rating · ctrl+g records the suggestion · esc back to the card",
-                         classes="dialog-keys")
+            yield Static("1-4 record a rating · ctrl+g takes the suggestion · esc back", classes="dialog-keys")
 
     def on_mount(self) -> None:
         self.query_one("#self-grade-points", TickList).focus()

@@ -23,6 +23,7 @@ from app.progress.stats import Missed, Stats
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.widgets.bar_chart import BarChart
+from app.ui.wording import count
 
 BAR_WIDTH = 10
 
@@ -39,9 +40,9 @@ def day_label(day: date, today: date) -> str:
 
 class StatsScreen(GrillScreen):
     SUB_TITLE = "Statistics"
-    HELP = ("How your practice is going: how much of each pack and tag you know (cards whose last "
-            "rating was Good or Easy), how often you recall a card you have seen, how many cards "
-            "you answered each day, and how many come due in the next two weeks.")
+    HELP = ("How your practice is going: how many cards you answered each day, how many come due "
+            "in the next two weeks, how much of each pack and tag you know (cards whose last rating "
+            "was Good or Easy), and how often you recall a card you have seen.")
     BINDINGS = [Binding("escape", "close", "Close", tooltip="Back to home.")]
 
     def __init__(self, stats: Stats, outlook: Outlook) -> None:
@@ -54,14 +55,6 @@ class StatsScreen(GrillScreen):
         yield Header()
         with VerticalScroll(id="stats-scroll"):
             yield Static(self.summary(), id="stats-summary")
-            yield Label("Packs: mastered is the share of cards last rated Good or Easy", classes="stats-heading")
-            due = {p.pack: p.due for p in stats.packs}
-            yield self.table("stats-packs", ["pack", "cards", "mastered", "retention", "due today"],
-                             [[m.name, m.cards, share_bar(m.share), percent(m.retention), due.get(m.name, 0)]
-                              for m in outlook.packs])
-            yield Label("Tags", classes="stats-heading")
-            yield self.table("stats-tags", ["tag", "cards", "mastered", "retention"],
-                             [[m.name, m.cards, share_bar(m.share), percent(m.retention)] for m in outlook.tags])
             activity = stats.activity
             yield Label(f"Cards answered per day, last {len(activity)} days: "
                         f"{sum(d.attempts for d in activity)} in all", classes="stats-heading")
@@ -69,11 +62,20 @@ class StatsScreen(GrillScreen):
                            first=day_label(activity[0].day, today), last=day_label(activity[-1].day, today),
                            id="stats-activity")
             forecast = outlook.forecast
-            yield Label(f"Due in the next {len(forecast)} days: {sum(d.count for d in forecast)} cards "
+            yield Label(f"Due in the next {len(forecast)} days: {count(sum(d.count for d in forecast), 'card')} "
                         "(today includes overdue ones)", classes="stats-heading")
             yield BarChart([d.count for d in forecast], label=_whole, full_scale=1, rows=4,
                            first=day_label(forecast[0].day, today), last=day_label(forecast[-1].day, today),
                            id="stats-forecast")
+            yield Label("Packs: mastered is the share of cards last rated Good or Easy", classes="stats-heading")
+            due = {p.pack: p.due for p in stats.packs}
+            yield self.table("stats-packs", ["pack", "cards", "mastered", "retention", "due today"],
+                             [[m.name, m.cards, share_bar(m.share), percent(m.retention), due.get(m.name, 0)]
+                              for m in outlook.packs])
+            yield Label("Tags, least mastered first", classes="stats-heading")
+            tags = sorted(outlook.tags, key=lambda m: (m.share, -m.cards, m.name))
+            yield self.table("stats-tags", ["tag", "cards", "mastered", "retention"],
+                             [[m.name, m.cards, share_bar(m.share), percent(m.retention)] for m in tags])
             yield Label("Retention by tier", classes="stats-heading")
             yield self.table("stats-tiers", ["tier", "reviews", "retention"],
                              [[t.tier, t.reviews, percent(t.retention)] for t in stats.tiers])
@@ -87,8 +89,8 @@ class StatsScreen(GrillScreen):
 
     def summary(self) -> str:
         s = self.stats
-        return (f"{s.attempts} attempts on {s.cards_seen} cards · {s.due_today} due today · "
-                f"streak: {s.streak_days} day{'s' if s.streak_days != 1 else ''}")
+        return (f"{count(s.attempts, 'attempt')} on {count(s.cards_seen, 'card')} · {s.due_today} due today · "
+                f"streak: {count(s.streak_days, 'day')}")
 
     def answer_time(self) -> str:
         t = self.stats.answer_time

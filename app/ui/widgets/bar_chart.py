@@ -26,7 +26,7 @@ def fit(values: Sequence[float], columns: int) -> list[float | None]:
         per = len(values) / columns
         return [max(values[int(i * per):max(int((i + 1) * per), int(i * per) + 1)]) for i in range(columns)]
     width = columns // len(values)
-    bar = width - 1 if width > 2 else width
+    bar = width - 1 if width >= 2 else width
     return [cell for value in values for cell in [value] * bar + [None] * (width - bar)]
 
 
