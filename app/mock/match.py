@@ -11,9 +11,8 @@ forgiving about wording without inventing hits:
 - stop words are ignored, so "the" or "is" never make a match on their own; but a phrase that
   would shrink to a single word keeps them ("if tensor" needs the `if`, or any answer
   mentioning a tensor would match it);
-- a phrase must be specific: one made only of words the question itself uses is no evidence,
-  since an answer repeats the question's words whatever it says; and a call in a phrase
-  (`cpu()`) matches only a call in the answer, not the word ("the CPU waits");
+- a call in a phrase (`cpu()`) matches only a call in the answer, not the word ("the CPU
+  waits"), and `each` and `every` count as one word ("every iteration", "each iteration");
 - a red flag preceded by a negation ("never call retain_graph=True to silence it") or
   followed closely by one ("empty_cache won't help") is not counted, because saying that a
   wrong thing is wrong is not saying the wrong thing.
@@ -58,6 +57,9 @@ its length when that is smaller (two words may have at most two others between t
 _TOKEN = re.compile(r"[a-z0-9_]+\(?|[.,;:!?](?=\s|$)")
 CALL = "()"
 """Marks a word written as a call (`cpu(`), which a phrase's call must find."""
+SAME_WORD = {"each": "every"}
+"""Words read as another: a phrase that keeps its stop words ("every iteration") should still
+find the answer that says it the other way ("each iteration")."""
 BOUNDARY = "|"
 """Stands for punctuation that ends a clause (not the dot in `loss.item()`): negation stops there."""
 _SUFFIXES = ("edly", "ingly", "ings", "ing", "ed", "ly", "es", "s")
@@ -99,18 +101,14 @@ def tokens(text: str) -> list[str]:
     Code like `loss.item()` yields `loss`, `item()`.
     """
     text = text.lower().replace("’", "'").replace("n't", " not")
+    words = (SAME_WORD.get(word, word) for word in _TOKEN.findall(text))
     return [BOUNDARY if word[0] in ".,;:!?" else stem(word[:-1]) + CALL if word.endswith("(") else stem(word)
-            for word in _TOKEN.findall(text)]
+            for word in words]
 
 
 def bare(words: Iterable[str]) -> list[str]:
     """The words with calls written as plain words (`detach()` as `detach`)."""
     return [word.removesuffix(CALL) for word in words]
-
-
-def content_words(phrase: str) -> list[str]:
-    """The stems of a phrase that carry its meaning (stop words dropped)."""
-    return [word for word in tokens(phrase) if word not in STOP_WORDS and word != BOUNDARY]
 
 
 @lru_cache(maxsize=4096)
@@ -152,18 +150,17 @@ class Marks:
 
 
 def find_phrase(phrase: str, answer: Sequence[str], *, reject_negated: bool = False,
-                common: frozenset[str] = frozenset(), plain: Sequence[str] | None = None) -> bool:
+                plain: Sequence[str] | None = None) -> bool:
     """Whether all required words of `phrase` occur within one window of the answer's stems.
 
-    A phrase made only of `common` words (the question's, written bare) never matches. With
-    `reject_negated`, an occurrence preceded closely by a negation does not count, unless the
-    phrase itself contains one ("no graph" is then matched literally). `plain` is
+    With `reject_negated`, an occurrence preceded closely by a negation does not count, unless
+    the phrase itself contains one ("no graph" is then matched literally). `plain` is
     `bare(answer)`, for a caller that tries many phrases on one answer.
     """
     needed = required_words(phrase)
-    wanted = set(bare(needed))
-    if not needed or wanted <= common:
+    if not needed:
         return False
+    wanted = set(bare(needed))
     calls = {word for word in needed if word.endswith(CALL)}
     plain = bare(answer) if plain is None else plain
     window = len(needed) + min(WINDOW_SLACK, len(needed))
@@ -201,9 +198,8 @@ def _clause(words: Iterable[str]) -> list[str]:
 
 
 def _first_match(phrases: Iterable[str], answer: Sequence[str], plain: Sequence[str], *,
-                 reject_negated: bool, common: frozenset[str]) -> str | None:
-    return next((p for p in phrases
-                 if find_phrase(p, answer, reject_negated=reject_negated, common=common, plain=plain)), None)
+                 reject_negated: bool) -> str | None:
+    return next((p for p in phrases if find_phrase(p, answer, reject_negated=reject_negated, plain=plain)), None)
 
 
 def pre_mark(card: Card, answer: str) -> Marks:
@@ -213,13 +209,12 @@ def pre_mark(card: Card, answer: str) -> Marks:
     """
     words = tokens(answer)
     plain = bare(words)
-    common = frozenset(bare(tokens(card.question)))
     key_points = tuple(
-        Mark(kp.point, _first_match([*kp.signals, kp.point], words, plain, reject_negated=False, common=common))
+        Mark(kp.point, _first_match([*kp.signals, kp.point], words, plain, reject_negated=False))
         for kp in card.key_points
     )
     red_flags = tuple(
-        Mark(rf.flag, _first_match([*rf.signals, rf.flag], words, plain, reject_negated=True, common=common))
+        Mark(rf.flag, _first_match([*rf.signals, rf.flag], words, plain, reject_negated=True))
         for rf in card.red_flags
     )
     return Marks(key_points, red_flags)

@@ -79,7 +79,8 @@ class GrillApp(App):
         if self.history_error:
             self.notify(self.history_error, title="History unavailable", severity="error", timeout=10,
                         markup=False)
-        if self.history is not None and not self.settings.welcomed:
+        # `grill practice --due` asked to start at once; the first-run screen waits for a plain start.
+        if self.history is not None and not self.settings.welcomed and not self._start_with_due:
             from app.ui.dialogs.welcome import WelcomeDialog
 
             self.push_screen(WelcomeDialog(), self._welcomed)

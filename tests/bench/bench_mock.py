@@ -43,10 +43,8 @@ ANSWERS = [
      "After backward the saved tensors are freed, so a second pass has nothing left. Usually a "
      "tensor from the previous iteration is still attached, so detach it; retain_graph=True only "
      "hides that and leaks.", {0, 1, 2, 4}, set()),
-    # Says the red flag, not the key point that retain_graph=True leaks: naming the question's
-    # own `retain_graph` is no evidence of that point.
     ("backward-twice-retain-graph",
-     "I'd just add retain_graph=True to the backward call and move on.", set(), {0}),
+     "I'd just add retain_graph=True to the backward call and move on.", {2}, {0}),
 ]
 
 

@@ -195,13 +195,13 @@ async def test_ending_early_asks_first_and_the_report_says_the_candidate_ended_i
 async def test_the_whole_sessions_clock_sits_beside_the_steps(cards, clock, history):
     limited = MockSession([cards["no-grad-eval"]], level="junior", clock=clock, minutes=15)
     app, _ = app_for(limited, history, clock, MockScreen)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         clock.advance(70)
         await app.screen.tick_clock()
         assert text_of(app, "#mock-session-clock") == "interview 13:50 left of 15:00"
     open_ended = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
     app, _ = app_for(open_ended, history, clock, MockScreen)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         clock.advance(70)
         await app.screen.tick_clock()
         assert text_of(app, "#mock-session-clock") == "interview 1:10 of 3:00"

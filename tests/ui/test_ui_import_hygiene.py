@@ -17,7 +17,7 @@ CHILD_SIDE = ("torch", "RestrictedPython", "checkers.policy", "checkers.capabili
               "checkers.probes", "checkers.instrument", "checkers.retained", "checkers.judge",
               "checkers.sandbox.worker", "checkers.sandbox.child")
 
-WALK_EVERY_SCREEN = textwrap.dedent(f"""
+WALK_EVERY_SCREEN = textwrap.dedent("""
     import asyncio, sys
     from pathlib import Path
     from app.ui.app import GrillApp

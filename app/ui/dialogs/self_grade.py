@@ -25,6 +25,20 @@ from checkers.verdict import Verdict
 from questions.model import Card
 
 RATING_KEYS = {rating: str(n) for n, rating in enumerate(RATINGS, 1)}
+CODE_BASIS = {NOT_RUN: "no run of the code as it stands: the code half earns nothing",
+              "clean": "code clean (half the question)"}
+
+
+def explain(suggestion: Suggestion, *, points: int, of: int, flag_said: bool) -> str:
+    """The suggested rating and what it rests on, as the dialog shows it (markup)."""
+    basis = ["a red flag said" if flag_said else f"{points} of {of} key points"]
+    if suggestion.code is not None:
+        basis.append(CODE_BASIS.get(suggestion.code, f"code {suggestion.code}: the code half earns nothing"))
+    text = (f"Suggested: [b]{suggestion.rating.capitalize()}[/b] "
+            f"({round(suggestion.score * 100)}%: {'; '.join(basis)})")
+    if suggestion.cap != "easy":
+        text += f"\nThe code's verdict caps what is recorded at {suggestion.cap.capitalize()}."
+    return text
 
 
 class SelfGradeDialog(GrillDialog[SelfGrade | None]):
@@ -89,19 +103,9 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
     @on(SelectionList.SelectedChanged)
     def _show_suggestion(self) -> None:
         suggestion = self.suggestion
-        points = len(self._ticked("#self-grade-points"))
-        basis = [f"{points} of {len(self.card.key_points)} key points"]
-        if self._ticked("#self-grade-flags"):
-            basis = ["a red flag said"]
-        if suggestion.code == NOT_RUN:
-            basis.append("no run of the code as it stands: the code half earns nothing")
-        elif suggestion.code is not None:
-            basis.append(f"code {suggestion.code}" + (" (half the question)" if suggestion.code == "clean" else
-                                                      ": the code half earns nothing"))
-        text = f"Suggested: [b]{suggestion.rating.capitalize()}[/b] ({round(suggestion.score * 100)}%: {'; '.join(basis)})"
-        if suggestion.cap != "easy":
-            text += f"\nThe code's verdict caps what is recorded at {suggestion.cap.capitalize()}."
-        self.query_one("#self-grade-rating", Static).update(text)
+        points, flags = self._ticked("#self-grade-points"), self._ticked("#self-grade-flags")
+        self.query_one("#self-grade-rating", Static).update(
+            explain(suggestion, points=len(points), of=len(self.card.key_points), flag_said=bool(flags)))
         for rating in RATINGS:
             button = self.query_one(f"#self-grade-{rating}", Button)
             button.variant = "primary" if rating == suggestion.rating else "default"
