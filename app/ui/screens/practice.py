@@ -138,16 +138,22 @@ class PracticeScreen(GrillScreen):
     def action_toggle_code(self) -> None:
         tabs = self.query_one("#practice-tabs", TabbedContent)
         tabs.active = "tab-answer" if tabs.active == "tab-code" else "tab-code"
+        # Focus now, not only when the tab reports itself active: keys typed straight after
+        # ctrl+o must land in the pane it opened.
+        self._focus_pane(tabs.active)
+
+    def _focus_pane(self, pane_id: str) -> None:
+        target = self.code_panel.editor if pane_id == "tab-code" else self.query_one("#practice-answer", TextArea)
+        target.focus()
 
     @on(TabbedContent.TabActivated, "#practice-tabs")
     def _track_code_time(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-code":
             self._phase_before_code = self.timer.phase
             self.timer.switch("code")
-            self.code_panel.editor.focus()
         else:
             self.timer.switch(self._phase_before_code)
-            self.query_one("#practice-answer", TextArea).focus()
+        self._focus_pane(event.pane.id or "")
 
     def action_run_code(self) -> None:
         self._show_tab("tab-code")
