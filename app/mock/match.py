@@ -4,9 +4,15 @@ The marks are a suggestion the candidate confirms or corrects, so the matcher ai
 forgiving about wording without inventing hits:
 
 - case and light inflection do not matter (`graphs`, `Graph`; `detached`, `detaching`);
-- word order does not matter: a phrase matches when all its content words appear within a
-  short window of the answer ("graph of the computation" matches "computation graph");
-- stop words are ignored, so "the" or "is" never make a match on their own;
+- word order does not matter: a phrase matches when all its content words appear close
+  together ("graph of the computation" matches "computation graph"); the window is the
+  phrase's length plus at most as many words again, so a two-word phrase spread over a
+  sentence is not found;
+- stop words are ignored, so "the" or "is" never make a match on their own; but a phrase that
+  would shrink to a single word keeps them ("if tensor" needs the `if`, or any answer
+  mentioning a tensor would match it);
+- a call in a phrase (`cpu()`) matches only a call in the answer, not the word ("the CPU
+  waits"), and `each` and `every` count as one word ("every iteration", "each iteration");
 - a red flag preceded by a negation ("never call retain_graph=True to silence it") or
   followed closely by one ("empty_cache won't help") is not counted, because saying that a
   wrong thing is wrong is not saying the wrong thing.
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from questions.model import Card
@@ -44,9 +51,15 @@ DENIAL_REACH = 3
 """How many content words after a red-flag match a denial may come and still cancel it."""
 
 WINDOW_SLACK = 4
-"""Extra words allowed between a phrase's content words: the window is its length plus this."""
+"""Most extra words allowed among a phrase's words: the window is its length plus this, or plus
+its length when that is smaller (two words may have at most two others between them)."""
 
-_TOKEN = re.compile(r"[a-z0-9_]+|[.,;:!?](?=\s|$)")
+_TOKEN = re.compile(r"[a-z0-9_]+\(?|[.,;:!?](?=\s|$)")
+CALL = "()"
+"""Marks a word written as a call (`cpu(`), which a phrase's call must find."""
+SAME_WORD = {"each": "every"}
+"""Words read as another: a phrase that keeps its stop words ("every iteration") should still
+find the answer that says it the other way ("each iteration")."""
 BOUNDARY = "|"
 """Stands for punctuation that ends a clause (not the dot in `loss.item()`): negation stops there."""
 _SUFFIXES = ("edly", "ingly", "ings", "ing", "ed", "ly", "es", "s")
@@ -85,15 +98,27 @@ def _doubled(word: str) -> bool:
 def tokens(text: str) -> list[str]:
     """Lower-case word stems of `text`, with `BOUNDARY` for clause-ending punctuation.
 
-    Code like `loss.item()` yields `loss`, `item`.
+    Code like `loss.item()` yields `loss`, `item()`.
     """
     text = text.lower().replace("’", "'").replace("n't", " not")
-    return [BOUNDARY if word[0] in ".,;:!?" else stem(word) for word in _TOKEN.findall(text)]
+    words = (SAME_WORD.get(word, word) for word in _TOKEN.findall(text))
+    return [BOUNDARY if word[0] in ".,;:!?" else stem(word[:-1]) + CALL if word.endswith("(") else stem(word)
+            for word in words]
 
 
-def content_words(phrase: str) -> list[str]:
-    """The stems of a phrase that must be present for it to match (stop words dropped)."""
-    return [word for word in tokens(phrase) if word not in STOP_WORDS and word != BOUNDARY]
+def bare(words: Iterable[str]) -> list[str]:
+    """The words with calls written as plain words (`detach()` as `detach`)."""
+    return [word.removesuffix(CALL) for word in words]
+
+
+@lru_cache(maxsize=4096)
+def required_words(phrase: str) -> tuple[str, ...]:
+    """The stems an answer must contain for `phrase` to match: its content words, or all its
+    words when dropping the stop words would leave a several-word phrase with just one (a
+    phrase of stop words alone requires nothing, so it never matches)."""
+    words = tuple(word for word in tokens(phrase) if word != BOUNDARY)
+    content = tuple(word for word in words if word not in STOP_WORDS)
+    return words if len(words) > 1 and len(content) == 1 else content
 
 
 @dataclass(frozen=True)
@@ -124,22 +149,26 @@ class Marks:
         return frozenset(i for i, mark in enumerate(self.red_flags) if mark.hit)
 
 
-def find_phrase(phrase: str, answer: Sequence[str], *, reject_negated: bool = False) -> bool:
-    """Whether all content words of `phrase` occur within one window of the answer's stems.
+def find_phrase(phrase: str, answer: Sequence[str], *, reject_negated: bool = False,
+                plain: Sequence[str] | None = None) -> bool:
+    """Whether all required words of `phrase` occur within one window of the answer's stems.
 
-    With `reject_negated`, an occurrence preceded closely by a negation does not count,
-    unless the phrase itself contains one ("no graph" is then matched literally).
+    With `reject_negated`, an occurrence preceded closely by a negation does not count, unless
+    the phrase itself contains one ("no graph" is then matched literally). `plain` is
+    `bare(answer)`, for a caller that tries many phrases on one answer.
     """
-    needed = content_words(phrase)
+    needed = required_words(phrase)
     if not needed:
         return False
-    window = len(needed) + WINDOW_SLACK
+    wanted = set(bare(needed))
+    calls = {word for word in needed if word.endswith(CALL)}
+    plain = bare(answer) if plain is None else plain
+    window = len(needed) + min(WINDOW_SLACK, len(needed))
     check_negation = reject_negated and not NEGATIONS.intersection(needed)
-    for start, word in enumerate(answer):
-        if word not in needed:
+    for start, word in enumerate(plain):
+        if word not in wanted:
             continue
-        span = answer[start : start + window]
-        if not set(needed).issubset(span):
+        if not wanted.issubset(plain[start : start + window]) or not calls.issubset(answer[start : start + window]):
             continue
         if check_negation and _negated(answer, start, needed, window):
             continue
@@ -147,12 +176,13 @@ def find_phrase(phrase: str, answer: Sequence[str], *, reject_negated: bool = Fa
     return False
 
 
-def _negated(answer: Sequence[str], start: int, needed: list[str], window: int) -> bool:
+def _negated(answer: Sequence[str], start: int, needed: Sequence[str], window: int) -> bool:
     """A negation shortly before the match, or a denial shortly after it, in the same clause."""
     before = _clause(reversed(answer[max(0, start - NEGATION_REACH) : start]))
     if NEGATIONS.intersection(before):
         return True
-    end = max(start + i for i, word in enumerate(answer[start : start + window]) if word in needed)
+    wanted = set(bare(needed))
+    end = max(start + i for i, word in enumerate(bare(answer[start : start + window])) if word in wanted)
     after = [word for word in _clause(answer[end + 1 : end + 1 + 3 * DENIAL_REACH]) if word not in STOP_WORDS]
     return bool(DENIALS.intersection(after[:DENIAL_REACH]))
 
@@ -167,8 +197,9 @@ def _clause(words: Iterable[str]) -> list[str]:
     return result
 
 
-def _first_match(phrases: Iterable[str], answer: Sequence[str], *, reject_negated: bool) -> str | None:
-    return next((p for p in phrases if find_phrase(p, answer, reject_negated=reject_negated)), None)
+def _first_match(phrases: Iterable[str], answer: Sequence[str], plain: Sequence[str], *,
+                 reject_negated: bool) -> str | None:
+    return next((p for p in phrases if find_phrase(p, answer, reject_negated=reject_negated, plain=plain)), None)
 
 
 def pre_mark(card: Card, answer: str) -> Marks:
@@ -177,12 +208,13 @@ def pre_mark(card: Card, answer: str) -> Marks:
     Each is tried by its signal phrases first, then by its own text.
     """
     words = tokens(answer)
+    plain = bare(words)
     key_points = tuple(
-        Mark(kp.point, _first_match([*kp.signals, kp.point], words, reject_negated=False))
+        Mark(kp.point, _first_match([*kp.signals, kp.point], words, plain, reject_negated=False))
         for kp in card.key_points
     )
     red_flags = tuple(
-        Mark(rf.flag, _first_match([*rf.signals, rf.flag], words, reject_negated=True))
+        Mark(rf.flag, _first_match([*rf.signals, rf.flag], words, plain, reject_negated=True))
         for rf in card.red_flags
     )
     return Marks(key_points, red_flags)

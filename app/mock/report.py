@@ -18,6 +18,7 @@ class MockReport:
     seed: int | None
     minutes: float | None
     session_overrun: bool
+    ended_early: bool
     runs: tuple[QuestionRun, ...]
     score: MockScore
     started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
@@ -41,7 +42,8 @@ def build_report(session: MockSession, judgements: list[Judgement]) -> MockRepor
     runs = session.runs()
     return MockReport(
         session_id=session.session_id, level=session.level, mode=session.mode, seed=session.seed,
-        minutes=session.minutes, session_overrun=session.session_overrun, runs=tuple(runs),
+        minutes=session.minutes, session_overrun=session.session_overrun, ended_early=session.ended_early,
+        runs=tuple(runs),
         score=score_session(runs, judgements),
         started_at=session.started_at or datetime.now(timezone.utc),
     )
@@ -76,15 +78,19 @@ def render_markdown(report: MockReport) -> str:
         f"**Overall score: {percent(report.score.overall)}** · time used {clock(report.seconds)}"
         f" of {clock(report.budget)} budgeted",
     ]
-    if report.session_overrun:
+    if report.ended_early:
+        lines += ["", "You ended the interview before the last question; questions not reached score 0."]
+    elif report.session_overrun:
         lines += ["", "The session's time limit ran out before the end; questions not reached score 0."]
-    lines += ["", "| # | Card | Score | Time / budget | Red flags | Code |", "| --- | --- | --- | --- | --- | --- |"]
+    # The number shares the card's column: a column of its own is squeezed to nothing when the
+    # report screen lays the table out at 80 columns.
+    lines += ["", "| Card | Score | Time | Red flags | Code |", "| --- | --- | --- | --- | --- |"]
     for n, (run, score) in enumerate(zip(report.runs, report.score.questions), 1):
         time_cell = f"{clock(run.seconds)} / {clock(run.budget)}" if run.reached else "not reached"
-        lines.append(f"| {n} | `{run.card.id}` | {percent(score.score)} | {time_cell} | "
+        lines.append(f"| {n}. `{run.card.id}` | {percent(score.score)} | {time_cell} | "
                      f"{len(score.red_flags_said) or '-'} | {score.verdict or '-'} |")
     for n, (run, score) in enumerate(zip(report.runs, report.score.questions), 1):
-        lines += ["", *_question_section(n, run, score)]
+        lines += ["", *_question_section(n, run, score, report)]
     lines += ["", "## What to study next", ""]
     study = report.study_next()
     if not study:
@@ -105,11 +111,12 @@ def _listed(sentences: tuple[str, ...]) -> str:
     return "; ".join(sentence.rstrip(".") for sentence in sentences)
 
 
-def _question_section(n: int, run: QuestionRun, score: QuestionScore) -> list[str]:
+def _question_section(n: int, run: QuestionRun, score: QuestionScore, report: MockReport) -> list[str]:
     lines = [f"## {n}. {run.card.question}", "",
              f"Card `{run.card.id}` · score {percent(score.score)} · rating {score.rating}"]
     if not run.reached:
-        return [*lines, "", "Not reached: the session's time ran out first."]
+        why = "you ended the interview before it" if report.ended_early else "the session's time ran out first"
+        return [*lines, "", f"Not reached: {why}."]
     lines += ["", f"- Answer: {_timing(run.answer)}"]
     if run.code:
         lines.append(f"- Code task: {_timing(run.code)}")

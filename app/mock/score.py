@@ -4,10 +4,10 @@
   or ticked by the interviewer).
 - A red flag said costs the whole question: its score is 0, as the cards say.
 - A code question is half explanation, half code: the code half counts only when the last run
-  before moving on graded `clean` (a leak, an error or no run at all earns nothing).
+  before moving on graded `clean` (a leak, a wrong result, an error or no run at all earns nothing).
 - A question not reached before `--minutes` ran out scores 0.
 - The overall score is the mean over all questions drawn, so running out of time costs.
-The rating sent to the history uses the shared rules in `app.progress.rating`.
+Score and rating follow the rules practice uses too, in `app.progress.rating`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ from dataclasses import dataclass
 
 from app.mock.session import QuestionRun
 from app.progress.attempt import Rating
-from app.progress.rating import cap_for_verdict, rating_from_self_grade
-
-NOT_RUN = "not run"
-"""Verdict shown for a code task whose code was never run before moving on."""
+from app.progress.rating import NOT_RUN, question_score, rating_for
 
 
 @dataclass(frozen=True)
@@ -64,17 +61,8 @@ def score_question(run: QuestionRun, judgement: Judgement) -> QuestionScore:
     if not run.reached:
         return QuestionScore(card.id, False, (), tuple(kp.point for kp in card.key_points), (),
                              verdict, 0.0, "again")
-    share = len(hit) / len(card.key_points)
-    if flags:
-        score = 0.0
-    elif verdict is None:
-        score = share
-    else:
-        score = 0.5 * share + 0.5 * (verdict == "clean")
-    rating = rating_from_self_grade(len(hit), len(card.key_points), bool(flags))
-    if verdict is not None:
-        rating = cap_for_verdict(rating, verdict)
-    return QuestionScore(card.id, True, hit, missed, flags, verdict, score, rating)
+    score = question_score(len(hit), len(card.key_points), bool(flags), verdict)
+    return QuestionScore(card.id, True, hit, missed, flags, verdict, score, rating_for(score, verdict))
 
 
 def score_session(runs: list[QuestionRun], judgements: list[Judgement]) -> MockScore:

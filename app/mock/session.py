@@ -89,7 +89,7 @@ class StepRecord:
     timed_out: bool = False
     reached: bool = True
     verdict: Verdict | None = None
-    """For a code step: the verdict of the last run before moving on (None: never run)."""
+    """For a code step: the verdict of the code as it was left (None: never run, or changed since)."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,8 @@ class MockSession:
         self._started = self._step_started = self._overtime_since = 0.0
         self.session_overrun = False
         """True once the `--minutes` deadline has passed."""
+        self.ended_early = False
+        """True when the candidate (or interviewer) ended the session before its last step."""
         self.started_at: datetime | None = None
         """Wall-clock start, for the report; all timing uses the injected clock."""
 
@@ -178,6 +180,15 @@ class MockSession:
         done = len(self.steps) if self.state == "finished" else self.index
         return done / len(self.steps)
 
+    @property
+    def budget(self) -> float:
+        """The whole session's planned time: every step's budget."""
+        return sum(step.budget for step in self.steps)
+
+    def elapsed(self) -> float:
+        """Seconds since the session started (0 before it does)."""
+        return self._clock() - self._started if self.state != "ready" else 0.0
+
     def step_elapsed(self) -> float:
         return self._clock() - self._step_started if self.current else 0.0
 
@@ -192,7 +203,7 @@ class MockSession:
     def overall_remaining(self) -> float | None:
         if self.minutes is None or self.state == "ready":
             return None
-        return self.minutes * 60 - (self._clock() - self._started)
+        return self.minutes * 60 - self.elapsed()
 
     def grace_left(self) -> float:
         if self.state != "overtime":
@@ -213,8 +224,9 @@ class MockSession:
         if self.current_record:
             self.current_record.text = text
 
-    def set_verdict(self, verdict: Verdict) -> None:
-        """Attach a code run's verdict to the current code step; the last run counts."""
+    def set_verdict(self, verdict: Verdict | None) -> None:
+        """Attach the verdict of the code as it stands to the current code step (None: not run
+        since it last changed); the last one set before moving on counts."""
         record = self.current_record
         if record is None or record.step.kind != "code":
             raise RuntimeError("a verdict can only be attached while a code task is running")
@@ -233,7 +245,8 @@ class MockSession:
         if self.state == "running" and self.remaining() <= 0:
             self.state = "overtime"
             self._overtime_since = self._clock()
-            self.session_overrun = self.overall_remaining() is not None and self.overall_remaining() <= 0
+            overall = self.overall_remaining()
+            self.session_overrun = overall is not None and overall <= 0
             return "timed_out"
         if self.state == "overtime" and self.grace_left() <= 0:
             return self._advance(timed_out=True)
@@ -258,6 +271,7 @@ class MockSession:
     def finish_early(self) -> None:
         """End now (the candidate quits): the current step keeps its time, the rest is not reached."""
         if self.current is not None:
+            self.ended_early = self.index + 1 < len(self.steps)
             self._advance(timed_out=False, end=True)
 
     def runs(self) -> list[QuestionRun]:

@@ -1,34 +1,55 @@
-"""From what the candidate says they did to an Again/Hard/Good/Easy rating."""
+"""From what the candidate did to a score and an Again/Hard/Good/Easy rating.
+
+One rule for practice and mocks alike: a question's score is the share of its key points made,
+or, for a code task, half that share and half the code (which counts only when the run graded
+clean); a red flag said costs the whole question. The score maps to a rating, and a code
+verdict caps it. In practice the rating is a suggestion the candidate may overrule; a cap is
+not, since the history applies it to whatever is recorded.
+"""
 
 from __future__ import annotations
 
 from app.progress.attempt import RATINGS, Rating
 
-LEAK_CAP: Rating = "hard"
+FAILED_CAP: Rating = "hard"
+"""The most a code task can earn while its fix still leaks or breaks the task's contract."""
+GRADED_FAILURES = frozenset({"leak", "wrong"})
+
+NOT_RUN = "not run"
+"""The code verdict of a code task whose code was never run (or changed since its last run)."""
+
+RATING_FLOORS: tuple[tuple[float, Rating], ...] = ((1.0, "easy"), (0.75, "good"), (0.5, "hard"))
+"""The lowest score of each rating above Again."""
 
 
-def rating_from_self_grade(points_hit: int, points_total: int, red_flag_said: bool) -> Rating:
-    """A red flag costs the question; otherwise the share of key points made decides."""
+def question_score(points_hit: int, points_total: int, red_flag_said: bool, code_verdict: str | None) -> float:
+    """The share of a question earned, between 0 and 1.
+
+    `code_verdict` is None for a question without code, else the last run's verdict kind (or
+    anything else, such as "not run", for no run at all).
+    """
     if red_flag_said or points_total == 0:
-        return "again"
+        return 0.0
     share = points_hit / points_total
-    if share < 0.5:
-        return "again"
-    if share < 0.75:
-        return "hard"
-    if share < 1.0:
-        return "good"
-    return "easy"
+    if code_verdict is None:
+        return share
+    return 0.5 * share + 0.5 * (code_verdict == "clean")
+
+
+def rating_for(score: float, code_verdict: str | None) -> Rating:
+    """The rating a score earns, capped by the code verdict."""
+    rating: Rating = next((rating for floor, rating in RATING_FLOORS if score >= floor), "again")
+    return cap_for_verdict(rating, code_verdict)
 
 
 def cap_for_verdict(rating: Rating, verdict: str | None) -> Rating:
-    """A code task that still leaks caps the rating at Hard, whatever the self-grade says.
+    """A code task that still leaks, or whose fix breaks the task, caps the rating at Hard.
 
-    Code that could not be graded (refused, error, timeout, limit) counts as Again: nothing
-    was shown to work.
+    Code that could not be graded (refused, error, timeout, limit, not run) counts as Again:
+    nothing was shown to work.
     """
     if verdict is None or verdict == "clean":
         return rating
-    if verdict == "leak":
-        return min(rating, LEAK_CAP, key=RATINGS.index)
+    if verdict in GRADED_FAILURES:
+        return min(rating, FAILED_CAP, key=RATINGS.index)
     return "again"

@@ -1,16 +1,17 @@
-"""GrillApp: owns the library, the history, the settings and the shared sandbox grader.
+"""GrillApp: owns the library, the history, the settings and the shared code runner.
 
 Packs load in a worker after the first paint; the history opens on mount (SQLite, quick). A
 history that cannot be opened is shown on screen and the app keeps working without it.
+Screens reach this class through `GrillScreen.grill`, typed, rather than `self.app`.
 """
 
 from __future__ import annotations
 
 import time
-from argparse import Namespace
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -18,14 +19,17 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from app.progress.clock import utc_now
+from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from app.ui.commands import ScreenCommands
-from app.ui.grading import Grader, SandboxGrader
+from app.ui.code_runner import CodeRunner, SandboxRunner
 from app.ui.messages import LibraryLoaded
 from app.ui.settings import Settings
 from questions.model import Library, LoadedCard, Problem
 
 if TYPE_CHECKING:
-    from app.progress.attempt import Attempt
+    from app.mock.session import MockSession
+    from app.progress.attempt import Attempt, Rating
     from app.progress.history import History
 
 
@@ -33,21 +37,31 @@ class GrillApp(App):
     TITLE = "grill"
     CSS_PATH = "grill.tcss"
     COMMANDS = App.COMMANDS | {ScreenCommands}
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+        Binding("f1", "help", "Help", show=False, tooltip="What this screen is for, and every key on it."),
+        Binding("question_mark", "help", "Help", show=False, key_display="?",
+                tooltip="What this screen is for, and every key on it."),
+    ]
 
     def __init__(self, library: Library | None = None, history: History | None = None, *,
                  start_screen: Callable[[], Screen] | None = None,
-                 start_with_due: bool = False, grader: Grader | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        """`start_with_due` opens today's queue once packs are loaded; `grader` and `clock` serve tests."""
+                 start_with_due: bool = False, runner: CodeRunner | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 now: Callable[[], datetime] = utc_now) -> None:
+        """`start_with_due` opens today's queue once packs are loaded; `runner`, `clock` (for
+        timers) and `now` (for dates: due, statistics) serve tests."""
         super().__init__()
         self.library = library
         self.history = history
         self._owns_history = history is None
         self.history_error: str | None = None
         self.settings = Settings()
-        self.grader: Grader = grader or SandboxGrader()
+        self.runner: CodeRunner = runner or SandboxRunner()
         self.clock = clock
+        self.now = now
         self._start_screen = start_screen
         self._start_with_due = start_with_due
 
@@ -65,10 +79,19 @@ class GrillApp(App):
         if self.history_error:
             self.notify(self.history_error, title="History unavailable", severity="error", timeout=10,
                         markup=False)
+        # `grill practice --due` asked to start at once; the first-run screen waits for a plain start.
+        if self.history is not None and not self.settings.welcomed and not self._start_with_due:
+            from app.ui.dialogs.welcome import WelcomeDialog
+
+            self.push_screen(WelcomeDialog(), self._welcomed)
         if self.library is None:
             self.call_after_refresh(self._load_library)
         elif self._start_with_due:
             self._open_due_queue()
+
+    def _welcomed(self, _: None) -> None:
+        self.settings = replace(self.settings, welcomed=True)
+        self._save_settings()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="library")
     def _load_library(self) -> None:
@@ -95,8 +118,15 @@ class GrillApp(App):
     def _open_due_queue(self) -> None:
         from app.ui.screens.home import HomeScreen
 
-        if isinstance(self.screen, HomeScreen):
-            self.call_after_refresh(self.screen.action_practise_due)
+        home = next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
+        if home is not None:
+            self.call_after_refresh(home.action_practise_due)
+
+    def action_help(self) -> None:
+        from app.ui.dialogs.help import HelpDialog
+
+        if not isinstance(self.screen, HelpDialog):
+            self.push_screen(HelpDialog(self.screen))
 
     def practise(self, queue: Sequence[LoadedCard]) -> None:
         from app.ui.screens.practice import PracticeScreen
@@ -105,21 +135,16 @@ class GrillApp(App):
             self.push_screen(PracticeScreen(list(queue)))
 
     def start_mock(self, cards: Sequence[LoadedCard], questions: int = 5) -> None:
-        """Draw a mock as `grill mock` would (weak and due cards first) and open its first screen."""
-        from app.commands.mock import MockSetupError, build_session, start_screen
-        from app.mock.draw import standings_from
+        """Draw a mock as `grill mock` does (weak and due cards first) and open its first screen."""
+        from app.mock.setup import MockSetupError, build_session
 
-        options = Namespace(questions=questions, level=self.settings.tier, minutes=None, seed=None,
-                            interviewer=False)
-        standings = None
-        if self.history is not None:
-            standings = standings_from(self.history, [c.card.id for c in cards], datetime.now(timezone.utc))
         try:
-            session = build_session(options, cards, standings)
+            session = build_session(cards, level=self.settings.tier, questions=questions,
+                                    history=self.history, now=self.now())
         except MockSetupError as error:
             self.notify(str(error), title="No mock", severity="warning", markup=False)
             return
-        self.push_screen(start_screen(session, None))
+        self.push_screen(mock_screen(session, None))
 
     def due_queue(self, card_ids: list[str]) -> list[str]:
         """Today's queue; without a history every card is new, so the new-card limit applies."""
@@ -127,20 +152,34 @@ class GrillApp(App):
             from app.progress.history import HistoryError
 
             try:
-                return self.history.due_queue(card_ids, new_per_day=self.settings.new_per_day)
+                return self.history.due_queue(card_ids, now=self.now(), new_per_day=self.settings.new_per_day)
             except HistoryError as error:
                 self._lose_history(error)
         return card_ids[: self.settings.new_per_day]
 
-    def seen_cards(self, card_ids: list[str]) -> set[str]:
+    def due_dates(self, card_ids: list[str]) -> dict[str, datetime]:
+        """When each card seen before comes back; cards never practised are absent."""
         if self.history is not None:
             from app.progress.history import HistoryError
 
             try:
-                return {card_id for card_id in card_ids if self.history.progress(card_id) is not None}
+                return {card_id: progress.due for card_id in card_ids
+                        if (progress := self.history.progress(card_id)) is not None}
             except HistoryError as error:
                 self._lose_history(error)
-        return set()
+        return {}
+
+    def next_due(self, card_id: str, at: datetime) -> dict[Rating, datetime] | None:
+        """When the card comes back after each rating recorded `at`; None without a history."""
+        if self.history is not None:
+            from app.progress.history import HistoryError
+            from app.progress.preview import next_due
+
+            try:
+                return next_due(self.history, card_id, at)
+            except HistoryError as error:
+                self._lose_history(error)
+        return None
 
     def _lose_history(self, error: Exception) -> None:
         """The history failed mid-session: say so and carry on without it."""
@@ -148,19 +187,18 @@ class GrillApp(App):
         self.history = None
         self.notify(self.history_error, title="History unavailable", severity="error", timeout=10, markup=False)
 
-    def record_attempt(self, attempt: Attempt) -> None:
+    def record(self, attempts: Iterable[Attempt]) -> str | None:
+        """Store attempts; None when stored, else a sentence saying why they were not."""
         if self.history is None:
-            self.notify(f"Rated {attempt.rating}; not recorded because the history is unavailable.",
-                        severity="warning")
-            return
+            return "Not recorded: the history is unavailable."
         from app.progress.history import HistoryError
 
         try:
-            self.history.record(attempt)
+            for attempt in attempts:
+                self.history.record(attempt)
         except HistoryError as error:
-            self.notify(str(error), title="Could not record", severity="error", timeout=10, markup=False)
-        else:
-            self.notify(f"Rated {attempt.rating.capitalize()} and recorded.", timeout=3)
+            return f"Could not record: {error}"
+        return None
 
     def open_settings(self) -> None:
         from app.ui.dialogs.settings import SettingsDialog
@@ -182,7 +220,10 @@ class GrillApp(App):
         self._apply_settings(replace(self.settings, theme="light" if self.settings.theme == "dark" else "dark"))
 
     def _save_settings(self) -> None:
+        """Settings live in the history file, so without it they last until grill closes: say so."""
         if self.history is None:
+            self.notify("Settings apply until grill closes: they are saved in the history, which is "
+                        "unavailable.", title="Settings not saved", severity="warning", markup=False)
             return
         from app.progress.history import HistoryError
 
@@ -196,20 +237,35 @@ class GrillApp(App):
             self.notify("Statistics need the history, which is unavailable.", severity="warning")
             return
         from app.progress.history import HistoryError
+        from app.progress.outlook import compute_outlook
         from app.progress.stats import compute_stats
         from app.ui.screens.stats import StatsScreen
 
+        cards = self.library.cards if self.library else None
+        now = self.now()
         try:
-            stats = compute_stats(self.history, self.library.cards if self.library else None)
+            stats = compute_stats(self.history, cards, now=now)
+            outlook = compute_outlook(self.history, cards or [], now=now)
         except HistoryError as error:
             self.notify(str(error), title="No statistics", severity="error", markup=False)
             return
-        self.push_screen(StatsScreen(stats))
+        self.push_screen(StatsScreen(stats, outlook))
 
     def on_unmount(self) -> None:
-        self.grader.close()
+        self.runner.close()
         if self._owns_history and self.history is not None:
             self.history.close()
+
+
+def mock_screen(session: MockSession, report_path: Path | None) -> Screen:
+    """The first screen of a mock: the candidate's or the interviewer's."""
+    if session.mode == "interviewer":
+        from app.ui.screens.mock_interviewer import MockInterviewerScreen
+
+        return MockInterviewerScreen(session, report_path=report_path)
+    from app.ui.screens.mock import MockScreen
+
+    return MockScreen(session, report_path=report_path)
 
 
 def open_history() -> tuple[History | None, str | None]:

@@ -20,6 +20,8 @@ class GradeFinished(Message):
     run: int
     """Which run this answers; results of a cancelled run are dropped."""
     verdict: Verdict
+    source: str
+    """The code graded: the verdict belongs to it, not to whatever the editor holds later."""
 
 
 @dataclass

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal
 
 from app.mock.match import pre_mark
 from app.progress.attempt import Attempt, CodeResult, Rating
-from app.progress.rating import cap_for_verdict, rating_from_self_grade
+from app.progress.rating import NOT_RUN, cap_for_verdict, question_score, rating_for
 from checkers.verdict import Verdict
 from questions.model import Card, Level
 
@@ -79,23 +80,38 @@ def pretick(card: Card, answer: str) -> tuple[frozenset[int], frozenset[int]]:
 
 
 @dataclass(frozen=True)
+class Suggestion:
+    """The rating grill proposes for what the candidate ticked, and what it rests on."""
+
+    score: float
+    rating: Rating
+    code: str | None
+    """The code verdict that counted (`clean`, `leak`, ..., `not run`); None without a code task."""
+    cap: Rating
+    """The highest rating the history will record, given the code verdict."""
+
+
+def suggest(card: Card, points_hit: frozenset[int], flags_said: frozenset[int],
+            verdict: Verdict | None) -> Suggestion:
+    """The mock's rule: key points, and for a code task half key points and half code."""
+    code = None if card.code_task is None else verdict.verdict if verdict is not None else NOT_RUN
+    score = question_score(len(points_hit), len(card.key_points), bool(flags_said), code)
+    recorded = None if verdict is None or card.code_task is None else verdict.verdict
+    return Suggestion(score, rating_for(score, code), code, cap_for_verdict("easy", recorded))
+
+
+@dataclass(frozen=True)
 class SelfGrade:
-    """What the candidate says they covered: indexes into the card's key points and red flags."""
+    """What the candidate says they covered (indexes into the card's key points and red flags),
+    and the rating they chose."""
 
     points_hit: frozenset[int]
     flags_said: frozenset[int]
-
-
-def rate(card: Card, grade: SelfGrade, verdict: Verdict | None) -> Rating:
-    """The self-grade's rating, capped by the code verdict when the card has a code task."""
-    rating = rating_from_self_grade(len(grade.points_hit), len(card.key_points), bool(grade.flags_said))
-    if card.code_task is None or verdict is None:
-        return rating
-    return cap_for_verdict(rating, verdict.verdict)
+    rating: Rating
 
 
 def build_attempt(card: Card, grade: SelfGrade, *, tier: Level, phase_seconds: dict[str, float],
-                  answer: str, verdict: Verdict | None, code: str) -> Attempt:
+                  answer: str, verdict: Verdict | None, code: str, started_at: datetime) -> Attempt:
     code_result = None
     if card.code_task is not None and verdict is not None:
         code_result = CodeResult(
@@ -108,7 +124,7 @@ def build_attempt(card: Card, grade: SelfGrade, *, tier: Level, phase_seconds: d
     return Attempt(
         card_id=card.id,
         mode="practice",
-        rating=rate(card, grade, verdict),
+        rating=cap_for_verdict(grade.rating, code_result.verdict if code_result else None),
         tier=tier,
         phase_seconds=phase_seconds,
         key_points_hit=tuple(p.point for i, p in enumerate(card.key_points) if i in grade.points_hit),
@@ -116,4 +132,5 @@ def build_attempt(card: Card, grade: SelfGrade, *, tier: Level, phase_seconds: d
         red_flags_said=tuple(f.flag for i, f in enumerate(card.red_flags) if i in grade.flags_said),
         answer_text=answer,
         code=code_result,
+        started_at=started_at,
     )

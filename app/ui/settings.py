@@ -29,6 +29,8 @@ class Settings:
     new_per_day: int = 10
     """How many never-seen cards join the due queue each day."""
     theme: Theme = "dark"
+    welcomed: bool = False
+    """Whether the first-run screen was shown and closed."""
 
     def __post_init__(self) -> None:
         if self.tier not in LEVELS:
@@ -39,6 +41,8 @@ class Settings:
             raise ValueError(f"new cards per day must be a whole number from 0 to 500, not {self.new_per_day!r}")
         if self.theme not in THEMES:
             raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
+        if not isinstance(self.welcomed, bool):
+            raise ValueError(f"welcomed must be true or false, not {self.welcomed!r}")
 
     @classmethod
     def load(cls, history: History | None) -> Settings:

@@ -25,3 +25,16 @@ def history(tmp_path, monkeypatch):
     monkeypatch.setenv("GRILL_HOME", str(tmp_path / "home"))
     with History.open(tmp_path / "history.db") as opened:
         yield opened
+
+
+@pytest.fixture
+def shipped_item_card():
+    """The shipped card of the issue 13 false positive ("if tensor"); skipped if the pack is absent."""
+    from app.paths import SHIPPED_PACKS
+    from questions.loader import load_library
+
+    pack = SHIPPED_PACKS / "autograd-memory"
+    cards = {c.card.id: c.card for c in load_library([pack]).cards} if pack.is_dir() else {}
+    if "item-versus-detach-on-device" not in cards:
+        pytest.skip("the shipped item-versus-detach card is not present")
+    return cards["item-versus-detach-on-device"]

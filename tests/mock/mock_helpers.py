@@ -1,4 +1,4 @@
-"""Helpers for the mock interview tests: fixture cards, a fake clock, a fake grader, an app factory.
+"""Helpers for the mock interview tests: fixture cards, a fake clock, a fake code runner, an app factory.
 
 A module of its own (not conftest) so `from mock_helpers import ...` cannot pick up another
 folder's conftest.
@@ -30,7 +30,7 @@ class FakeClock:
         self.now += seconds
 
 
-class FakeGrader:
+class FakeRunner:
     """Stands in for the sandbox: `clean` when the code calls .item(), else `leak`, at once."""
 
     def __init__(self) -> None:
@@ -40,10 +40,10 @@ class FakeGrader:
     def warm(self, device: str) -> None:
         pass
 
-    def grade(self, source: str, *, device: str, steps: int) -> Verdict:
+    def grade(self, task, source: str, *, device: str) -> Verdict:
         self.graded.append(source)
         kind = "clean" if ".item()" in source else "leak"
-        return Verdict(verdict=kind, device=device, steps=steps, message=f"fake grader says {kind}")
+        return Verdict(verdict=kind, device=device, steps=60, message=f"fake grader says {kind}")
 
     def cancel(self) -> None:
         self.cancelled += 1
@@ -63,13 +63,13 @@ def load_fixture_cards() -> dict[str, LoadedCard]:
 
 
 def app_for(session, history, clock, screen_class, **screen_kwargs):
-    """A GrillApp that opens straight on a mock screen, with a fake grader and the fake clock."""
+    """A GrillApp that opens straight on a mock screen, with a fake code runner and the fake clock."""
     from app.ui.app import GrillApp
 
-    grader = FakeGrader()
-    app = GrillApp(history=history, grader=grader, clock=clock,
+    runner = FakeRunner()
+    app = GrillApp(history=history, runner=runner, clock=clock,
                    start_screen=lambda: screen_class(session, **screen_kwargs))
-    return app, grader
+    return app, runner
 
 
 def text_of(app, selector) -> str:

@@ -1,6 +1,6 @@
 """The matcher pre-marks key points and red flags from paraphrased typed answers."""
 
-from app.mock.match import content_words, find_phrase, pre_mark, stem, tokens
+from app.mock.match import find_phrase, pre_mark, required_words, stem, tokens
 
 
 def test_inflected_forms_share_a_stem():
@@ -12,13 +12,19 @@ def test_inflected_forms_share_a_stem():
 
 
 def test_code_is_split_into_words():
-    assert tokens("total += loss.item()") == ["total", "loss", "item"]
+    assert tokens("total += loss.item()") == ["total", "loss", "item()"]
     assert tokens("Don't") == ["do", "not"]
-    assert tokens("call loss.item(), then stop.") == ["call", "loss", "item", "|", "then", "stop", "|"]
+    assert tokens("call loss.item(), then stop.") == ["call", "loss", "item()", "|", "then", "stop", "|"]
+
+
+def test_a_call_in_a_phrase_needs_a_call_in_the_answer():
+    assert not find_phrase("cpu()", tokens("the CPU waits for the GPU"))
+    assert find_phrase("cpu()", tokens("x.cpu() copies to the host"))
+    assert find_phrase("detach", tokens("store loss.detach() instead"))
 
 
 def test_stop_words_are_not_content():
-    assert content_words("the graph is kept") == ["graph", "kept"]
+    assert required_words("the graph is kept") == ("graph", "kept")
     assert not find_phrase("the of is", tokens("the graph of it is big"))
 
 
@@ -86,3 +92,29 @@ def test_an_unrelated_answer_matches_nothing(cards):
 def test_an_empty_answer_matches_nothing(cards):
     marks = pre_mark(cards["retain-graph-error"].card, "")
     assert not marks.key_points_hit and not marks.red_flags_hit
+
+
+def test_a_phrase_that_needs_its_stop_words_keeps_them():
+    """Issue 13, defect 11: "if tensor" matched any answer that said "tensor"."""
+    assert not find_phrase("if tensor", tokens("Keep the running total as a tensor on the device."))
+    assert find_phrase("if tensor", tokens("Writing if tensor: forces a sync."))
+    assert find_phrase("if tensor", tokens("if the tensor is checked in Python, the CPU waits"))
+
+
+def test_the_words_of_a_short_phrase_must_be_close():
+    assert not find_phrase("hidden sync", tokens("the hidden state is reset each epoch, and we "
+                                                 "sync the metrics"))
+    assert find_phrase("hidden sync", tokens("that print is a hidden device sync"))
+
+
+def test_each_and_every_are_one_word_when_a_phrase_keeps_its_stop_words():
+    assert find_phrase("every iteration", tokens("each iteration links its graph onto the last"))
+    assert not find_phrase("every iteration", tokens("the iteration count is logged"))
+
+
+def test_an_answer_about_neither_hidden_sync_ticks_no_hidden_sync(shipped_item_card):
+    """The case from the issue: an answer about keeping the total on the device."""
+    marks = pre_mark(shipped_item_card, "I keep the running loss as a tensor on the device and call detach "
+                                        "so the graph is freed; item() each step makes the CPU wait for the GPU.")
+    assert 4 not in marks.key_points_hit
+    assert 1 in marks.key_points_hit

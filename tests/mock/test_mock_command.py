@@ -1,9 +1,11 @@
-"""`grill mock` on the command line: the draw it builds, and clear errors before the app opens."""
+"""`grill mock` and the app's `m` key build a session the same way; the command line fails clearly
+before the app opens."""
 
 import pytest
 
-from app.cli import build_parser, main
-from app.commands.mock import MockSetupError, build_session, start_screen
+from app.cli import main
+from app.mock.setup import MockSetupError, build_session
+from app.ui.app import mock_screen
 from mock_helpers import FIXTURE_PACK
 
 
@@ -13,42 +15,54 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("GRILL_PACKS", str(FIXTURE_PACK))
 
 
-def args_for(*argv):
-    return build_parser().parse_args(["mock", *argv])
-
-
 def drawn_ids(session):
     return [c.card.id for c in session.cards]
 
 
 def test_the_same_seed_gives_the_same_session(cards):
     pool = list(cards.values())
-    first = build_session(args_for("--seed", "11", "--questions", "3", "--level", "principal"), pool)
-    again = build_session(args_for("--seed", "11", "--questions", "3", "--level", "principal"), pool[::-1])
+    first = build_session(pool, seed=11, questions=3, level="principal")
+    again = build_session(pool[::-1], seed=11, questions=3, level="principal")
     assert drawn_ids(first) == drawn_ids(again)
     assert len(first.cards) == 3 and first.seed == 11
 
 
 def test_arguments_shape_the_session(cards):
-    session = build_session(args_for("--level", "senior", "--minutes", "12", "--interviewer"),
-                            list(cards.values()))
+    session = build_session(list(cards.values()), level="senior", minutes=12, interviewer=True)
     assert session.level == "senior" and session.minutes == 12 and session.mode == "interviewer"
-    assert type(start_screen(session, None)).__name__ == "MockInterviewerScreen"
-    assert type(start_screen(build_session(args_for(), list(cards.values())), None)).__name__ == "MockScreen"
+    assert type(mock_screen(session, None)).__name__ == "MockInterviewerScreen"
+    assert type(mock_screen(build_session(list(cards.values()), level="middle"), None)).__name__ == "MockScreen"
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--questions", "0"], "--questions must be at least 1, not 0"),
-    (["--minutes", "-2"], "--minutes must be positive, not -2"),
+@pytest.mark.parametrize(("options", "message"), [
+    ({"questions": 0}, "the number of questions must be at least 1, not 0"),
+    ({"minutes": -2}, "the time limit must be a positive number of minutes, not -2"),
 ])
-def test_bad_numbers_are_refused(cards, argv, message):
+def test_bad_numbers_are_refused(cards, options, message):
     with pytest.raises(MockSetupError, match=message):
-        build_session(args_for(*argv), list(cards.values()))
+        build_session(list(cards.values()), level="middle", **options)
 
 
 def test_no_card_at_the_level_is_refused(cards):
     with pytest.raises(MockSetupError, match="no card at junior level or below"):
-        build_session(args_for("--level", "junior"), [cards["memory-metrics"]])
+        build_session([cards["memory-metrics"]], level="junior")
+
+
+def test_due_and_weak_cards_are_drawn_more_often_when_a_history_is_given(cards, history):
+    from datetime import datetime, timezone
+
+    from app.progress.attempt import Attempt
+
+    weak = "retain-graph-error"
+    history.record(Attempt(card_id=weak, mode="practice", rating="again", tier="middle", phase_seconds={},
+                           started_at=datetime(2026, 3, 1, tzinfo=timezone.utc)))
+    now = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    def times_drawn(**options) -> int:
+        return sum(weak in [c.card.id for c in build_session(list(cards.values()), level="principal", questions=2,
+                                                               seed=seed, **options).cards]
+                   for seed in range(200))
+
+    assert times_drawn(history=history, now=now) > times_drawn()
 
 
 def test_an_unknown_pack_exits_2_with_a_clear_message(capsys):
@@ -61,7 +75,7 @@ def test_an_unknown_pack_exits_2_with_a_clear_message(capsys):
 
 def test_a_bad_number_exits_2_before_the_app_opens(capsys):
     assert main(["mock", "--pack", "mockpack", "--questions", "0"]) == 2
-    assert "grill mock: --questions must be at least 1" in capsys.readouterr().err
+    assert "grill mock: the number of questions must be at least 1" in capsys.readouterr().err
 
 
 def test_a_corrupt_history_exits_1_with_its_message(tmp_path, capsys):

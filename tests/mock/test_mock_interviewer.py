@@ -34,9 +34,28 @@ async def test_an_interviewer_mock_scores_the_ticks(cards, clock, history):
         clock.advance(10)
         await screen.tick_clock()
         await pilot.pause()
-        await pilot.press("ctrl+e")
+        await pilot.press("f8", "enter")
+        await pilot.pause()
         assert isinstance(app.screen, MockReportScreen)
         scores = app.screen.report.score.questions
     assert [q.score for q in scores] == [0.75, 0.0]
     assert scores[1].red_flags_said == (cards["no-grad-eval"].card.red_flags[0].flag,)
     assert session.records[3].timed_out
+
+
+async def test_on_the_code_step_the_interviewer_sees_what_to_watch_for(cards, clock, history):
+    """Issue 13, missing 7: the card's hints and the fix itself, starter against solution."""
+    session = MockSession([cards["loss-accumulation"]], level="junior", mode="interviewer", clock=clock)
+    app, _ = app_for(session, history, clock, MockInterviewerScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert session.current.kind == "code"
+        watch = app.screen.query_one("#interviewer-watch")
+        text = "\n".join(str(part.render()) for part in watch.query("Static"))
+        task = cards["loss-accumulation"].card.code_task
+        assert all(hint in text for hint in task.hints)
+        assert "-    total = total + loss" in text and "+    total += loss.item()" in text
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert not app.screen.query("#interviewer-watch"), "gone once the code step is over"

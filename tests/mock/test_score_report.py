@@ -69,8 +69,8 @@ def test_the_report_totals_and_sections(cards, clock):
     assert report.seconds == 10 * len(session.steps)
     assert "**Overall score: 33%**" in text
     assert f"time used {len(session.steps) * 10 // 60}:{len(session.steps) * 10 % 60:02d}" in text
-    assert "| 1 | `no-grad-eval` | 67% | 0:30 / 3:00 | - | - |" in text
-    assert "| 2 | `loss-accumulation` | 0% | 0:30 / 8:00 | 1 | leak |" in text
+    assert "| 1. `no-grad-eval` | 67% | 0:30 / 3:00 | - | - |" in text
+    assert "| 2. `loss-accumulation` | 0% | 0:30 / 8:00 | 1 | leak |" in text
     assert "- [ ] Without a graph, activations are not saved" in text
     assert "Red flags said:\n- Calling torch.cuda.empty_cache() fixes the growth" in text
     assert "Follow-up: *How does inference_mode differ from no_grad?* (0:10 of 1:00)" in text
@@ -87,7 +87,7 @@ def test_attempts_are_recorded_per_reached_question(cards, clock):
     assert [a.card_id for a in recorded] == ["loss-accumulation"]
     attempt = recorded[0]
     assert attempt.mode == "mock" and attempt.session_id == session.session_id
-    assert attempt.rating == "hard" and attempt.tier == "junior"
+    assert attempt.rating == "good" and attempt.tier == "junior", "2 of 3 points and clean code: 83%"
     # The 30 s limit struck during the follow-up, which then ran 10 s of grace.
     assert attempt.phase_seconds == {"answer": 10, "code": 10, "follow_ups": 20}
     assert attempt.code.verdict == "clean"

@@ -1,11 +1,11 @@
-"""UI tests run against the fixture pack, a GRILL_HOME in tmp, a frozen clock and a fake grader."""
+"""UI tests run against the fixture pack, a GRILL_HOME in tmp, frozen clocks and a fake code runner."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from ui_fakes import FakeClock, FakeGrader
+from ui_fakes import NOW, FakeClock, FakeRunner
 
 from app.progress.history import History
 from app.ui.app import GrillApp
@@ -32,7 +32,9 @@ def library() -> Library:
 
 @pytest.fixture
 def history(grill_home: Path):
+    """A fresh history whose user has seen the first-run screen (its own test opens without)."""
     with History.open() as opened:
+        opened.set_setting("welcomed", True)
         yield opened
 
 
@@ -42,16 +44,17 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def grader() -> FakeGrader:
-    return FakeGrader()
+def runner() -> FakeRunner:
+    return FakeRunner()
 
 
 @pytest.fixture
-def make_app(library, history, clock, grader):
+def make_app(library, history, clock, runner):
     """Build a GrillApp over the fixtures; keyword arguments override any part."""
 
     def make(**overrides) -> GrillApp:
-        options = {"library": library, "history": history, "grader": grader, "clock": clock, **overrides}
+        options = {"library": library, "history": history, "runner": runner, "clock": clock,
+                   "now": lambda: NOW, **overrides}
         return GrillApp(options.pop("library"), options.pop("history"), **options)
 
     return make

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+from textual.widgets import OptionList, Static
 from ui_fakes import SIZE
-from textual.widgets import DataTable, Label, Sparkline
 
 from app.ui.dialogs.self_grade import SelfGradeDialog
+from app.ui.dialogs.solution import SolutionDialog
 from app.ui.screens.practice import PracticeScreen
+from app.ui.widgets.bar_chart import BarChart
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.verdict_panel import VerdictPanel
 from checkers.verdict import Retained, Verdict
 
 LEAK = Verdict(
     verdict="leak", device="cpu", steps=60, pattern="monotonic", growth_bytes_per_step=2048.0,
-    samples=(1.0, 2.0, 3.0, 4.0),
+    samples=tuple(2048.0 * step for step in range(60)),
     retained=(Retained(path="running", grad_fn="AddBackward0", graph_nodes=180, saved_bytes=4096, line=7),),
-    message="Memory grows every step.", hint="Keep a float, not a tensor.", output="step 0\n",
+    message="Memory grows every step: `running` keeps each step's graph.",
+    hint="Keep a float: `running += loss.item()`.", output="step 0\n",
 )
+CLEAN = Verdict(verdict="clean", device="cpu", steps=60, pattern="flat", growth_bytes_per_step=83.0,
+                samples=tuple(83.0 * step for step in range(60)), message="No graph outlives its step.")
 REFUSED = Verdict.not_graded("refused", "cpu", "line 3: 'torch.os' is not available in the sandbox", line=3)
+TIMEOUT = Verdict.not_graded("timeout", "cpu", "The run took longer than 30 s.")
 
 
 async def open_code_task(app, pilot) -> CodeTaskPanel:
@@ -33,64 +39,103 @@ async def finish_runs(app, pilot) -> None:
     await pilot.pause()
 
 
-async def test_opening_the_task_warms_the_sandbox_with_the_settings_device(make_app, grader, history):
+async def run_once(app, pilot) -> None:
+    await pilot.press("ctrl+r")
+    await finish_runs(app, pilot)
+
+
+def text(widget) -> str:
+    return str(widget.render())
+
+
+async def test_opening_the_task_warms_the_sandbox_with_the_settings_device(make_app, runner, history):
     history.set_setting("device", "cpu")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         await finish_runs(app, pilot)
-        assert grader.warmed == ["cpu"]
+        assert runner.warmed == ["cpu"]
         assert panel.editor.text == app.library.card("running-loss").card.code_task.starter
         assert panel.editor.show_line_numbers and panel.editor.language == "python"
 
 
-async def test_a_leak_shows_verdict_curve_retained_hint_and_output(make_app, grader):
-    grader.verdict = LEAK
+async def test_a_leak_shows_verdict_curve_retained_hint_and_output(make_app, runner):
+    runner.verdict = LEAK
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
-        await pilot.press("ctrl+r")
-        await finish_runs(app, pilot)
+        await run_once(app, pilot)
         result = panel.query_one(VerdictPanel)
-        assert result.display and result.has_class("-leak")
-        assert str(result.query_one("#verdict-headline", Label).render()).startswith("LEAK · monotonic · +2.0 KB/step")
-        assert result.query_one(Sparkline).data == [1.0, 2.0, 3.0, 4.0]
-        table = result.query_one("#verdict-retained", DataTable)
-        assert str(table.get_row_at(0)[0]) == "running"
-        assert "Keep a float" in str(result.query_one("#verdict-hint").render())
-        assert "step 0" in str(result.query_one("#verdict-output").render())
-        assert grader.sources == [panel.editor.text]
+        assert result.display and result.has_class("-failed")
+        assert text(result.query_one("#verdict-headline")).startswith("LEAK · monotonic · +2.0 KB/step")
+        assert result.query_one(BarChart).values == list(LEAK.samples)
+        entry = str(result.query_one("#verdict-retained", OptionList).get_option_at_index(0).prompt)
+        assert entry.startswith("running (line 7)") and "180 nodes" in entry
+        assert "Keep a float" in text(result.query_one("#verdict-hint"))
+        assert "step 0" in text(result.query_one("#verdict-output"))
+        assert runner.sources == [panel.editor.text]
 
 
-async def test_selecting_a_retained_object_moves_the_cursor_to_its_line(make_app, grader):
-    grader.verdict = LEAK
+async def test_messages_and_hints_show_code_spans_without_backticks(make_app, runner):
+    runner.verdict = LEAK
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
-        await pilot.press("ctrl+r")
-        await finish_runs(app, pilot)
-        panel.query_one("#verdict-retained", DataTable).focus()
-        await pilot.press("enter")
+        await run_once(app, pilot)
+        message, hint = (text(panel.query_one(selector)) for selector in ("#verdict-message", "#verdict-hint"))
+        assert message == "Memory grows every step: running keeps each step's graph."
+        assert hint == "Keep a float: running += loss.item()."
+
+
+def chart_rows(chart: BarChart) -> list[str]:
+    return str(chart.render()).splitlines()
+
+
+async def test_the_memory_chart_has_a_scale_and_a_clean_run_draws_flat(make_app, runner):
+    """+83 B/step is noise: it must not fill the chart the way a leak does."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        runner.verdict = CLEAN
+        await run_once(app, pilot)
+        chart = panel.query_one(BarChart)
+        clean_rows = chart_rows(chart)
+        assert clean_rows[0].strip().startswith("64.0 KB │") and clean_rows[3].strip().startswith("0 B │")
+        assert clean_rows[-1].strip().startswith("step 1") and clean_rows[-1].endswith("step 60")
+        assert set("".join(row.split("│")[1] for row in clean_rows[:3])) <= {" "}, "only the bottom row has ink"
+        runner.verdict = LEAK
+        await run_once(app, pilot)
+        leak_rows = chart_rows(chart)
+        assert "118.0 KB" in leak_rows[0] and "█" in leak_rows[0]
+
+
+async def test_selecting_a_retained_object_moves_the_cursor_to_its_line(make_app, runner):
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
+        panel.query_one("#verdict-retained", OptionList).focus()
+        await pilot.press("down", "enter")
         assert panel.editor.cursor_location == (6, 0)
         assert app.focused is panel.editor
 
 
-async def test_a_refusal_shows_its_message_and_selects_the_line(make_app, grader):
-    grader.verdict = REFUSED
+async def test_a_refusal_shows_its_message_and_selects_the_line(make_app, runner):
+    runner.verdict = REFUSED
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
-        await pilot.press("ctrl+r")
-        await finish_runs(app, pilot)
+        await run_once(app, pilot)
         result = panel.query_one(VerdictPanel)
         assert result.has_class("-not-graded")
-        assert str(result.query_one("#verdict-headline", Label).render()) == "REFUSED (line 3) on cpu"
-        assert "'torch.os' is not available" in str(result.query_one("#verdict-message").render())
+        assert text(result.query_one("#verdict-headline")) == "REFUSED (line 3) on cpu"
+        assert "'torch.os' is not available" in text(result.query_one("#verdict-message"))
         assert panel.editor.selected_text == "running = 0"
 
 
-async def test_cancel_stops_the_run_at_once_and_drops_its_result(make_app, grader):
-    grader.block, grader.verdict = True, LEAK
+async def test_cancel_stops_the_run_at_once_and_drops_its_result(make_app, runner):
+    runner.block, runner.verdict = True, LEAK
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
@@ -100,58 +145,127 @@ async def test_cancel_stops_the_run_at_once_and_drops_its_result(make_app, grade
         await pilot.press("ctrl+o", "ctrl+o")
         assert panel.running
         await pilot.press("escape")
-        assert grader.cancels == 1
+        assert runner.cancels == 1
         assert not panel.running and not panel.has_class("-running")
         assert isinstance(app.screen, PracticeScreen)
         await finish_runs(app, pilot)
         assert panel.verdict is None
         assert not panel.query_one(VerdictPanel).display
-        assert "Cancelled" in str(panel.query_one("#code-status", Label).render())
+        assert "Cancelled" in text(panel.query_one("#code-status"))
 
 
-async def test_a_grader_failure_is_reported_without_a_traceback(make_app, grader):
-    grader.failure = "CUDA was requested but this machine has none"
+async def test_a_cancelled_run_leaves_no_earlier_verdict_under_it(make_app, runner):
+    """Issue 13, defect 2: 'Cancelled' stood directly above the CLEAN verdict of older code."""
+    runner.verdict = CLEAN
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
+        assert panel.verdict == CLEAN
+        panel.editor.insert("while True:\n    pass\n", (0, 0))
+        runner.block = True
         await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("escape")
         await finish_runs(app, pilot)
-        status = str(panel.query_one("#code-status", Label).render())
-        assert status == "Could not grade: RuntimeError: CUDA was requested but this machine has none"
+        assert "Cancelled" in text(panel.query_one("#code-status"))
+        assert not panel.query_one(VerdictPanel).display
+        assert panel.verdict is None
+
+
+async def test_a_verdict_is_marked_as_an_earlier_versions_once_the_code_changes(make_app, runner):
+    runner.verdict = CLEAN
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        result = panel.query_one(VerdictPanel)
+        panel.editor.insert("# my fix\n", (0, 0))
+        await run_once(app, pilot)
+        assert not result.has_class("-stale") and panel.verdict == CLEAN
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert result.has_class("-stale") and panel.verdict is None
+        assert result.query_one("#verdict-stale").display
+        panel.editor.load_text(runner.sources[-1])
+        await pilot.pause()
+        assert not result.has_class("-stale") and panel.verdict == CLEAN, "undoing the change restores it"
+
+
+async def test_a_verdict_for_changed_code_does_not_count_in_the_self_grade(make_app, runner):
+    runner.verdict = CLEAN
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
+        panel.editor.insert("# later edit\n", (0, 0))
+        await pilot.press("ctrl+g")
+        dialog = app.screen
+        assert isinstance(dialog, SelfGradeDialog)
+        assert dialog.suggestion.code == "not run"
+        assert "no run of the code as it stands" in text(dialog.query_one("#self-grade-rating"))
+
+
+async def test_a_grader_failure_is_shown_whole_without_a_class_name(make_app, runner):
+    """Issue 13, defect 3: the message was cut at 100 columns behind 'SandboxError:'."""
+    runner.failure = "CUDA was requested, but this machine has no NVIDIA GPU device"
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
+        status = panel.query_one("#code-status", Static)
+        assert text(status) == ("Not graded, and nothing ran: CUDA was requested, but this machine has no "
+                                "NVIDIA GPU device")
+        assert "Error" not in text(status)
+        assert status.size.height >= 2 and status.size.width <= 80, "wrapped, not cut"
         assert not panel.running
 
 
-async def test_solution_only_after_a_run_and_reset_restores_the_starter(make_app, grader):
-    grader.verdict = LEAK
+async def test_the_solution_waits_for_a_run_and_says_so(make_app, runner):
+    """Issue 13, defect 13: ctrl+s before any run did nothing visible."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         await pilot.press("ctrl+s")
-        assert not panel.has_class("-solution")
+        assert not isinstance(app.screen, SolutionDialog)
+        assert "opens after your first run" in text(panel.query_one("#code-status"))
+
+
+async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, runner, library):
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
         panel.editor.insert("# my change\n", (0, 0))
-        await pilot.press("ctrl+r")
-        await finish_runs(app, pilot)
+        await run_once(app, pilot)
         await pilot.press("ctrl+s")
-        assert panel.has_class("-solution")
-        assert panel.editor.text.startswith("# my change")
+        dialog = app.screen
+        assert isinstance(dialog, SolutionDialog)
+        diff = text(dialog.query_one("#solution-diff")).splitlines()
+        assert "-# my change" in diff and "+    running += loss.item()" in diff
+        assert dialog.query_one("#solution-code", Static).content.code == (
+            library.card("running-loss").card.code_task.solution.rstrip())
+        await pilot.press("escape")
+        assert app.screen.query_one(CodeTaskPanel).editor.text.startswith("# my change")
         await pilot.press("ctrl+l")
-        assert panel.editor.text == app.library.card("running-loss").card.code_task.starter
+        assert panel.editor.text == library.card("running-loss").card.code_task.starter
 
 
-async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, grader, history):
-    grader.verdict = LEAK
+async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, runner, history):
+    runner.verdict = LEAK
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await open_code_task(app, pilot)
-        await pilot.press("ctrl+r")
-        await finish_runs(app, pilot)
+        await run_once(app, pilot)
         await pilot.press("ctrl+g")
         dialog = app.screen
         assert isinstance(dialog, SelfGradeDialog)
         dialog.query_one("#self-grade-points").select_all()
         await pilot.pause()
-        assert "Rating: Hard" in str(dialog.query_one("#self-grade-rating").render())
-        await pilot.press("ctrl+g")
+        assert "Suggested: Hard" in text(dialog.query_one("#self-grade-rating"))
+        assert dialog.query_one("#self-grade-easy").disabled
+        await pilot.press("4")
+        assert isinstance(app.screen, SelfGradeDialog), "a rating above the cap is refused"
+        await pilot.press("2")
         await pilot.pause()
         attempt = history.attempts("running-loss")[0]
         assert attempt.rating == "hard"
@@ -160,18 +274,23 @@ async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, grader, hist
         assert "code" in attempt.phase_seconds
 
 
-async def test_each_run_that_is_not_clean_offers_one_more_card_hint(make_app, grader, library):
-    grader.verdict = LEAK
+async def test_each_failed_run_offers_one_more_card_hint_and_a_clean_one_hides_them(make_app, runner, library):
+    """Issue 13, defect 16: hints follow the verdict they answer."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         hints = panel.query_one("#code-hints")
         assert not hints.display
         first, second = library.card("running-loss").card.code_task.hints
-        await pilot.press("ctrl+r")
-        await finish_runs(app, pilot)
-        assert str(hints.render()) == f"Card hint 1 of 2: {first}"
-        for _ in range(2):
-            await pilot.press("ctrl+r")
-            await finish_runs(app, pilot)
-        assert str(hints.render()) == f"Card hint 1 of 2: {first}\nCard hint 2 of 2: {second}"
+        runner.verdict = LEAK
+        await run_once(app, pilot)
+        assert text(hints) == f"Card hint 1 of 2: {first}"
+        runner.verdict = TIMEOUT
+        await run_once(app, pilot)
+        assert not hints.display, "a timeout says nothing about the leak"
+        runner.verdict = LEAK
+        await run_once(app, pilot)
+        assert text(hints) == f"Card hint 1 of 2: {first}\nCard hint 2 of 2: {second}"
+        runner.verdict = CLEAN
+        await run_once(app, pilot)
+        assert not hints.display

@@ -97,10 +97,10 @@ async def test_load_problems_are_listed_with_file_and_line(library, make_app):
         assert "packs/demo/bad.yaml:7: level: 'expert' is not a level" in text
 
 
-async def test_a_corrupt_history_is_shown_and_cards_stay_browsable(library, grader, clock, grill_home: Path):
+async def test_a_corrupt_history_is_shown_and_cards_stay_browsable(library, runner, clock, grill_home: Path):
     grill_home.mkdir(parents=True)
     (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
-    app = GrillApp(library, grader=grader, clock=clock)
+    app = GrillApp(library, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         banner = app.screen.query_one("#home-history-error", Static)
@@ -152,8 +152,8 @@ async def test_settings_refuse_a_bad_number_and_say_why(make_app, history):
         assert history.get_setting("new_per_day") is None
 
 
-async def test_library_loads_in_the_background_when_not_given(history, grader, clock):
-    app = GrillApp(None, history, grader=grader, clock=clock)
+async def test_library_loads_in_the_background_when_not_given(history, runner, clock):
+    app = GrillApp(None, history, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -235,15 +235,13 @@ async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, his
         await pilot.press("s")
         stats = replace(app.screen.stats, missed_key_points=(Missed("no-grad", point, 2),),
                         red_flags_said=(Missed("no-grad", flag, 1),))
+        outlook = app.screen.outlook
         app.screen.dismiss()
         await pilot.pause()
-        app.push_screen(StatsScreen(stats))
+        app.push_screen(StatsScreen(stats, outlook))
         await pilot.pause()
-        missed = app.screen.query_one("#stats-missed", DataTable)
-        flags = app.screen.query_one("#stats-flags", DataTable)
-        assert str(missed.get_row_at(0)[1]) == point
-        assert str(flags.get_row_at(0)[1]) == flag
-        assert missed.get_row_at(0)[1].spans == []
+        assert str(app.screen.query_one("#stats-missed", Static).render()) == f"2× no-grad: {point}"
+        assert str(app.screen.query_one("#stats-flags", Static).render()) == f"1× no-grad: {flag}"
 
 
 async def test_a_history_failing_mid_session_is_reported_and_dropped(make_app, history, monkeypatch):
@@ -277,3 +275,92 @@ async def test_pack_titles_and_questions_that_look_like_markup_are_listed_verbat
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(1).prompt.plain.startswith(f"{odd}\n3 cards")
         assert str(app.screen.query_one("#home-cards", DataTable).get_row_at(0)[0]) == odd
+
+
+def two_packs(library: Library) -> Library:
+    """The demo pack split in two: `demo` keeps no-grad and retain-graph, `other` takes running-loss."""
+    from dataclasses import replace
+
+    [pack] = library.packs
+    mine = tuple(c for c in pack.cards if c.card.id != "running-loss")
+    moved = tuple(replace(c, pack="other") for c in pack.cards if c.card.id == "running-loss")
+    other = replace(pack, manifest=pack.manifest.model_copy(update={"name": "other", "title": "Other"}), cards=moved)
+    return Library(packs=[replace(pack, cards=mine), other])
+
+
+async def test_due_practises_the_queue_of_the_pack_chosen_on_the_left(library, make_app):
+    """Issue 13, missing 6: `d` took every pack's queue whatever pack was selected."""
+    app = make_app(library=two_packs(library))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#home-packs", OptionList).highlighted = 2
+        await pilot.pause()
+        assert "Due today in this pack: 1" in str(app.screen.query_one("#home-due", Static).render())
+        await pilot.press("d")
+        assert isinstance(app.screen, PracticeScreen)
+        assert [c.card.id for c in app.screen.queue] == ["running-loss"]
+
+
+async def test_one_key_clears_the_search_and_every_filter(library, make_app):
+    app = make_app(library=two_packs(library))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#home-packs", OptionList).highlighted = 1
+        screen.query_one("#home-level", Select).value = "senior"
+        await pilot.press("slash", *"zzz", "enter")
+        await pilot.pause()
+        assert table_rows(app) == 0
+        await pilot.press("c")
+        await pilot.pause()
+        assert screen.card_filter.pack is None and screen.card_filter.level is None
+        assert screen.query_one("#home-search", Input).value == ""
+        assert table_rows(app) == 3
+
+
+async def test_the_selected_question_is_shown_whole_at_80_columns(make_app):
+    """Issue 13, missing 6: the question column cut every question at 80 columns."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        selected = app.screen.selected_card.card
+        preview = app.screen.query_one("#home-preview", Static)
+        assert str(preview.render()).startswith(selected.question)
+        await pilot.press("down")
+        await pilot.pause()
+        assert str(preview.render()).startswith(app.screen.selected_card.card.question)
+
+
+async def test_status_says_when_a_card_comes_back(make_app, history):
+    """Issue 13, missing 1: home's Status said "later" instead of the due date."""
+    from datetime import timedelta
+
+    from ui_fakes import NOW
+
+    history.record(Attempt(card_id="no-grad", mode="practice", rating="easy", tier="middle",
+                           phase_seconds={}, started_at=NOW - timedelta(hours=1)))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#home-cards", DataTable)
+        status = {c.card.id: str(table.get_row_at(n)[2]) for n, c in enumerate(app.screen.shown)}
+        assert status["no-grad"].startswith("in ") and status["no-grad"].endswith(("days", "weeks"))
+        assert status["running-loss"] == "new"
+
+
+async def test_counted_nouns_agree_with_their_number(library, make_app):
+    """Issue 13, defect 14: "1 cards", "1 problem(s)"."""
+    from dataclasses import replace
+
+    [pack] = library.packs
+    one = Library(packs=[replace(pack, cards=pack.cards[:1])],
+                  problems=[Problem("packs/demo/bad.yaml", 7, 3, "level: 'expert' is not a level")])
+    app = make_app(library=one)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        packs = app.screen.query_one("#home-packs", OptionList)
+        assert packs.get_option_at_index(0).prompt.plain == "All packs  1 card"
+        assert packs.get_option_at_index(1).prompt.plain.endswith("1 card\n0 seen · 1 queued today")
+        problems = str(app.screen.query_one("#home-problems-text", Static).render())
+        assert problems.startswith("1 problem loading packs")
+        assert "Due today: 1\n0 reviews · 1 new" in str(app.screen.query_one("#home-due", Static).render())

@@ -17,7 +17,7 @@ CHILD_SIDE = ("torch", "RestrictedPython", "checkers.policy", "checkers.capabili
               "checkers.probes", "checkers.instrument", "checkers.retained", "checkers.judge",
               "checkers.sandbox.worker", "checkers.sandbox.child")
 
-WALK_EVERY_SCREEN = textwrap.dedent(f"""
+WALK_EVERY_SCREEN = textwrap.dedent("""
     import asyncio, sys
     from pathlib import Path
     from app.ui.app import GrillApp
@@ -28,7 +28,11 @@ WALK_EVERY_SCREEN = textwrap.dedent(f"""
             await app.workers.wait_for_complete()
             await pilot.pause()
             screens = [type(app.screen).__name__]
-            await pilot.press("o")
+            await pilot.press("enter")
+            screens.append(type(app.screen).__name__)
+            await pilot.press("f1")
+            screens.append(type(app.screen).__name__)
+            await pilot.press("escape", "o")
             screens.append(type(app.screen).__name__)
             await pilot.press("escape", "s")
             screens.append(type(app.screen).__name__)
@@ -42,9 +46,15 @@ WALK_EVERY_SCREEN = textwrap.dedent(f"""
             await pilot.pause()
             await app.workers.wait_for_complete()
             screens.append(type(app.screen).__name__)
-            await pilot.press("ctrl+g")
+            await pilot.press("ctrl+r")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.press("ctrl+s")
             screens.append(type(app.screen).__name__)
-            await pilot.press("escape", "escape")
+            await pilot.press("escape", "ctrl+g")
+            screens.append(type(app.screen).__name__)
+            await pilot.press("escape", "escape", "escape")
+            await pilot.pause()
             screens.append(type(app.screen).__name__)
         print(" ".join(screens))
         print(" ".join(sorted(sys.modules)))
@@ -58,8 +68,8 @@ def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path):
     done = subprocess.run([sys.executable, "-c", WALK_EVERY_SCREEN], capture_output=True, text=True,
                           env=env, timeout=180, check=True)
     screens, modules = done.stdout.strip().splitlines()[-2:]
-    assert screens.split() == ["HomeScreen", "SettingsDialog", "StatsScreen", "MockScreen", "PracticeScreen",
-                               "SelfGradeDialog", "HomeScreen"]
+    assert screens.split() == ["WelcomeDialog", "HomeScreen", "HelpDialog", "SettingsDialog", "StatsScreen",
+                               "MockScreen", "PracticeScreen", "SolutionDialog", "SelfGradeDialog", "HomeScreen"]
     imported = set(modules.split())
     assert "textual" in imported and "checkers.sandbox" in imported
     leaked = sorted(m for m in imported if any(m == c or m.startswith(c + ".") for c in CHILD_SIDE))

@@ -1,16 +1,18 @@
-"""The headless rules behind the screens: filters, reveal order, phase times, rating, settings."""
+"""The headless rules behind the screens: filters, reveal order, phase times, rating, settings, wording."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from ui_fakes import FakeClock
 
 from app.progress.history import History
 from app.ui.catalog import CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
-from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, rate, reveal_plan
+from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan, suggest
 from app.ui.settings import Settings
+from app.ui.wording import comes_back, count, due_status, interval
 from checkers.verdict import Verdict
 
 
@@ -70,27 +72,72 @@ def test_pretick_finds_signal_phrases_in_any_case(library):
     assert pretick(card, "the Garbage Collector cleans it up")[1] == {0}
 
 
-@pytest.mark.parametrize(("verdict", "expected"), [(None, "easy"), ("clean", "easy"), ("leak", "hard"),
-                                                   ("timeout", "again")])
-def test_code_verdict_caps_a_perfect_self_grade(library, verdict, expected):
+ALL_POINTS = frozenset({0, 1, 2})
+NOW = datetime(2026, 3, 2, 12, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(("verdict", "expected"), [(None, "again"), ("clean", "easy"), ("leak", "hard"),
+                                                   ("wrong", "hard"), ("timeout", "again")])
+def test_a_code_task_is_rated_half_on_the_key_points_and_half_on_the_code(library, verdict, expected):
+    """As in the mock: the code half counts only when clean; a fix never run suggests Again."""
     card = library.card("running-loss").card
-    grade = SelfGrade(points_hit=frozenset({0, 1, 2}), flags_said=frozenset())
     result = None if verdict is None else Verdict(verdict=verdict, device="cpu")
-    assert rate(card, grade, result) == expected
+    assert suggest(card, ALL_POINTS, frozenset(), result).rating == expected
+
+
+def test_a_clean_fix_with_nothing_typed_earns_the_code_half(library):
+    card = library.card("running-loss").card
+    suggestion = suggest(card, frozenset(), frozenset(), Verdict(verdict="clean", device="cpu"))
+    assert (suggestion.score, suggestion.rating, suggestion.code) == (0.5, "hard", "clean")
+
+
+def test_a_card_without_code_is_rated_on_its_key_points(library):
+    card = library.card("no-grad").card
+    assert suggest(card, frozenset({0, 1}), frozenset(), None).rating == "hard"
+    assert suggest(card, frozenset({0, 1, 2}), frozenset(), None).rating == "easy"
+    assert suggest(card, frozenset({0, 1, 2}), frozenset({0}), None).rating == "again"
+    assert suggest(card, frozenset({0, 1, 2}), frozenset(), None).cap == "easy"
+
+
+def test_the_chosen_rating_is_recorded_but_a_leak_still_caps_it(library):
+    card = library.card("running-loss").card
+    leak = Verdict(verdict="leak", device="cpu")
+    assert suggest(card, ALL_POINTS, frozenset(), leak).cap == "hard"
+    attempt = build_attempt(card, SelfGrade(ALL_POINTS, frozenset(), "easy"), tier="junior", phase_seconds={},
+                            answer="", verdict=leak, code="x", started_at=NOW)
+    assert attempt.rating == "hard" and attempt.code is not None and attempt.code.verdict == "leak"
 
 
 def test_attempt_lists_points_hit_and_missed_by_text(library):
     card = library.card("no-grad").card
-    attempt = build_attempt(card, SelfGrade(frozenset({1}), frozenset()), tier="junior",
-                            phase_seconds={"answer": 3.0}, answer="memory", verdict=None, code="")
-    assert attempt.rating == "again"
+    attempt = build_attempt(card, SelfGrade(frozenset({1}), frozenset(), "good"), tier="junior",
+                            phase_seconds={"answer": 3.0}, answer="memory", verdict=None, code="", started_at=NOW)
+    assert attempt.rating == "good" and attempt.started_at == NOW
     assert attempt.key_points_hit == ("no_grad saves memory and time during evaluation",)
     assert len(attempt.key_points_missed) == 2
     assert attempt.code is None and attempt.mode == "practice"
 
 
+def test_counted_nouns_agree_with_their_number():
+    assert [count(n, "card") for n in (0, 1, 2)] == ["0 cards", "1 card", "2 cards"]
+    assert count(1, "query", "queries") == "1 query" and count(3, "query", "queries") == "3 queries"
+
+
+def test_when_a_card_comes_back_reads_as_a_person_says_it():
+    assert comes_back(NOW + timedelta(minutes=10), NOW) == "in 10 min"
+    assert comes_back(NOW + timedelta(days=1), NOW) == "tomorrow"
+    assert comes_back(NOW + timedelta(days=4), NOW) == "in 4 days"
+    assert comes_back(NOW + timedelta(days=30), NOW) == "in 4 weeks"
+    assert [interval(NOW + step, NOW) for step in (timedelta(seconds=20), timedelta(minutes=10),
+                                                   timedelta(days=4), timedelta(days=21), timedelta(days=90))] == [
+        "1m", "10m", "4d", "3w", "3mo"]
+    assert due_status(None, NOW) == "new"
+    assert due_status(NOW - timedelta(days=2), NOW) == "due"
+    assert due_status(NOW + timedelta(days=4), NOW) == "in 4 days"
+
+
 def test_settings_round_trip_through_the_history_and_ignore_bad_values(history: History):
-    assert Settings.load(history) == Settings()
+    assert Settings.load(history) == Settings(welcomed=True)
     Settings(tier="principal", device="cpu", new_per_day=3, theme="light").save(history)
     assert Settings.load(history) == Settings(tier="principal", device="cpu", new_per_day=3, theme="light")
     history.set_setting("tier", "wizard")

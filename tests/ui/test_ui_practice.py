@@ -84,10 +84,10 @@ async def test_self_grade_preticks_from_the_answer_and_records_the_attempt(make_
         assert isinstance(dialog, SelfGradeDialog)
         points = dialog.query_one("#self-grade-points", SelectionList)
         assert sorted(points.selected) == [0, 1]
-        assert "Rating: Hard" in str(dialog.query_one("#self-grade-rating").render())
+        assert "Suggested: Hard" in str(dialog.query_one("#self-grade-rating").render())
         points.select(2)
         await pilot.pause()
-        assert "Rating: Easy" in str(dialog.query_one("#self-grade-rating").render())
+        assert "Suggested: Easy" in str(dialog.query_one("#self-grade-rating").render())
         await pilot.press("ctrl+g")
         await pilot.pause()
         attempt = history.attempts("no-grad")[0]
@@ -151,7 +151,7 @@ async def test_escape_leaves_practice(make_app):
 MARKUP_LIKE = "losses[17] keeps [/b] the [bold]graph[/bold] in cache['h'][3]"
 
 
-async def test_card_text_that_looks_like_markup_is_shown_verbatim(make_app, library, grader):
+async def test_card_text_that_looks_like_markup_is_shown_verbatim(make_app, library, runner):
     from checkers.verdict import Retained, Verdict
     from questions.model import FollowUp, KeyPoint, LoadedCard, RedFlag
 
@@ -161,7 +161,7 @@ async def test_card_text_that_looks_like_markup_is_shown_verbatim(make_app, libr
         "red_flags": [RedFlag(flag=MARKUP_LIKE)], "follow_ups": [FollowUp(question=MARKUP_LIKE, answer=MARKUP_LIKE)],
         "code_task": original.card.code_task.model_copy(update={"prompt": MARKUP_LIKE, "hints": [MARKUP_LIKE]}),
     })
-    grader.verdict = Verdict(verdict="leak", device="cpu", message=MARKUP_LIKE, hint=MARKUP_LIKE,
+    runner.verdict = Verdict(verdict="leak", device="cpu", message=MARKUP_LIKE, hint=MARKUP_LIKE,
                              retained=(Retained(path="losses[17]", grad_fn="[/b]", graph_nodes=1, saved_bytes=1),))
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -11,8 +11,8 @@ from app.ui.app import GrillApp
 from app.ui.screens.practice import PracticeScreen
 
 
-async def test_due_opens_todays_queue_once_packs_are_loaded(history, grader, clock):
-    app = GrillApp(None, history, start_with_due=True, grader=grader, clock=clock)
+async def test_due_opens_todays_queue_once_packs_are_loaded(history, runner, clock):
+    app = GrillApp(None, history, start_with_due=True, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
         # The load starts after the first refresh and the queue opens after the next one:
         # on a busy machine one pause is not always enough, so wait for each step to happen.
@@ -41,3 +41,20 @@ def test_an_unknown_pack_exits_2_naming_the_loaded_packs(capsys):
     error = capsys.readouterr().err
     assert "no pack named 'nope'" in error
     assert "demo" in error
+
+
+async def test_due_on_a_first_start_goes_straight_to_the_queue(library, runner, clock, grill_home):
+    """The first-run screen waits for a plain start rather than lie under the queue."""
+    from app.progress.history import History
+    from app.ui.dialogs.welcome import WelcomeDialog
+
+    with History.open() as fresh:
+        app = GrillApp(library, fresh, start_with_due=True, runner=runner, clock=clock)
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(100):
+                await pilot.pause(0.02)
+                if isinstance(app.screen, PracticeScreen):
+                    break
+            assert isinstance(app.screen, PracticeScreen)
+            assert not any(isinstance(screen, WelcomeDialog) for screen in app.screen_stack)
+            await pilot.pause()

@@ -1,14 +1,18 @@
-"""Test doubles for the UI (a clock that moves only when told, a grader without torch) and the screen size."""
+"""Test doubles for the UI (a clock that moves only when told, a code runner without torch) and the screen size."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from checkers.verdict import Verdict
 
 SIZE = (120, 36)
 """Terminal size of the Pilot tests."""
+
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
+"""The wall clock of UI tests: due dates and statistics must not depend on the day they run."""
 
 
 @dataclass
@@ -23,7 +27,7 @@ class FakeClock:
 
 
 @dataclass
-class FakeGrader:
+class FakeRunner:
     """Returns `verdict` for every grade; with `block=True` a grade waits until cancelled or released."""
 
     verdict: Verdict | None = None
@@ -38,7 +42,7 @@ class FakeGrader:
     def warm(self, device: str) -> None:
         self.warmed.append(device)
 
-    def grade(self, source: str, *, device: str, steps: int) -> Verdict:
+    def grade(self, task, source: str, *, device: str) -> Verdict:
         self.sources.append(source)
         if self.block:
             self._release.wait(timeout=30)

@@ -1,38 +1,73 @@
-"""Self-grade: tick the key points you made and the red flags you said, see the rating, record it."""
+"""Self-grade: tick the key points you made and the red flags you said, then rate yourself.
+
+grill suggests a rating from the ticks and the code run (the mock's rule), but the rating is
+yours: 1-4 pick Again, Hard, Good or Easy as in Anki, each with when the card comes back.
+"""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, SelectionList, Static
 
+from app.progress.attempt import RATINGS, Rating
+from app.progress.rating import NOT_RUN
+from app.ui.base import GrillDialog
 from app.ui.card_text import card_text
-from app.ui.review import SelfGrade, rate
+from app.ui.review import SelfGrade, Suggestion, suggest
 from app.ui.widgets.tick_list import TickList
+from app.ui.wording import interval
 from checkers.verdict import Verdict
 from questions.model import Card
 
+RATING_KEYS = {rating: str(n) for n, rating in enumerate(RATINGS, 1)}
+CODE_BASIS = {NOT_RUN: "no run of the code as it stands: the code half earns nothing",
+              "clean": "code clean (half the question)"}
 
-class SelfGradeDialog(ModalScreen[SelfGrade | None]):
-    """Returns the confirmed SelfGrade, or None to go back to the card."""
 
+def explain(suggestion: Suggestion, *, points: int, of: int, flag_said: bool) -> str:
+    """The suggested rating and what it rests on, as the dialog shows it (markup)."""
+    basis = ["a red flag said" if flag_said else f"{points} of {of} key points"]
+    if suggestion.code is not None:
+        basis.append(CODE_BASIS.get(suggestion.code, f"code {suggestion.code}: the code half earns nothing"))
+    text = (f"Suggested: [b]{suggestion.rating.capitalize()}[/b] "
+            f"({round(suggestion.score * 100)}%: {'; '.join(basis)})")
+    if suggestion.cap != "easy":
+        text += f"\nThe code's verdict caps what is recorded at {suggestion.cap.capitalize()}."
+    return text
+
+
+class SelfGradeDialog(GrillDialog[SelfGrade | None]):
+    """Returns the confirmed SelfGrade with the chosen rating, or None to go back to the card."""
+
+    HELP = ("Say what your answer covered: the key points you made and any red flag you said "
+            "(space ticks, tab moves between the lists). grill suggests a rating from them and "
+            "from your code's last run; pick the rating yourself with 1-4, as in Anki.")
     BINDINGS = [
-        Binding("ctrl+g", "record", "Record", priority=True),
-        Binding("escape", "back", "Back to the card"),
+        Binding("1", "rate('again')", "Again", tooltip="Record Again: you did not know it; it comes back soon."),
+        Binding("2", "rate('hard')", "Hard", tooltip="Record Hard: you got there with effort."),
+        Binding("3", "rate('good')", "Good", tooltip="Record Good: you knew it."),
+        Binding("4", "rate('easy')", "Easy", tooltip="Record Easy: you knew it at once, in full."),
+        Binding("ctrl+g", "rate_suggested", "Take suggestion", priority=True,
+                tooltip="Record the rating grill suggests."),
+        Binding("escape", "back", "Back", tooltip="Back to the card; nothing is recorded."),
     ]
 
-    def __init__(self, card: Card, *, points: frozenset[int], flags: frozenset[int],
-                 verdict: Verdict | None) -> None:
+    def __init__(self, card: Card, *, points: frozenset[int], flags: frozenset[int], verdict: Verdict | None,
+                 next_due: dict[Rating, datetime] | None, now: datetime) -> None:
+        """`next_due`: when the card comes back after each rating (None without a history)."""
         super().__init__()
         self.card, self.verdict = card, verdict
         self._points, self._flags = points, flags
+        self.next_due, self.now = next_due, now
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="self-grade"):
-            yield Label("Self-grade: space ticks, tab moves between lists", id="self-grade-title")
+        with Vertical(id="self-grade", classes="dialog"):
+            yield Label("Self-grade: space ticks, tab moves between lists", classes="dialog-title")
             with VerticalScroll(id="self-grade-lists"):
                 yield Label("Key points you made (pre-ticked from your typed answer)",
                             classes="self-grade-heading")
@@ -45,37 +80,50 @@ class SelfGradeDialog(ModalScreen[SelfGrade | None]):
                     compact=True, id="self-grade-flags")
             yield Static("", id="self-grade-rating")
             with Horizontal(id="self-grade-buttons"):
-                yield Button("Record (ctrl+g)", variant="primary", compact=True, id="self-grade-record")
-                yield Button("Back (esc)", compact=True, id="self-grade-back")
+                for rating in RATINGS:
+                    yield Button(f"{RATING_KEYS[rating]} {rating.capitalize()}{self._when(rating)}",
+                                 compact=True, id=f"self-grade-{rating}")
+            yield Static("1-4 record a rating · ctrl+g takes the suggestion · esc back", classes="dialog-keys")
 
     def on_mount(self) -> None:
-        self._show_rating()
+        self.query_one("#self-grade-points", TickList).focus()
+        self._show_suggestion()
+
+    def _when(self, rating: Rating) -> str:
+        return f" · {interval(self.next_due[rating], self.now)}" if self.next_due else ""
 
     @property
-    def grade(self) -> SelfGrade:
-        return SelfGrade(
-            points_hit=frozenset(self.query_one("#self-grade-points", SelectionList).selected),
-            flags_said=frozenset(self.query_one("#self-grade-flags", SelectionList).selected),
-        )
+    def suggestion(self) -> Suggestion:
+        return suggest(self.card, self._ticked("#self-grade-points"), self._ticked("#self-grade-flags"),
+                       self.verdict)
+
+    def _ticked(self, selector: str) -> frozenset[int]:
+        return frozenset(self.query_one(selector, SelectionList).selected)
 
     @on(SelectionList.SelectedChanged)
-    def _show_rating(self) -> None:
-        grade = self.grade
-        rating = rate(self.card, grade, self.verdict)
-        detail = f"{len(grade.points_hit)} of {len(self.card.key_points)} key points"
-        if grade.flags_said:
-            detail += ", a red flag said"
-        if self.card.code_task is not None:
-            if self.verdict is None:
-                detail += "; code not run, so only your answer counts"
-            elif self.verdict.verdict != "clean":
-                detail += f"; code verdict {self.verdict.verdict} caps the rating"
-        self.query_one("#self-grade-rating", Static).update(f"Rating: [b]{rating.capitalize()}[/b]  ({detail})")
+    def _show_suggestion(self) -> None:
+        suggestion = self.suggestion
+        points, flags = self._ticked("#self-grade-points"), self._ticked("#self-grade-flags")
+        self.query_one("#self-grade-rating", Static).update(
+            explain(suggestion, points=len(points), of=len(self.card.key_points), flag_said=bool(flags)))
+        for rating in RATINGS:
+            button = self.query_one(f"#self-grade-{rating}", Button)
+            button.variant = "primary" if rating == suggestion.rating else "default"
+            button.disabled = RATINGS.index(rating) > RATINGS.index(suggestion.cap)
 
-    @on(Button.Pressed, "#self-grade-record")
-    def action_record(self) -> None:
-        self.dismiss(self.grade)
+    def action_rate(self, rating: Rating) -> None:
+        if RATINGS.index(rating) > RATINGS.index(self.suggestion.cap):
+            self.notify(f"The code's verdict caps this attempt at {self.suggestion.cap.capitalize()}.",
+                        severity="warning")
+            return
+        self.dismiss(SelfGrade(self._ticked("#self-grade-points"), self._ticked("#self-grade-flags"), rating))
 
-    @on(Button.Pressed, "#self-grade-back")
+    def action_rate_suggested(self) -> None:
+        self.action_rate(self.suggestion.rating)
+
+    @on(Button.Pressed)
+    def _button(self, event: Button.Pressed) -> None:
+        self.action_rate(next(r for r in RATINGS if event.button.id == f"self-grade-{r}"))
+
     def action_back(self) -> None:
         self.dismiss(None)

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.validation import Integer
 from textual.widgets import Button, Input, Label, Select
 
+from app.ui.base import GrillDialog
 from app.ui.settings import DEVICES, THEMES, Settings
 from questions.model import LEVELS
 
 
-class SettingsDialog(ModalScreen[Settings | None]):
+class SettingsDialog(GrillDialog[Settings | None]):
     """Returns the edited Settings, or None when cancelled."""
 
+    HELP = ("What grill remembers between runs: the tier whose answer practice reveals, where code "
+            "tasks run, how many new cards join each day's queue, and the theme.")
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save", priority=True, tooltip="Keep these settings."),
+        Binding("escape", "cancel", "Cancel", tooltip="Close without changing anything."),
     ]
 
     def __init__(self, settings: Settings) -> None:
@@ -30,8 +33,8 @@ class SettingsDialog(ModalScreen[Settings | None]):
 
     def compose(self) -> ComposeResult:
         s = self.settings
-        with Vertical(id="settings"):
-            yield Label("Settings", id="settings-title")
+        with Vertical(id="settings", classes="dialog"):
+            yield Label("Settings", id="settings-title", classes="dialog-title")
             yield Label("Tier you practise at")
             yield Select([(level, level) for level in LEVELS], value=s.tier, allow_blank=False, compact=True,
                          id="settings-tier")
@@ -57,11 +60,15 @@ class SettingsDialog(ModalScreen[Settings | None]):
             return
         self.dismiss(replace(
             self.settings,
-            tier=self.query_one("#settings-tier", Select).value,
-            device=self.query_one("#settings-device", Select).value,
+            tier=self._chosen("#settings-tier"),
+            device=self._chosen("#settings-device"),
             new_per_day=int(new_per_day.value),
-            theme=self.query_one("#settings-theme", Select).value,
+            theme=self._chosen("#settings-theme"),
         ))
+
+    def _chosen(self, selector: str) -> Any:
+        """A select's value; never blank, since none of them allows it (Settings checks the rest)."""
+        return self.query_one(selector, Select).selection
 
     @on(Button.Pressed, "#settings-cancel")
     def action_cancel(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 from rich.text import Text
 from textual import on
@@ -10,29 +11,40 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets.data_table import ColumnKey
 from textual.widgets.option_list import Option
 
+from app.ui.base import GrillScreen
+from app.ui.card_text import card_text
 from app.ui.catalog import STATUSES, CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
-from questions.model import LEVELS, LoadedCard
+from app.ui.wording import count, due_status
+from questions.model import LEVELS, Library, LoadedCard
 
 ALL_PACKS = "*all*"
 STATUS_LABELS = {"all": "Due, new and later", "due": "Due today", "new": "Never practised"}
+LEVEL_WIDTH, STATUS_WIDTH = 9, 11
 
 
-class HomeScreen(Screen):
+class HomeScreen(GrillScreen):
     SUB_TITLE = "Home"
+    HELP = ("Your packs and cards. Pick a card to practise, or press d for today's queue: cards due "
+            "for review, then new ones up to the daily limit. Filter by pack, level, tag and status "
+            "on the left, or search every word of the cards with /.")
     BINDINGS = [
-        Binding("p", "practise_selected", "Practise"),
-        Binding("d", "practise_due", "Due"),
-        Binding("m", "mock", "Mock"),
-        Binding("s", "stats", "Stats"),
-        Binding("o", "settings", "Settings"),
-        Binding("q", "app.quit", "Quit"),
-        Binding("slash", "focus_search", "Search", show=False),
-        Binding("t", "app.toggle_theme", "Toggle theme", show=False),
-        Binding("escape", "focus_cards", "Cards", show=False),
+        Binding("p", "practise_selected", "Practise",
+                tooltip="Practise the listed cards, starting at the selected one (enter too)."),
+        Binding("d", "practise_due", "Due",
+                tooltip="Practise today's queue of the chosen pack: due reviews, then new cards."),
+        Binding("m", "mock", "Mock", tooltip="A timed five-question mock interview at your tier, from the chosen pack."),
+        Binding("s", "stats", "Stats", tooltip="Progress: mastery per pack and tag, answers per day, what is due."),
+        Binding("o", "settings", "Settings", tooltip="Tier, device for code, new cards per day, theme."),
+        Binding("t", "app.toggle_theme", "Theme", tooltip="Switch between the dark and the light theme."),
+        Binding("c", "clear_filters", "Clear", tooltip="Clear the search and every filter: all packs, levels, tags."),
+        Binding("q", "app.quit", "Quit", tooltip="Close grill."),
+        Binding("slash", "focus_search", "Search", show=False, key_display="/",
+                tooltip="Search every word of the cards' ids, questions, tags and key points."),
+        Binding("escape", "focus_cards", "Cards", show=False, tooltip="Back from the search to the card list."),
     ]
 
     def __init__(self) -> None:
@@ -40,7 +52,7 @@ class HomeScreen(Screen):
         self.card_filter = CardFilter()
         self.shown: list[LoadedCard] = []
         self.due: list[str] = []
-        self.seen: set[str] = set()
+        self.due_dates: dict[str, datetime] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -59,16 +71,17 @@ class HomeScreen(Screen):
                 yield Input(placeholder="Search cards (/)", id="home-search")
                 yield Static("", id="home-empty")
                 yield DataTable(id="home-cards", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="home-preview")
         with VerticalScroll(id="home-problems"):
             yield Static("", id="home-problems-text", markup=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#home-cards", DataTable)
         table.add_column("Question", key="question")
         table.add_column("Level", key="level", width=9)
-        table.add_column("Status", key="status", width=6)
-        table.loading = self.app.library is None
+        table.add_column("Status", key="status", width=STATUS_WIDTH)
+        table.loading = self.grill.library is None
         table.focus()
         self.refresh_all()
 
@@ -77,7 +90,7 @@ class HomeScreen(Screen):
 
     def refresh_all(self) -> None:
         """Re-read library and history: after loading, after practice, after settings change."""
-        app = self.app
+        app = self.grill
         if app.library is None:
             self.query_one("#home-due", Static).update("Loading packs…")
         else:
@@ -87,7 +100,7 @@ class HomeScreen(Screen):
                 table.focus()
             cards = app.library.cards
             self.due = app.due_queue([loaded.card.id for loaded in cards])
-            self.seen = app.seen_cards([loaded.card.id for loaded in cards])
+            self.due_dates = app.due_dates([loaded.card.id for loaded in cards])
             self._fill_packs()
             self._fill_tags(all_tags(cards))
             self._fill_due()
@@ -102,12 +115,12 @@ class HomeScreen(Screen):
     def _fill_packs(self) -> None:
         packs = self.query_one("#home-packs", OptionList)
         highlighted = packs.highlighted
-        summaries = pack_summaries(self.app.library, due=set(self.due), seen=self.seen)
+        summaries = pack_summaries(self.library, due=set(self.due), seen=self.seen)
         packs.clear_options()
         total = sum(s.cards for s in summaries)
-        packs.add_option(Option(Content.assemble("All packs  ", (f"{total} cards", "dim")), id=ALL_PACKS))
+        packs.add_option(Option(Content.assemble("All packs  ", (count(total, "card"), "dim")), id=ALL_PACKS))
         for s in summaries:
-            counts = f"{s.cards} cards\n{s.seen} seen · {s.due} queued today"
+            counts = f"{count(s.cards, 'card')}\n{s.seen} seen · {s.due} queued today"
             packs.add_option(Option(Content.assemble(s.title, "\n", (counts, "dim")), id=s.name))
         packs.highlighted = highlighted if highlighted is not None else 0
 
@@ -119,40 +132,69 @@ class HomeScreen(Screen):
             select.value = current
 
     def _fill_due(self) -> None:
-        new = sum(card_id not in self.seen for card_id in self.due)
-        reviews = len(self.due) - new
-        text = f"[b]Due today: {len(self.due)}[/b]\n{reviews} review{'' if reviews == 1 else 's'} · {new} new"
-        if self.due:
+        queue = self.queue()
+        new = sum(loaded.card.id not in self.seen for loaded in queue)
+        where = "" if self.card_filter.pack is None else " in this pack"
+        text = f"[b]Due today{where}: {len(queue)}[/b]\n{count(len(queue) - new, 'review')} · {new} new"
+        if queue:
             text += "\n[dim]d starts the queue[/dim]"
         self.query_one("#home-due", Static).update(text)
 
+    def queue(self) -> list[LoadedCard]:
+        """Today's queue, kept to the pack chosen on the left."""
+        cards = [c for c in self.library.cards if self.card_filter.pack in (None, c.pack)]
+        return order_by_queue(cards, self.due)
+
+    @property
+    def seen(self) -> set[str]:
+        return set(self.due_dates)
+
+    @property
+    def library(self) -> Library:
+        """The loaded library; only called once it has loaded."""
+        library = self.grill.library
+        assert library is not None, "packs are still loading"
+        return library
+
     def _fill_problems(self) -> None:
-        problems = self.app.library.problems
+        problems = self.library.problems
         box = self.query_one("#home-problems", VerticalScroll)
         box.display = bool(problems)
-        heading = f"{len(problems)} problem(s) loading packs; these cards are skipped (grill lint explains):"
+        heading = f"{count(len(problems), 'problem')} loading packs; these cards are skipped (grill lint explains):"
         self.query_one("#home-problems-text", Static).update(
             "\n".join([heading, *(f"{p.path}:{p.line}: {p.message}" for p in problems)]))
 
     def _fill_cards(self) -> None:
         table = self.query_one("#home-cards", DataTable)
         due = set(self.due)
-        self.shown = filter_cards(self.app.library.cards, self.card_filter, due=due, seen=self.seen)
+        self.shown = filter_cards(self.library.cards, self.card_filter, due=due, seen=self.seen)
         selected = self.selected_card
         table.clear()
-        question_width = max(20, table.size.width - (9 + 2) - (6 + 2) - 2 - 2)
-        table.columns["question"].width = question_width
-        table.columns["question"].auto_width = False
+        question = table.columns[ColumnKey("question")]
+        question.width = max(20, table.size.width - (LEVEL_WIDTH + 2) - (STATUS_WIDTH + 2) - 2 - 2)
+        question.auto_width = False
+        now = self.grill.now()
         for loaded in self.shown:
             card = loaded.card
-            status = "new" if card.id not in self.seen else "due" if card.id in due else "later"
-            table.add_row(Text(card.question), card.level, status, key=card.id)
+            table.add_row(Text(card.question), card.level, due_status(self.due_dates.get(card.id), now), key=card.id)
         empty = self.query_one("#home-empty", Static)
         empty.display = not self.shown
-        empty.update("No card matches the search and filters." if self.app.library.cards
+        empty.update("No card matches the search and filters: c clears them." if self.library.cards
                      else "No cards are loaded.")
         if selected is not None and selected in self.shown:
             table.move_cursor(row=self.shown.index(selected))
+        self._fill_preview()
+
+    @on(DataTable.RowHighlighted, "#home-cards")
+    def _fill_preview(self) -> None:
+        """The selected card's whole question, which the table cuts to its column."""
+        preview = self.query_one("#home-preview", Static)
+        selected = self.selected_card
+        preview.display = selected is not None
+        if selected is not None:
+            card = selected.card
+            preview.update(card_text(card.question) + Content.styled(
+                f"\n{card.level} · {card.importance}" + (" · code task" if card.code_task else ""), "dim"))
 
     @property
     def selected_card(self) -> LoadedCard | None:
@@ -163,7 +205,7 @@ class HomeScreen(Screen):
 
     def on_resize(self) -> None:
         """Give the question column what the other columns leave, once the new layout is known."""
-        if self.app.library is not None:
+        if self.grill.library is not None:
             self.call_after_refresh(self._fill_cards)
 
     @on(Input.Changed, "#home-search")
@@ -177,7 +219,7 @@ class HomeScreen(Screen):
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:
         value = None if event.value is Select.NULL else event.value
-        field = {"home-level": "level", "home-tag": "tag", "home-status": "status"}[event.select.id]
+        field = {"home-level": "level", "home-tag": "tag", "home-status": "status"}[event.select.id or ""]
         self._apply(**{field: value})
 
     @on(OptionList.OptionHighlighted, "#home-packs")
@@ -189,8 +231,18 @@ class HomeScreen(Screen):
         new_filter = replace(self.card_filter, **changes)
         if new_filter != self.card_filter:
             self.card_filter = new_filter
-            if self.app.library is not None:
+            if self.grill.library is not None:
                 self._fill_cards()
+                self._fill_due()
+
+    def action_clear_filters(self) -> None:
+        self.query_one("#home-search", Input).value = ""
+        self.query_one("#home-level", Select).clear()
+        self.query_one("#home-tag", Select).clear()
+        self.query_one("#home-status", Select).value = "all"
+        self.query_one("#home-packs", OptionList).highlighted = 0
+        self._apply(**vars(CardFilter()))
+        self.action_focus_cards()
 
     @on(DataTable.RowSelected, "#home-cards")
     def action_practise_selected(self) -> None:
@@ -200,16 +252,17 @@ class HomeScreen(Screen):
             self.notify("No card selected: loosen the filter or wait for packs to load.", severity="warning")
             return
         start = self.shown.index(selected)
-        self.app.practise(self.shown[start:])
+        self.grill.practise(self.shown[start:])
 
     def action_practise_due(self) -> None:
-        if self.app.library is None:
+        if self.grill.library is None:
             return
-        queue = order_by_queue(self.app.library.cards, self.due)
+        queue = self.queue()
         if not queue:
-            self.notify("Nothing is due today. Pick a card and press p to practise anyway.")
+            where = "" if self.card_filter.pack is None else " in this pack"
+            self.notify(f"Nothing is due today{where}. Pick a card and press p to practise anyway.")
             return
-        self.app.practise(queue)
+        self.grill.practise(queue)
 
     def action_focus_search(self) -> None:
         self.query_one("#home-search", Input).focus()
@@ -219,12 +272,12 @@ class HomeScreen(Screen):
 
     def action_mock(self) -> None:
         """A five-question mock at your tier, drawn from the pack chosen on the left (or all)."""
-        if self.app.library is None:
+        if self.grill.library is None:
             return
-        self.app.start_mock([c for c in self.app.library.cards if self.card_filter.pack in (None, c.pack)])
+        self.grill.start_mock([c for c in self.library.cards if self.card_filter.pack in (None, c.pack)])
 
     def action_stats(self) -> None:
-        self.app.open_stats()
+        self.grill.open_stats()
 
     def action_settings(self) -> None:
-        self.app.open_settings()
+        self.grill.open_settings()

@@ -9,45 +9,37 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static, TextArea
 
+from app.mock.report import clock
 from app.mock.session import Event, MockSession, Step, mmss
+from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
+from app.ui.dialogs.confirm import ConfirmDialog
 from app.ui.widgets.code_task import CodeTaskPanel
 
 TICK_SECONDS = 0.25
 STEP_NAMES = {"answer": "answer", "code": "code task", "follow_up": "follow-up"}
 
 
-class MockStepsScreen(Screen):
+class MockStepsScreen(GrillScreen):
     """Steps through a `MockSession`; subclasses show each step and say what was answered."""
 
-    DEFAULT_CSS = """
-    MockStepsScreen #mock-bar { height: 1; padding: 0 1; }
-    MockStepsScreen #mock-step { width: 1fr; }
-    MockStepsScreen #mock-countdown { width: auto; padding: 0 2; text-style: bold; }
-    MockStepsScreen #mock-countdown.-over { color: $error; }
-    MockStepsScreen #mock-progress { width: 24; }
-    MockStepsScreen #mock-notice { display: none; padding: 0 1; background: $error 30%; }
-    MockStepsScreen #mock-body { height: 1fr; }
-    MockStepsScreen #mock-prompt { padding: 1 1; height: auto; }
-    MockStepsScreen #mock-answer { height: 1fr; }
-    MockStepsScreen #code-keys { display: none; }
-    """
-    # The code panel's own key help names practice keys (the solution); the footer lists ours.
-
     BINDINGS = [
-        Binding("ctrl+n", "next", "Next", priority=True),
-        Binding("ctrl+r", "run_code", "Run code", priority=True),
-        Binding("escape", "cancel_run", "Cancel run"),
-        Binding("ctrl+l", "reset_code", "Reset code", priority=True),
-        Binding("ctrl+e", "end", "End mock", priority=True),
+        Binding("ctrl+n", "next", "Next", priority=True, tooltip="Done with this step: on to the next one."),
+        Binding("ctrl+r", "run_code", "Run", priority=True, tooltip="Grade the code in the sandbox; the last run counts."),
+        Binding("ctrl+l", "reset_code", "Reset", priority=True, tooltip="Put the starter code back in the editor."),
+        Binding("escape", "cancel_run", "Cancel run", tooltip="Stop the code run in progress."),
+        # F8: every ctrl+letter means something to some editor (ctrl+e is end of line).
+        Binding("f8", "end", "End mock", priority=True,
+                tooltip="End the interview now, after asking; questions not reached score 0."),
     ]
 
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
@@ -60,11 +52,12 @@ class MockStepsScreen(Screen):
         with Horizontal(id="mock-bar"):
             yield Static("", id="mock-step")
             yield Static("", id="mock-countdown")
+            yield Static("", id="mock-session-clock")
             yield ProgressBar(total=100, show_eta=False, id="mock-progress")
         yield Static("", id="mock-notice")
         with Vertical(id="mock-body"):
             yield from self.compose_body()
-        yield Footer()
+        yield Footer(compact=True)
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -99,6 +92,7 @@ class MockStepsScreen(Screen):
         countdown = self.query_one("#mock-countdown", Static)
         countdown.update(f"⏱ {mmss(max(0.0, session.remaining()))}")
         countdown.set_class(session.state == "overtime", "-over")
+        self.query_one("#mock-session-clock", Static).update(session_clock(session))
         self.query_one("#mock-progress", ProgressBar).update(progress=100 * session.progress)
         notice = self.query_one("#mock-notice", Static)
         if session.state == "overtime":
@@ -112,9 +106,16 @@ class MockStepsScreen(Screen):
         self._after_typing(self._next)
 
     def action_end(self) -> None:
-        self._after_typing(self._end)
+        self.app.push_screen(
+            ConfirmDialog("End the interview now?",
+                          "Questions not reached score 0. What you typed so far is kept and scored."),
+            self._confirm_end)
 
-    def _after_typing(self, callback) -> None:
+    def _confirm_end(self, yes: bool | None) -> None:
+        if yes:
+            self._after_typing(self._end)
+
+    def _after_typing(self, callback: Callable) -> None:
         """Run `callback` once the focused widget has handled the keys already queued for it.
 
         A priority binding runs before the editor has processed keys typed just before it, so
@@ -157,9 +158,10 @@ class MockStepsScreen(Screen):
         await self.query(CodeTaskPanel).remove()
         if step is not None and step.kind == "code":
             task = self.session.cards[step.question].card.code_task
-            device = self.app.settings.device
+            assert task is not None, "a code step comes only from a card with a code task"
+            device = self.grill.settings.device
             device = task.grading.device if device == "auto" else device
-            panel = CodeTaskPanel(task, self.app.grader, device=device, clock=self.app.clock,
+            panel = CodeTaskPanel(task, self.grill.runner, device=device, clock=self.grill.clock,
                                   id="mock-code")
             await body.mount(panel)
             panel.editor.focus()
@@ -173,8 +175,7 @@ class MockStepsScreen(Screen):
         panel = self._code_panel()
         if panel is not None:
             self.session.set_draft(panel.editor.text)
-            if panel.verdict is not None:
-                self.session.set_verdict(panel.verdict)
+            self.session.set_verdict(panel.verdict)
 
     def finish(self) -> None:
         raise NotImplementedError
@@ -210,8 +211,21 @@ class MockStepsScreen(Screen):
             panel.cancel()
 
 
+def session_clock(session: MockSession) -> str:
+    """The whole interview's clock, beside the step's: time left under a limit, else time used."""
+    left = session.overall_remaining()
+    if left is not None and session.minutes is not None:
+        return f"interview {clock(max(0.0, left))} left of {clock(session.minutes * 60)}"
+    return f"interview {clock(session.elapsed())} of {clock(session.budget)}"
+
+
 class MockScreen(MockStepsScreen):
     """Candidate mode: read the question, type the answer before the countdown ends."""
+
+    HELP = ("A timed mock interview. Read each question and type your answer before the countdown "
+            "(the step's clock) runs out; the other clock is the whole interview's. Follow-ups come "
+            "one at a time. On a code task, fix the code and run it: the last run before you move on "
+            "counts. Afterwards you confirm what was matched in your answers and get a report.")
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="mock-prompt")

@@ -17,20 +17,16 @@ from app.mock.report import build_report
 from app.mock.score import Judgement
 from app.mock.session import MockSession, Step
 from app.ui.card_text import card_text
+from app.ui.code_diff import code_diff
 from app.ui.screens.mock import MockStepsScreen
 from app.ui.widgets.tick_list import TickList
 
 
 class MockInterviewerScreen(MockStepsScreen):
-    DEFAULT_CSS = """
-    MockInterviewerScreen #interviewer-split { height: 1fr; }
-    MockInterviewerScreen #interviewer-script { width: 3fr; padding: 0 1; }
-    MockInterviewerScreen #interviewer-ticks { width: 2fr; padding: 0 1; }
-    MockInterviewerScreen .interviewer-heading { text-style: bold; padding: 1 0 0 0; }
-    MockInterviewerScreen .interviewer-ask { background: $primary 20%; padding: 0 1; }
-    MockInterviewerScreen .interviewer-asked { color: $text-muted; }
-    MockInterviewerScreen SelectionList { height: auto; }
-    """
+    HELP = ("Interviewer mode, for two people at one screen. Read the question aloud, tick the key "
+            "points and red flags you hear (space ticks, tab moves between lists), ask the "
+            "follow-ups, and press ctrl+n to move on. On the code task the candidate edits and runs "
+            "the code; above it you see what to watch for. Your ticks are the final marks.")
 
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
         super().__init__(session, report_path=report_path)
@@ -38,17 +34,21 @@ class MockInterviewerScreen(MockStepsScreen):
         self._question: int | None = None
 
     async def show_step(self, step: Step | None) -> None:
-        new_question = step is not None and step.question != self._question
+        if step is None:
+            await super().show_step(step)
+            return
+        new_question = step.question != self._question
         if new_question:
             self._keep_ticks()
             self._question = step.question
             await self.query("#interviewer-split").remove()
             await self.query_one("#mock-body").mount(self._layout(step))
         await super().show_step(step)
-        if step is None:
-            return
         # The code task needs the room; the script and the ticks come back for the follow-ups.
         self.query_one("#interviewer-split").display = step.kind != "code"
+        await self.query("#interviewer-watch").remove()
+        if step.kind == "code":
+            await self.query_one("#mock-body").mount(self._watch_for(step), before="#mock-code")
         if not new_question:
             self.query_one("#interviewer-ask", Static).update(self._ask(step))
             self.query_one("#interviewer-follow-ups", Static).update(self._follow_ups(step))
@@ -81,6 +81,20 @@ class MockInterviewerScreen(MockStepsScreen):
             id="interviewer-split",
         )
 
+    def _watch_for(self, step: Step) -> VerticalScroll:
+        """What the interviewer should look for while the candidate works: the card's hints, in
+        order, and the fix itself, as the change from the starter to the solution."""
+        task = self.session.cards[step.question].card.code_task
+        assert task is not None, "a code step comes only from a card with a code task"
+        fix = code_diff(task.starter, task.solution, names=("starter", "solution"), same="(no change)")
+        return VerticalScroll(
+            Label("Watch for (the candidate does not see this)", classes="interviewer-heading"),
+            Static(Content("\n").join(Content("• ") + card_text(hint) for hint in task.hints)),
+            Label("The fix: starter → solution", classes="interviewer-heading"),
+            Static(fix),
+            id="interviewer-watch",
+        )
+
     @staticmethod
     def _ask(step: Step) -> Content:
         """What the interviewer does in this step."""
@@ -92,7 +106,7 @@ class MockInterviewerScreen(MockStepsScreen):
         """The follow-ups this question will ask, the current one in bold, each with its answer."""
         card = self.session.cards[step.question].card
         asked = [s.follow_up for s in self.session.steps
-                 if s.question == step.question and s.kind == "follow_up"]
+                 if s.question == step.question and s.follow_up is not None]
         lines = []
         for n in asked:
             follow_up = card.follow_ups[n]

@@ -8,12 +8,13 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Footer, Header, Markdown
+from textual.widgets import Footer, Header, Markdown, Static
 
 from app.mock.record import attempts
 from app.mock.report import MockReport, percent, render_markdown
 from app.paths import data_dir
+from app.ui.base import GrillScreen
+from app.ui.wording import count
 
 
 def default_report_path(started_at: datetime) -> Path:
@@ -30,31 +31,39 @@ def write_report(report: MockReport, path: Path) -> str | None:
     return None
 
 
-class MockReportScreen(Screen):
-    DEFAULT_CSS = """
-    MockReportScreen #report-scroll { height: 1fr; padding: 0 1; }
+class MockReportScreen(GrillScreen):
+    """The report, and a status line saying what became of it (recorded, written to a file).
+
+    A status line rather than toasts: a toast per recorded answer covered the report's table.
     """
 
+    HELP = ("The interview's report: the score, time against budget, each question with the key "
+            "points made and missed, the code verdict, and what to study next. Each question "
+            "reached is recorded in your history, so the mock feeds your review schedule.")
     BINDINGS = [
-        Binding("x", "export", "Export Markdown"),
-        Binding("escape", "close", "Close"),
+        Binding("x", "export", "Export Markdown", tooltip="Write the report as a Markdown file."),
+        Binding("escape", "close", "Close", tooltip="Back to home, or end `grill mock`."),
     ]
 
     def __init__(self, report: MockReport, *, report_path: Path | None = None) -> None:
         super().__init__()
         self.report, self.report_path = report, report_path
         self.exported_to: Path | None = None
+        self.recorded = ""
         self.sub_title = f"Mock interview · score {percent(report.score.overall)}"
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static("", id="report-status", markup=False)
         with VerticalScroll(id="report-scroll"):
             yield Markdown(render_markdown(self.report), id="report-markdown")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        for attempt in attempts(self.report):
-            self.app.record_attempt(attempt)
+        recorded = attempts(self.report)
+        problem = self.grill.record(recorded)
+        self.recorded = problem or f"{count(len(recorded), 'answer')} recorded in your history."
+        self._show_status()
         if self.report_path is not None:
             self._export(self.report_path)
 
@@ -63,11 +72,12 @@ class MockReportScreen(Screen):
 
     def _export(self, path: Path) -> None:
         problem = write_report(self.report, path)
-        if problem:
-            self.notify(problem, severity="error", title="Export failed", markup=False)
-        else:
+        if problem is None:
             self.exported_to = path
-            self.notify(f"Report written to {path}", title="Exported", markup=False)
+        self._show_status(problem or f"Report written to {path}.")
+
+    def _show_status(self, export: str = "x writes the report as Markdown.") -> None:
+        self.query_one("#report-status", Static).update(f"{self.recorded} {export}")
 
     def action_close(self) -> None:
         """Back to home when the mock was started there; `grill mock` ends with its report."""

@@ -12,29 +12,25 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.content import Content
 from textual.widgets import Footer, Header, Label, SelectionList, Static
 
 from app.mock.match import Marks, pre_mark
-from app.ui.card_text import card_text
-from app.ui.widgets.tick_list import TickList
 from app.mock.report import build_report, percent
 from app.mock.score import Judgement, score_session
 from app.mock.session import MockSession, QuestionRun
+from app.ui.base import GrillScreen
+from app.ui.card_text import card_text
+from app.ui.widgets.tick_list import TickList
 
 
-class MockReviewScreen(Screen):
-    DEFAULT_CSS = """
-    MockReviewScreen .review-question { height: auto; padding: 1 1 0 1; border-top: solid $primary; }
-    MockReviewScreen .review-answer { color: $text-muted; padding: 0 2; }
-    MockReviewScreen .review-heading { padding: 0 1; text-style: bold; }
-    MockReviewScreen SelectionList { height: auto; max-height: 12; }
-    MockReviewScreen #review-total { padding: 0 1; height: auto; text-style: bold; }
-    """
-
+class MockReviewScreen(GrillScreen):
     SUB_TITLE = "Mock interview · confirm your marks"
-    BINDINGS = [Binding("ctrl+s", "confirm", "Confirm and score", priority=True)]
+    HELP = ("The interview is over. grill matched your typed answers against each question's key "
+            "points and red flags; check every tick (space toggles, tab moves between lists), "
+            "because the matcher misses synonyms. The score updates as you go.")
+    BINDINGS = [Binding("ctrl+s", "confirm", "Confirm and score", priority=True,
+                        tooltip="Make these marks final and show the report.")]
 
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
         super().__init__()
@@ -51,7 +47,7 @@ class MockReviewScreen(Screen):
             for n, (run, marks) in enumerate(zip(self.runs, self.marks)):
                 if run.reached:
                     yield self._question(n, run, marks)
-        yield Footer()
+        yield Footer(compact=True)
 
     def _question(self, n: int, run: QuestionRun, marks: Marks) -> Vertical:
         said = run.spoken_text.strip() or "(nothing typed)"

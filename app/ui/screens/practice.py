@@ -1,24 +1,30 @@
 """Practising a queue of cards: answer against the clock, reveal, follow-ups, self-grade, record.
 
-Each card gets a fresh PracticeScreen; recording one switches to the next card's screen.
+Each card gets a fresh PracticeScreen; recording one switches to the next card's screen, and
+the ratings given so far travel along so the end of the queue can say how it went.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
 
+from app.progress.attempt import RATINGS, Rating
+from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
 from app.ui.widgets.clock import AnswerClock
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
-from questions.model import LEVELS, LoadedCard
+from app.ui.wording import comes_back, count
+from checkers.verdict import Verdict
+from questions.model import LEVELS, Device, LoadedCard
 
 STEP_NAMES = {
     "key_points": "key points", "basic": "basic answer", "solid": "solid answer", "tier": "tier answer",
@@ -28,29 +34,40 @@ STEP_NAMES = {
 CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution"}
 
 
-class PracticeScreen(Screen):
+class PracticeScreen(GrillScreen):
+    HELP = ("One card at a time. Answer in your own words (typed or aloud) against the clock, then "
+            "reveal the model answer part by part: key points, basic and solid answers, the answer at "
+            "your tier, the deep dive, examples, follow-ups and red flags. Self-grade when you are "
+            "done; a code task is graded by running your fix in the sandbox.")
     # Focused by Textual once composed: a code task's tabs may still be mounting on_mount.
     AUTO_FOCUS = "#practice-answer"
     BINDINGS = [
-        Binding("ctrl+n", "reveal", "Reveal", priority=True),
-        Binding("ctrl+g", "self_grade", "Grade", priority=True),
-        Binding("ctrl+t", "switch_tier", "Switch tier", priority=True, show=False),
-        Binding("ctrl+o", "toggle_code", "Code", priority=True),
-        Binding("ctrl+r", "run_code", "Run", priority=True),
-        Binding("ctrl+l", "reset_code", "Reset code", priority=True, show=False),
-        Binding("ctrl+s", "show_solution", "Solution", priority=True, show=False),
-        Binding("escape", "escape", "Cancel/back", priority=True),
+        Binding("ctrl+n", "reveal", "Reveal", priority=True, tooltip="Show the next part of the answer."),
+        Binding("ctrl+g", "self_grade", "Grade", priority=True,
+                tooltip="Tick what you covered and rate yourself; the next card follows."),
+        Binding("ctrl+t", "switch_tier", "Tier", priority=True,
+                tooltip="Show the answer expected at the next seniority level, for this card only."),
+        # Not in the footer, which has no room for it: the code task's tab names the key.
+        Binding("ctrl+o", "toggle_code", "Code", priority=True, show=False,
+                tooltip="Switch between your answer and the code task."),
+        Binding("ctrl+r", "run_code", "Run", priority=True, tooltip="Grade your code in the sandbox; esc cancels."),
+        Binding("ctrl+l", "reset_code", "Reset", priority=True, tooltip="Put the starter code back in the editor."),
+        Binding("ctrl+s", "show_solution", "Solution", priority=True,
+                tooltip="After a run: your code against the reference solution."),
+        Binding("escape", "escape", "Back", priority=True,
+                tooltip="Cancel a run; otherwise leave the card (asks first if you typed)."),
     ]
 
-    def __init__(self, queue: list[LoadedCard], position: int = 0) -> None:
+    def __init__(self, queue: list[LoadedCard], position: int = 0,
+                 ratings: tuple[Rating, ...] = ()) -> None:
         super().__init__()
-        self.queue, self.position = queue, position
+        self.queue, self.position, self.ratings = queue, position, ratings
         self.loaded = queue[position]
         self.card = self.loaded.card
         self.plan = reveal_plan(self.card)
         self.revealed = 0
-        self.tier = self.app.settings.tier
-        self.timer = PhaseTimer(self.app.clock)
+        self.tier = self.grill.settings.tier
+        self.timer = PhaseTimer(self.grill.clock)
         self._phase_before_code = "answer"
         self._leave_armed = False
         self.sub_title = f"Practice · card {position + 1} of {len(queue)} · {self.loaded.pack}"
@@ -62,7 +79,7 @@ class PracticeScreen(Screen):
             yield Static(card_text(card.question), id="practice-question")
             with Horizontal(id="practice-meta"):
                 yield Static(self._meta_text(), id="practice-card-meta")
-                yield AnswerClock(self.app.clock, basic=card.basic.seconds, solid=card.solid.seconds,
+                yield AnswerClock(self.grill.clock, basic=card.basic.seconds, solid=card.solid.seconds,
                                   id="practice-clock")
         if card.code_task is None:
             yield from self._answer_pane()
@@ -71,9 +88,9 @@ class PracticeScreen(Screen):
                 with TabPane("Answer", id="tab-answer"):
                     yield from self._answer_pane()
                 with TabPane("Code task (ctrl+o)", id="tab-code"):
-                    yield CodeTaskPanel(card.code_task, self.app.grader, device=self._device(),
-                                        clock=self.app.clock, id="practice-code")
-        yield Footer()
+                    yield CodeTaskPanel(card.code_task, self.grill.runner, device=self._device(),
+                                        clock=self.grill.clock, id="practice-code")
+        yield Footer(compact=True)
 
     def _answer_pane(self) -> ComposeResult:
         with VerticalScroll(id="practice-scroll"):
@@ -86,11 +103,7 @@ class PracticeScreen(Screen):
             self.query_one("#practice-tabs", TabbedContent).active = pane_id
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in CODE_ACTIONS and self.card.code_task is None:
-            return False
-        if action == "show_solution" and self.code_panel.completed_runs == 0:
-            return None
-        return True
+        return not (action in CODE_ACTIONS and self.card.code_task is None)
 
     @property
     def code_panel(self) -> CodeTaskPanel:
@@ -125,16 +138,22 @@ class PracticeScreen(Screen):
     def action_toggle_code(self) -> None:
         tabs = self.query_one("#practice-tabs", TabbedContent)
         tabs.active = "tab-answer" if tabs.active == "tab-code" else "tab-code"
+        # Focus now, not only when the tab reports itself active: keys typed straight after
+        # ctrl+o must land in the pane it opened.
+        self._focus_pane(tabs.active)
+
+    def _focus_pane(self, pane_id: str) -> None:
+        target = self.code_panel.editor if pane_id == "tab-code" else self.query_one("#practice-answer", TextArea)
+        target.focus()
 
     @on(TabbedContent.TabActivated, "#practice-tabs")
     def _track_code_time(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-code":
             self._phase_before_code = self.timer.phase
             self.timer.switch("code")
-            self.code_panel.editor.focus()
         else:
             self.timer.switch(self._phase_before_code)
-            self.query_one("#practice-answer", TextArea).focus()
+        self._focus_pane(event.pane.id or "")
 
     def action_run_code(self) -> None:
         self._show_tab("tab-code")
@@ -145,8 +164,14 @@ class PracticeScreen(Screen):
         self.code_panel.reset()
 
     def action_show_solution(self) -> None:
-        if self.code_panel.show_solution():
-            self.refresh_bindings()
+        self._show_tab("tab-code")
+        panel = self.code_panel
+        if panel.completed_runs == 0:
+            panel.explain_no_solution()
+            return
+        from app.ui.dialogs.solution import SolutionDialog
+
+        self.app.push_screen(SolutionDialog(panel.editor.text, panel.code_task.solution))
 
     def action_escape(self) -> None:
         if self.card.code_task is not None and self.code_panel.cancel():
@@ -157,6 +182,7 @@ class PracticeScreen(Screen):
             self.notify("Your answer and code are not recorded. esc again leaves; ctrl+g self-grades.",
                         title="Leave this card?", severity="warning")
             return
+        self.app.clear_notifications()
         self.app.pop_screen()
 
     def _has_work(self) -> bool:
@@ -172,7 +198,9 @@ class PracticeScreen(Screen):
     def action_self_grade(self) -> None:
         self.query_one(AnswerClock).stop()
         points, flags = pretick(self.card, self.answer_text)
-        self.app.push_screen(SelfGradeDialog(self.card, points=points, flags=flags, verdict=self._verdict()),
+        now = self.grill.now()
+        self.app.push_screen(SelfGradeDialog(self.card, points=points, flags=flags, verdict=self._verdict(),
+                                             next_due=self.grill.next_due(self.card.id, now), now=now),
                              self._record)
 
     def _record(self, grade: SelfGrade | None) -> None:
@@ -180,23 +208,36 @@ class PracticeScreen(Screen):
             return
         code = self.code_panel.editor.text if self.card.code_task is not None else ""
         attempt = build_attempt(self.card, grade, tier=self.tier, phase_seconds=self.timer.seconds(),
-                                answer=self.answer_text, verdict=self._verdict(), code=code)
-        self.app.record_attempt(attempt)
+                                answer=self.answer_text, verdict=self._verdict(), code=code,
+                                started_at=self.grill.now())
+        self.app.clear_notifications()
+        problem = self.grill.record([attempt])
+        if problem:
+            self.notify(problem, severity="warning", markup=False)
+        else:
+            self.notify(f"Rated {attempt.rating.capitalize()}{self._back_when()}.", timeout=3)
         if self.card.code_task is not None:
             self.code_panel.cancel()
+        ratings = (*self.ratings, attempt.rating)
         if self.position + 1 < len(self.queue):
-            self.app.switch_screen(PracticeScreen(self.queue, self.position + 1))
+            self.app.switch_screen(PracticeScreen(self.queue, self.position + 1, ratings))
         else:
             self.app.pop_screen()
-            self.app.notify(f"Queue done: {len(self.queue)} card(s) practised.", title="Well done")
+            self.app.notify(queue_summary(ratings), title="Queue done")
 
-    def _verdict(self):
+    def _back_when(self) -> str:
+        due = self.grill.due_dates([self.card.id]).get(self.card.id)
+        return f" · back {comes_back(due, self.grill.now())}" if due else ""
+
+    def _verdict(self) -> Verdict | None:
+        """The verdict of the code as it stands: a result for code changed since does not count."""
         return self.code_panel.verdict if self.card.code_task is not None else None
 
-    def _device(self) -> str:
+    def _device(self) -> Device:
         """The settings' device, unless it is `auto` and the card asks for a specific one."""
-        device = self.app.settings.device
-        return self.card.code_task.grading.device if device == "auto" else device
+        device = self.grill.settings.device
+        code_task = self.card.code_task
+        return code_task.grading.device if device == "auto" and code_task is not None else device
 
     def _meta_text(self) -> str:
         card = self.card
@@ -208,3 +249,10 @@ class PracticeScreen(Screen):
             return "[dim]All revealed. ctrl+g (or ctrl+n) to self-grade.[/dim]"
         step = self.plan[self.revealed]
         return f"[dim]ctrl+n reveals the {STEP_NAMES[step.kind]} · ctrl+g self-grades now[/dim]"
+
+
+def queue_summary(ratings: tuple[Rating, ...]) -> str:
+    """`4 cards rated: 1 Good, 3 Again.`, best ratings first."""
+    tally = Counter(ratings)
+    parts = [f"{tally[r]} {r.capitalize()}" for r in reversed(RATINGS) if tally[r]]
+    return f"{count(len(ratings), 'card')} rated: {', '.join(parts)}."

@@ -53,6 +53,7 @@ class AnswerClock(Static):
         elapsed = self.elapsed
         self.set_class(self.basic <= elapsed < self.solid, "-over-basic")
         self.set_class(elapsed >= self.solid, "-over-solid")
-        stopped = " stopped" if self._stopped is not None else ""
-        self.update(Text.assemble((f"⏱ {mmss(elapsed)}", "bold"),
-                                  f"{stopped} · basic {mmss(self.basic)} · solid {mmss(self.solid)}"))
+        # ⏸ rather than the word "stopped": the meta line then fits 80 columns either way.
+        icon = "⏸" if self._stopped is not None else "⏱"
+        self.update(Text.assemble((f"{icon} {mmss(elapsed)}", "bold"),
+                                  f" · basic {mmss(self.basic)} · solid {mmss(self.solid)}"))

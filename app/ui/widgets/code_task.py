@@ -3,31 +3,31 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.widgets import Label, LoadingIndicator, OptionList, Static, TextArea
 from textual.widgets.text_area import Selection
-from textual.widgets import DataTable, Label, LoadingIndicator, Static, TextArea
 
+from app.progress.rating import GRADED_FAILURES
 from app.ui.card_text import card_text
-from app.ui.grading import Grader
+from app.ui.code_runner import CodeRunner
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
 from app.ui.widgets.verdict_panel import VerdictPanel
 from checkers.verdict import Verdict
-from questions.model import CodeTask
-
-
-KEYS_HELP = "ctrl+r run · esc cancel · ctrl+l reset to starter · ctrl+s solution (after a run)"
+from questions.model import CodeTask, Device
 
 
 class CodeTaskPanel(Vertical):
-    """Edit the starter, run it (ctrl+r), cancel (esc), reset (ctrl+l), and after one run, see the solution.
+    """Edit the starter, run it (ctrl+r), cancel (esc), reset (ctrl+l).
 
     Grading runs in a thread worker so the UI stays responsive; `cancel` kills the sandbox
-    child at once and drops whatever that run would have returned.
+    child at once and drops whatever that run would have returned. A verdict belongs to the
+    code it graded: once the code changes, `verdict` is None and the result on screen says it
+    is for an earlier version.
     """
 
     DEFAULT_CSS = """
@@ -36,34 +36,33 @@ class CodeTaskPanel(Vertical):
     CodeTaskPanel #code-editor { width: 3fr; height: 1fr; }
     CodeTaskPanel #code-side { width: 2fr; height: 1fr; }
     CodeTaskPanel.-narrow > #code-split { layout: vertical; }
-    CodeTaskPanel.-narrow #code-editor { width: 1fr; height: 3fr; min-height: 6; }
-    CodeTaskPanel.-narrow #code-side { width: 1fr; height: 2fr; }
+    CodeTaskPanel.-narrow #code-editor { width: 1fr; height: 2fr; min-height: 8; border: none; padding: 0; }
+    CodeTaskPanel.-narrow #code-side { width: 1fr; height: 1fr; min-height: 5; border-top: hkey $primary; }
     CodeTaskPanel #code-prompt { padding: 0 1; text-style: italic; }
-    CodeTaskPanel #code-keys { padding: 0 1; color: $text-muted; }
     CodeTaskPanel #code-progress { height: 1; display: none; padding: 0 1; }
     CodeTaskPanel.-running #code-progress { display: block; }
     CodeTaskPanel #code-progress LoadingIndicator { width: 8; height: 1; }
-    CodeTaskPanel #code-status { padding: 0 1; color: $warning; }
+    CodeTaskPanel #code-status { display: none; height: auto; padding: 0 1; color: $warning; }
     CodeTaskPanel VerdictPanel { height: auto; }
     CodeTaskPanel #code-hints { display: none; height: auto; padding: 0 1; margin: 1 0 0 0; color: $accent; }
-    CodeTaskPanel #code-solution { display: none; height: auto; padding: 0 1; }
-    CodeTaskPanel.-solution #code-solution { display: block; }
     """
 
     NARROW_BELOW = 100
     """Below this many columns the result goes under the editor instead of beside it."""
 
-    def __init__(self, task: CodeTask, grader: Grader, *, device: str, clock=time.monotonic,
-                 id: str | None = None) -> None:
+    def __init__(self, task: CodeTask, runner: CodeRunner, *, device: Device,
+                 clock: Callable[[], float] = time.monotonic, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.code_task, self.grader, self.device, self._clock = task, grader, device, clock
+        self.code_task, self.runner, self.device, self._clock = task, runner, device, clock
         self.run_number = 0
         """Increases with every run and cancel, so a stale result is recognised and dropped."""
         self.completed_runs = 0
-        self.hints_shown = 0
-        """The card's hints are offered one more after each run that is not clean."""
+        self.failed_runs = 0
+        """Runs that graded but failed (leak, wrong): each offers one more of the card's hints."""
         self.running = False
-        self.verdict: Verdict | None = None
+        self.result: Verdict | None = None
+        """The last run's verdict, whatever the code has become since."""
+        self.graded_source: str | None = None
         self._run_started = 0.0
 
     def compose(self) -> ComposeResult:
@@ -72,18 +71,21 @@ class CodeTaskPanel(Vertical):
                                        id="code-editor")
             with VerticalScroll(id="code-side"):
                 yield Static(card_text(self.code_task.prompt), id="code-prompt")
-                yield Static(KEYS_HELP, id="code-keys")
                 with Horizontal(id="code-progress"):
                     yield LoadingIndicator()
                     yield Label("", id="code-elapsed")
-                yield Label("", id="code-status", markup=False)
+                yield Static("", id="code-status", markup=False)
                 yield VerdictPanel()
                 yield Static("", id="code-hints")
-                yield Static("", id="code-solution")
 
     @property
     def editor(self) -> TextArea:
         return self.query_one("#code-editor", TextArea)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The verdict of the code as it is now; None when never run or changed since."""
+        return self.result if self.result is not None and self.graded_source == self.editor.text else None
 
     def on_mount(self) -> None:
         self._elapsed_timer = self.set_interval(0.2, self._show_elapsed, pause=True)
@@ -100,7 +102,7 @@ class CodeTaskPanel(Vertical):
     def _warm(self) -> None:
         """Start the sandbox's warm worker now, so the first run does not wait for torch."""
         try:
-            self.grader.warm(self.device)
+            self.runner.warm(self.device)
         except Exception as error:  # shown to the user; the run itself reports it again
             self.post_message(SandboxWarmed(error=str(error)))
         else:
@@ -114,6 +116,7 @@ class CodeTaskPanel(Vertical):
         self._run_started = self._clock()
         self.add_class("-running")
         self._set_status("")
+        self._clear_result()
         self._show_elapsed()
         self.query_one("#code-side", VerticalScroll).scroll_home(animate=False)
         self._elapsed_timer.resume()
@@ -122,20 +125,20 @@ class CodeTaskPanel(Vertical):
     @work(thread=True, exclusive=True, exit_on_error=False, group="grade")
     def _grade(self, run: int, source: str) -> None:
         try:
-            verdict = self.grader.grade(source, device=self.device, steps=self.code_task.grading.steps)
+            verdict = self.runner.grade(self.code_task, source, device=self.device)
         except Exception as error:  # the sandbox could not grade at all; say why, no traceback
-            self.post_message(GradeFailed(run, f"{type(error).__name__}: {error}"))
+            self.post_message(GradeFailed(run, str(error)))
         else:
-            self.post_message(GradeFinished(run, verdict))
+            self.post_message(GradeFinished(run, verdict, source))
 
     def cancel(self) -> bool:
         """Stop the running grade at once; returns whether anything was running."""
         if not self.running:
             return False
-        self.grader.cancel()
+        self.runner.cancel()
         self.run_number += 1
         self._finish_run()
-        self._set_status("Cancelled. ctrl+r runs again.")
+        self._set_status("Cancelled: nothing was graded. ctrl+r runs again.")
         self.editor.focus()
         return True
 
@@ -143,15 +146,14 @@ class CodeTaskPanel(Vertical):
         self.editor.load_text(self.code_task.starter)
         self.editor.focus()
 
-    def show_solution(self) -> bool:
-        if self.completed_runs == 0:
-            return False
-        self.query_one("#code-solution", Static).update(
-            Syntax(self.code_task.solution.rstrip(), "python", theme="ansi_dark", line_numbers=True))
-        self.add_class("-solution")
-        solution = self.query_one("#code-solution", Static)
-        self.call_after_refresh(solution.scroll_visible, top=True, animate=False)
-        return True
+    def explain_no_solution(self) -> None:
+        self._set_status("The reference solution opens after your first run, so you try the fix "
+                         "yourself first: ctrl+r grades your code.")
+
+    @on(TextArea.Changed, "#code-editor")
+    def _code_changed(self) -> None:
+        if self.result is not None:
+            self.query_one(VerdictPanel).mark_stale(self.verdict is None)
 
     @on(GradeFinished)
     def _on_grade_finished(self, message: GradeFinished) -> None:
@@ -160,12 +162,13 @@ class CodeTaskPanel(Vertical):
             return
         self._finish_run()
         self.completed_runs += 1
-        self.verdict = message.verdict
-        self._set_status("")
+        self.result, self.graded_source = message.verdict, message.source
         result = self.query_one(VerdictPanel)
         result.show(message.verdict)
-        if message.verdict.verdict != "clean":
-            self._offer_hint()
+        result.mark_stale(self.verdict is None)
+        if message.verdict.verdict in GRADED_FAILURES:
+            self.failed_runs += 1
+            self._show_hints()
         self.call_after_refresh(result.scroll_visible, top=True, animate=False)
         error = message.verdict.error
         if error is not None and error.line:
@@ -177,30 +180,37 @@ class CodeTaskPanel(Vertical):
         if message.run != self.run_number:
             return
         self._finish_run()
-        self._set_status(f"Could not grade: {message.message}")
+        self._set_status(f"Not graded, and nothing ran: {message.message}")
 
     @on(SandboxWarmed)
     def _on_sandbox_warmed(self, message: SandboxWarmed) -> None:
         message.stop()
         if message.error and not self.running:
-            self._set_status(f"Sandbox not ready: {message.error}")
+            self._set_status(f"The sandbox could not start, so code cannot run: {message.error}")
 
-    @on(DataTable.RowSelected, "#verdict-retained")
-    def _jump_to_retained(self, event: DataTable.RowSelected) -> None:
-        if self.verdict is None or event.row_key.value is None:
+    @on(OptionList.OptionSelected, "#verdict-retained")
+    def _jump_to_retained(self, event: OptionList.OptionSelected) -> None:
+        if self.result is None or event.option.id is None:
             return
-        line = self.verdict.retained[int(event.row_key.value)].line
+        line = self.result.retained[int(event.option.id)].line
         if line:
             self.editor.move_cursor((line - 1, 0), center=True)
             self.editor.focus()
 
-    def _offer_hint(self) -> None:
+    def _show_hints(self) -> None:
+        """The card's hints up to one per failed run, under the verdict they answer."""
         hints = self.code_task.hints
-        self.hints_shown = min(len(hints), self.hints_shown + 1)
+        shown = hints[: min(len(hints), self.failed_runs)]
         box = self.query_one("#code-hints", Static)
         box.update(Content("\n").join(Content(f"Card hint {i + 1} of {len(hints)}: ") + card_text(hint)
-                                      for i, hint in enumerate(hints[: self.hints_shown])))
+                                      for i, hint in enumerate(shown)))
         box.display = True
+
+    def _clear_result(self) -> None:
+        """A new run supersedes the last result and the hints that answered it."""
+        self.result = self.graded_source = None
+        self.query_one(VerdictPanel).display = False
+        self.query_one("#code-hints", Static).display = False
 
     def select_line(self, line: int) -> None:
         """Put the cursor on a 1-based line and select it, so the line stands out."""
@@ -220,6 +230,6 @@ class CodeTaskPanel(Vertical):
         self.query_one("#code-elapsed", Label).update(f"Running on {self.device}… {seconds:.1f} s · esc cancels")
 
     def _set_status(self, text: str) -> None:
-        status = self.query_one("#code-status", Label)
+        status = self.query_one("#code-status", Static)
         status.update(text)
         status.display = bool(text)

@@ -22,6 +22,7 @@ class RevealSection(Vertical):
     RevealSection.-red-flags > .reveal-title { color: $error; }
     RevealSection Markdown { margin: 0; padding: 0; }
     RevealSection .reveal-example { margin: 1 0 0 0; }
+    RevealSection .reveal-example-note { margin: 1 0 0 0; color: $text-muted; text-style: italic; }
     """
 
     def __init__(self, card: Card, step: RevealStep, tier: Level) -> None:
@@ -49,7 +50,7 @@ class RevealSection(Vertical):
             for example in card.examples:
                 yield Static(Syntax(example.code.rstrip(), example.language, theme="ansi_dark",
                                     word_wrap=True), classes="reveal-example")
-                yield Static(card_text(example.note))
+                yield Static(card_text(example.note), classes="reveal-example-note")
         elif step.kind == "follow_up_question":
             total = len(card.follow_ups)
             yield Label(f"Follow-up {step.index + 1} of {total}", classes="reveal-title")

@@ -1,13 +1,25 @@
-"""The result of a code run: verdict, memory curve, retained graphs, hint and printed output."""
+"""The result of a code run: verdict, what the fix was expected to do, memory curve, the graphs
+kept alive, the grader's hint and notes, and what the code printed.
+
+Every text a verdict carries is shown whole and wrapped, with its `code` spans rendered (the
+grader writes Markdown-lite), because a message cut at the panel's edge is a message not read.
+"""
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Label, Sparkline, Static
+from textual.content import Content
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
 
+from app.ui.card_text import card_text
+from app.ui.widgets.bar_chart import BarChart
 from checkers.verdict import Verdict
+
+MEMORY_FULL_SCALE = 64 * 1024
+"""The memory chart reaches at least this many bytes, so the noise of a clean loop (a few KB
+over a run) stays near the axis instead of filling the chart like a leak."""
 
 
 def human_bytes(value: float) -> str:
@@ -30,61 +42,100 @@ def headline(verdict: Verdict) -> str:
     return f"{verdict.verdict.upper()}{shape} · {growth} · {verdict.steps} steps on {verdict.device}"
 
 
+def expectations(verdict: Verdict) -> Content:
+    """Each expectation of the task's contract, ticked or crossed, with the grader's words."""
+    # `expectations` and `notes` come with the grader's contract checks; a verdict from
+    # before them has neither.
+    lines = [Content.styled("✓ " if item.met else "✗ ", "bold") + card_text(item.message or item.what)
+             for item in getattr(verdict, "expectations", ())]
+    return Content("\n").join(lines)
+
+
+def notes(verdict: Verdict) -> Content:
+    return Content("\n").join(Content("• ") + card_text(note) for note in getattr(verdict, "notes", ()))
+
+
 class VerdictPanel(Vertical):
-    """Shows one Verdict; sections without content stay hidden."""
+    """Shows one Verdict; sections without content stay hidden.
+
+    `mark_stale` says the result belongs to an earlier version of the code (edited or reset
+    since), rather than hiding it: what the last run found is still worth reading.
+    """
 
     DEFAULT_CSS = """
     VerdictPanel { height: auto; padding: 0 1; }
+    VerdictPanel > #verdict-stale { display: none; color: $warning; text-style: italic; }
+    VerdictPanel.-stale > #verdict-stale { display: block; }
+    VerdictPanel.-stale > * { text-opacity: 70%; }
     VerdictPanel > #verdict-headline { text-style: bold; }
     VerdictPanel.-clean > #verdict-headline { color: $success; }
-    VerdictPanel.-leak > #verdict-headline { color: $error; }
+    VerdictPanel.-failed > #verdict-headline { color: $error; }
     VerdictPanel.-not-graded > #verdict-headline { color: $warning; }
-    VerdictPanel > .verdict-title { margin: 1 0 0 0; text-style: bold; color: $accent; }
-    VerdictPanel > Sparkline { height: 3; margin: 0 0 0 0; }
-    VerdictPanel > DataTable { height: auto; max-height: 8; }
+    VerdictPanel > .verdict-title { width: 1fr; margin: 1 0 0 0; text-style: bold; color: $accent; }
+    VerdictPanel.-clean > #verdict-curve { color: $success; }
+    VerdictPanel.-failed > #verdict-curve { color: $error; }
+    VerdictPanel > #verdict-retained { height: auto; max-height: 10; }
     VerdictPanel > #verdict-output { color: $text-muted; }
     """
 
     def compose(self) -> ComposeResult:
-        yield Label("", id="verdict-headline", markup=False)
-        yield Static("", id="verdict-message", markup=False)
-        yield Label("Memory per step", classes="verdict-title", id="verdict-curve-title")
-        yield Sparkline([], id="verdict-curve")
+        yield Static("This result is for an earlier version of your code: ctrl+r grades this one.",
+                     id="verdict-stale", markup=False)
+        yield Static("", id="verdict-headline", markup=False)
+        yield Static("", id="verdict-message")
+        yield Static("", id="verdict-expectations")
+        yield Label("Memory above the first step", classes="verdict-title", id="verdict-curve-title")
+        yield BarChart([], label=human_bytes, first="", last="", full_scale=MEMORY_FULL_SCALE, rows=4,
+                       id="verdict-curve")
         yield Label("Graphs kept alive (enter jumps to the line)", classes="verdict-title",
                     id="verdict-retained-title")
-        yield DataTable(id="verdict-retained", cursor_type="row", zebra_stripes=True)
+        yield OptionList(id="verdict-retained")
         yield Label("Hint", classes="verdict-title", id="verdict-hint-title")
-        yield Static("", id="verdict-hint", markup=False)
+        yield Static("", id="verdict-hint")
+        yield Label("Notes", classes="verdict-title", id="verdict-notes-title")
+        yield Static("", id="verdict-notes")
         yield Label("Printed output", classes="verdict-title", id="verdict-output-title")
         yield Static("", id="verdict-output", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("Path", "grad_fn", "Nodes", "Saved", "Line")
         self.display = False
 
     def show(self, verdict: Verdict) -> None:
         self.display = True
+        self.remove_class("-stale")
         self.set_class(verdict.verdict == "clean", "-clean")
-        self.set_class(verdict.verdict == "leak", "-leak")
+        self.set_class(verdict.graded and verdict.verdict != "clean", "-failed")
         self.set_class(not verdict.graded, "-not-graded")
-        self.query_one("#verdict-headline", Label).update(headline(verdict))
-        self._section("verdict-message", verdict.message)
-        self._section("verdict-hint", verdict.hint)
-        self._section("verdict-output", verdict.output.rstrip())
-        curve = self.query_one("#verdict-curve", Sparkline)
-        curve.data = list(verdict.samples)
+        self.query_one("#verdict-headline", Static).update(headline(verdict))
+        self._section("verdict-message", card_text(verdict.message))
+        self._section("verdict-expectations", expectations(verdict))
+        self._section("verdict-hint", card_text(verdict.hint))
+        self._section("verdict-notes", notes(verdict))
+        self._section("verdict-output", Content(verdict.output.rstrip()))
+        curve = self.query_one("#verdict-curve", BarChart)
+        curve.show(verdict.samples, first="step 1", last=f"step {len(verdict.samples)}")
         curve.display = self.query_one("#verdict-curve-title").display = bool(verdict.samples)
-        table = self.query_one("#verdict-retained", DataTable)
-        table.clear()
-        for index, item in enumerate(verdict.retained):
-            table.add_row(Text(item.path), Text(item.grad_fn), str(item.graph_nodes), human_bytes(item.saved_bytes),
-                          str(item.line) if item.line else "", key=str(index))
-        table.display = self.query_one("#verdict-retained-title").display = bool(verdict.retained)
+        retained = self.query_one("#verdict-retained", OptionList)
+        retained.clear_options()
+        retained.add_options([Option(_retained_entry(item), id=str(index))
+                              for index, item in enumerate(verdict.retained)])
+        retained.display = self.query_one("#verdict-retained-title").display = bool(verdict.retained)
 
-    def _section(self, widget_id: str, text: str) -> None:
+    def mark_stale(self, stale: bool) -> None:
+        self.set_class(stale, "-stale")
+
+    def _section(self, widget_id: str, content: Content) -> None:
         body = self.query_one(f"#{widget_id}", Static)
-        body.update(text)
-        body.display = bool(text)
+        body.update(content)
+        body.display = bool(content)
         title = self.query(f"#{widget_id}-title")
         if title:
-            title.first().display = bool(text)
+            title.first().display = bool(content)
+
+
+def _retained_entry(item) -> Content:
+    """`path (line n)` on one line, what it holds on the next: wraps at any width, unlike a table."""
+    where = f" (line {item.line})" if item.line else ""
+    return Content.assemble((item.path, "bold"), where, "\n",
+                            (f"{item.grad_fn} · {item.graph_nodes} nodes · {human_bytes(item.saved_bytes)} saved",
+                             "dim"))

@@ -1,7 +1,8 @@
 """The app's one sandbox, shared by every code run, and the calls the UI makes on it.
 
-Only the parent side of `checkers` is imported here, and only when a code task opens, so the
-UI process never imports torch and startup never pays for the sandbox.
+Named a runner, not a grader: `checkers` has the grader (what judges a run); this is the UI's
+handle on the sandbox that runs it. Only the parent side of `checkers` is imported, and only
+when a code task opens, so the UI process never imports torch and startup never pays for it.
 """
 
 from __future__ import annotations
@@ -10,22 +11,24 @@ import threading
 from typing import TYPE_CHECKING, Protocol
 
 from checkers.verdict import Verdict
+from questions.model import CodeTask
 
 if TYPE_CHECKING:
     from checkers.sandbox import Sandbox
+    from questions.model import Device
 
 
-class Grader(Protocol):
+class CodeRunner(Protocol):
     """What the code task view needs; tests pass their own to avoid running torch."""
 
-    def warm(self, device: str) -> None: ...
-    def grade(self, source: str, *, device: str, steps: int) -> Verdict: ...
+    def warm(self, device: Device) -> None: ...
+    def grade(self, task: CodeTask, source: str, *, device: Device) -> Verdict: ...
     def cancel(self) -> None: ...
     def close(self) -> None: ...
 
 
-class SandboxGrader:
-    """Grades through `checkers.api.grade_source` on one warm sandbox per device.
+class SandboxRunner:
+    """Grades a card's code task on one warm sandbox per device.
 
     `warm` and `grade` block, so they run in worker threads; `cancel` returns at once and may
     be called from the UI thread while a grade is running.
@@ -34,15 +37,15 @@ class SandboxGrader:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sandbox: Sandbox | None = None
-        self._device: str | None = None
+        self._device: Device | None = None
 
-    def warm(self, device: str) -> None:
+    def warm(self, device: Device) -> None:
         self._sandbox_for(device)
 
-    def grade(self, source: str, *, device: str, steps: int) -> Verdict:
+    def grade(self, task: CodeTask, source: str, *, device: Device) -> Verdict:
         from checkers.api import grade_source
 
-        return grade_source(source, device=device, steps=steps, sandbox=self._sandbox_for(device))
+        return grade_source(source, device=device, steps=task.grading.steps, sandbox=self._sandbox_for(device))
 
     def cancel(self) -> None:
         sandbox = self._sandbox
@@ -55,7 +58,7 @@ class SandboxGrader:
                 self._sandbox.close()
             self._sandbox, self._device = None, None
 
-    def _sandbox_for(self, device: str) -> Sandbox:
+    def _sandbox_for(self, device: Device) -> Sandbox:
         """The running sandbox, replaced when the device setting changed since it started."""
         from checkers.sandbox import Sandbox
 

@@ -1,0 +1,52 @@
+"""Setting up a mock interview: which cards, checks on the numbers, the draw, the session.
+
+Shared by `grill mock` and the app's `m` key, so both draw the same way and refuse the same
+things with the same words. Keyword arguments rather than the command line's namespace, so
+the app does not have to pretend to be a command line.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import datetime
+
+from app.mock.draw import draw, eligible, standings_from
+from app.mock.session import MockSession
+from questions.model import Level, Library, LoadedCard
+
+
+class MockSetupError(Exception):
+    """The mock asked for cannot be built; the message says why in the user's terms."""
+
+
+def cards_for(library: Library, pack_names: Sequence[str]) -> list[LoadedCard]:
+    """The cards of the named packs (all packs when none is named)."""
+    known = {pack.manifest.name for pack in library.packs}
+    unknown = [name for name in pack_names if name not in known]
+    if unknown:
+        raise MockSetupError(f"no pack named {', '.join(map(repr, unknown))}; "
+                             f"loaded packs: {', '.join(sorted(known)) or 'none'}")
+    return [c for c in library.cards if not pack_names or c.pack in pack_names]
+
+
+def build_session(cards: Sequence[LoadedCard], *, level: Level, questions: int = 5,
+                  minutes: float | None = None, seed: int | None = None, interviewer: bool = False,
+                  history=None, now: datetime | None = None) -> MockSession:
+    """Draw the questions and wrap them in a session ready to start.
+
+    With a `history` (anything with `.progress(card_id)`) and `now`, due and weak cards are
+    drawn more often.
+    """
+    if questions < 1:
+        raise MockSetupError(f"the number of questions must be at least 1, not {questions}")
+    if minutes is not None and minutes <= 0:
+        raise MockSetupError(f"the time limit must be a positive number of minutes, not {minutes:g}")
+    if not eligible(cards, level):
+        raise MockSetupError(f"no card at {level} level or below in the chosen packs")
+    standings = None
+    if history is not None and now is not None:
+        standings = standings_from(history, [c.card.id for c in cards], now)
+    chosen = draw(cards, questions, level=level, rng=random.Random(seed), standings=standings)
+    return MockSession(chosen, level=level, mode="interviewer" if interviewer else "candidate",
+                       minutes=minutes, seed=seed)

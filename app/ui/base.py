@@ -1,0 +1,64 @@
+"""What every screen and dialog of grill shares: the typed app, its help text, the size guard.
+
+Screens reach the app through `grill`, typed as `GrillApp`, instead of `self.app` (an
+`App[Any]` to the type checker), so every attribute the UI reads from the app is checked.
+
+Below `MIN_WIDTH` x `MIN_HEIGHT` no screen can lay itself out, so instead of a broken layout
+each one shows only a notice asking for a bigger terminal. The app's breakpoints set the
+`-too-narrow` / `-too-short` classes on the screen; grill.tcss hides everything but the notice.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
+
+from textual import events, on
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from app.ui.app import GrillApp
+
+MIN_WIDTH, MIN_HEIGHT = 60, 18
+HORIZONTAL_BREAKPOINTS = [(0, "-too-narrow"), (MIN_WIDTH, "-wide-enough")]
+VERTICAL_BREAKPOINTS = [(0, "-too-short"), (MIN_HEIGHT, "-tall-enough")]
+
+ResultType = TypeVar("ResultType")
+
+
+class TooSmallNotice(Static):
+    """Shown instead of the screen's content while the terminal is below the minimum size."""
+
+    DEFAULT_CSS = """
+    TooSmallNotice { display: none; width: 1fr; height: 1fr; content-align: center middle; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(f"Make the terminal at least {MIN_WIDTH}x{MIN_HEIGHT} to use grill "
+                         f"(ctrl+q quits).", classes="too-small-notice")
+
+
+class GrillScreen(Screen):
+    HELP: ClassVar[str] = ""
+    """What the screen is for, in a sentence or two: the top of its help (F1, ?)."""
+
+    @property
+    def grill(self) -> GrillApp:
+        return cast("GrillApp", self.app)
+
+    @on(events.Mount)
+    def _mount_size_notice(self) -> None:
+        self.mount(TooSmallNotice())
+
+
+class GrillDialog(ModalScreen[ResultType]):
+    HELP: ClassVar[str] = ""
+    """What the dialog is for: the top of its help (F1)."""
+
+    @property
+    def grill(self) -> GrillApp:
+        return cast("GrillApp", self.app)
+
+    @on(events.Mount)
+    def _mount_size_notice(self) -> None:
+        self.mount(TooSmallNotice())

@@ -1,0 +1,185 @@
+"""Finding your way: help on every screen, the first-run screen, keys in the footer and the palette,
+a notice below the usable size, and notices that do not outlive their screen."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
+from ui_fakes import SIZE
+
+import app.ui.dialogs.confirm
+import app.ui.dialogs.help
+import app.ui.dialogs.self_grade
+import app.ui.dialogs.settings
+import app.ui.dialogs.solution
+import app.ui.dialogs.welcome
+import app.ui.screens.home
+import app.ui.screens.mock
+import app.ui.screens.mock_interviewer
+import app.ui.screens.mock_report
+import app.ui.screens.mock_review
+import app.ui.screens.practice
+import app.ui.screens.stats
+from app.progress.history import History
+from app.ui.app import GrillApp
+from app.ui.base import MIN_HEIGHT, MIN_WIDTH, GrillDialog, GrillScreen, TooSmallNotice
+from app.ui.commands import ScreenCommands
+from app.ui.dialogs.help import HelpDialog
+from app.ui.dialogs.welcome import WelcomeDialog
+from app.ui.screens.home import HomeScreen
+from app.ui.screens.practice import PracticeScreen
+from app.ui.screens.stats import StatsScreen
+
+SCREEN_MODULES = [app.ui.screens.home, app.ui.screens.practice, app.ui.screens.stats, app.ui.screens.mock,
+                  app.ui.screens.mock_interviewer, app.ui.screens.mock_review, app.ui.screens.mock_report,
+                  app.ui.dialogs.self_grade, app.ui.dialogs.settings, app.ui.dialogs.help, app.ui.dialogs.solution,
+                  app.ui.dialogs.welcome, app.ui.dialogs.confirm]
+
+
+def screen_classes() -> list[type]:
+    return [cls for module in SCREEN_MODULES for _, cls in inspect.getmembers(module, inspect.isclass)
+            if cls.__module__ == module.__name__ and issubclass(cls, (GrillScreen, GrillDialog))]
+
+
+@pytest.mark.parametrize("screen", screen_classes(), ids=lambda cls: cls.__name__)
+def test_every_screen_says_what_it_is_for_and_styles_itself_in_the_app_stylesheet(screen):
+    """The one CSS rule (app/ui/__init__.py): screens and dialogs in grill.tcss, widgets in DEFAULT_CSS."""
+    assert screen.HELP or screen.__name__ == "MockStepsScreen", "the help dialog shows HELP"
+    assert "DEFAULT_CSS" not in vars(screen)
+
+
+def help_lines(dialog: HelpDialog) -> list[str]:
+    return str(dialog.query_one("#help-keys", Static).render()).splitlines()
+
+
+async def test_f1_and_question_mark_open_help_with_the_screens_purpose_and_every_key(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        help_dialog = app.screen
+        assert isinstance(help_dialog, HelpDialog)
+        assert str(help_dialog.query_one("#help-about", Static).render()) == HomeScreen.HELP
+        lines = help_lines(help_dialog)
+        assert "t      Theme: Switch between the dark and the light theme." in lines
+        assert any(line.startswith("c      Clear: Clear the search and every filter") for line in lines)
+        assert any(line.startswith("f1, ?  Help: ") for line in lines)
+        assert not any("Copy" in line or "Focus" in line for line in lines), "Textual's own keys are not listed"
+        await pilot.press("escape")
+        app.practise([app.library.card("running-loss")])
+        await pilot.pause()
+        await pilot.press("f1")
+        keys = {line.split()[0] for line in help_lines(app.screen)}
+        assert keys >= {"^n", "^g", "^t", "^o", "^r", "^l", "^s", "esc"}
+
+
+async def test_typing_a_question_mark_in_an_answer_types_it(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.practise([app.library.card("no-grad")])
+        await pilot.pause()
+        await pilot.press("w", "h", "y", "question_mark")
+        assert app.screen.answer_text == "why?"
+
+
+async def test_the_first_run_explains_practice_grading_and_mocks_once(library, runner, clock, grill_home):
+    with History.open() as history:
+        app = GrillApp(library, history, runner=runner, clock=clock)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            welcome = app.screen
+            assert isinstance(welcome, WelcomeDialog)
+            lines = [str(s.render()) for s in welcome.query(".welcome-line")]
+            assert [line.split(":")[0] for line in lines] == ["Practice", "Grading", "Mocks"]
+            await pilot.press("enter")
+            assert isinstance(app.screen, HomeScreen)
+        app = GrillApp(library, history, runner=runner, clock=clock)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, HomeScreen), "shown once"
+
+
+async def test_below_the_usable_size_every_screen_asks_for_a_bigger_terminal(make_app):
+    """Issue 13, defect 8: at 40x12 the practice screen collapsed into a broken layout."""
+    app = make_app()
+    async with app.run_test(size=(40, 12)) as pilot:
+        app.practise([app.library.card("running-loss")])
+        await pilot.pause()
+        notice = app.screen.query_one(TooSmallNotice)
+        assert notice.display and f"at least {MIN_WIDTH}x{MIN_HEIGHT}" in str(notice.render())
+        assert not app.screen.query_one("#practice-top").display
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not notice.display and app.screen.query_one("#practice-top").display
+
+
+def footer_keys(app) -> dict[str, str]:
+    return {key.key: key.description for key in app.screen.query_one(Footer).query(FooterKey)}
+
+
+async def test_the_footer_shows_every_key_a_screen_is_used_with(make_app):
+    """Issue 13, defect 12: practice lacked ^t, ^l, ^s and home lacked t."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert {"p", "d", "m", "s", "o", "t", "c", "q"} <= set(footer_keys(app))
+        app.practise([app.library.card("running-loss")])
+        await pilot.pause()
+        keys = footer_keys(app)
+        assert {"ctrl+n", "ctrl+g", "ctrl+t", "ctrl+r", "ctrl+l", "ctrl+s", "escape"} <= set(keys)
+        palette = app.screen.query_one("FooterKey.-command-palette").region
+        assert all(key.region.right <= palette.x for key in app.screen.query(FooterKey)
+                   if not key.has_class("-command-palette")), "nothing cut at 80 columns"
+
+
+async def test_the_palette_gives_each_command_its_key_and_what_it_does(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        hits = {hit.display: hit.help async for hit in ScreenCommands(app.screen).discover()}
+        assert hits["Theme"] == "t · Switch between the dark and the light theme."
+        assert hits["Practise"].startswith("p · Practise the listed cards")
+        assert not any(name.islower() for name in hits), "no lowercase 'palette' entry"
+        assert not any(text.endswith("command") for text in hits.values())
+
+
+async def test_a_screens_notice_does_not_follow_you_to_the_next_screen(make_app):
+    """Issue 13, defect 15: "Leave this card? … esc again leaves" stayed on the Stats screen."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.practise([app.library.card("no-grad")])
+        await pilot.pause()
+        await pilot.press(*"draft", "escape")
+        assert any(n.title == "Leave this card?" for n in app._notifications)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, StatsScreen)
+        assert not any(n.title == "Leave this card?" for n in app._notifications)
+
+
+async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(library, runner, clock, grill_home: Path):
+    """Issue 13, defect 17: the change was silently lost at the next start."""
+    grill_home.mkdir(parents=True)
+    (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
+    app = GrillApp(library, runner=runner, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.theme == "textual-light"
+        assert any(n.title == "Settings not saved" and "history" in n.message for n in app._notifications)
+
+
+async def test_a_practice_screen_reaches_the_app_through_its_typed_accessor(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.practise([app.library.card("no-grad")])
+        await pilot.pause()
+        assert isinstance(app.screen, PracticeScreen) and app.screen.grill is app

@@ -1,0 +1,82 @@
+"""What each screen exists for fits the terminal: nothing cut, nothing hidden behind a scrollbar.
+
+Issue 13, defect 7, and defect 9 (an example's note ran on after its code).
+"""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Static
+from ui_fakes import SIZE
+
+from app.progress.attempt import Attempt
+from app.ui.screens.stats import StatsScreen
+from app.ui.widgets.code_task import CodeTaskPanel
+from app.ui.widgets.reveal import RevealSection
+from checkers.verdict import Retained, Verdict
+
+LEAK = Verdict(verdict="leak", device="cpu", steps=60, pattern="monotonic", growth_bytes_per_step=6144.0,
+               samples=tuple(6144.0 * n for n in range(60)), message="Each backward() runs through earlier graphs.",
+               retained=(Retained(path="model.running_mean", grad_fn="AddBackward0", graph_nodes=361,
+                                  saved_bytes=31641, line=20),))
+
+
+async def test_at_80x24_the_editor_shows_at_least_ten_lines_of_code(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.practise([app.library.card("running-loss")])
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        editor = app.screen.query_one(CodeTaskPanel).editor
+        assert editor.scrollable_content_region.height >= 10
+
+
+async def test_at_100_columns_the_verdict_wraps_and_the_retained_graphs_show_every_figure(make_app, runner):
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.practise([app.library.card("running-loss")])
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        panel = app.screen.query_one(CodeTaskPanel)
+        headline = panel.query_one("#verdict-headline", Static)
+        side = panel.query_one("#code-side")
+        assert headline.region.right <= side.region.right
+        assert headline.size.height * headline.size.width >= len(str(headline.render()))
+        retained = panel.query_one("#verdict-retained")
+        assert retained.virtual_size.width <= retained.scrollable_content_region.width, "no sideways scroll"
+        entry = str(retained.get_option_at_index(0).prompt)
+        assert all(figure in entry for figure in ("model.running_mean", "line 20", "361 nodes", "30.9 KB"))
+
+
+async def test_at_80_columns_stats_show_every_column_and_whole_key_points(make_app, history):
+    point = "The loss tensor carries its autograd graph, and summing it chains every step's graph together"
+    history.record(Attempt(card_id="running-loss", mode="practice", rating="again", tier="middle",
+                           phase_seconds={"answer": 12.0}, key_points_missed=(point,)))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StatsScreen)
+        for table in screen.query(DataTable):
+            assert table.virtual_size.width <= table.scrollable_content_region.width, table.id
+        missed = screen.query_one("#stats-missed", Static)
+        assert str(missed.render()) == f"1× running-loss: {point}"
+        assert missed.size.height >= 2, "wrapped, not cut"
+
+
+async def test_an_examples_note_stands_apart_from_its_code(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.practise([app.library.card("running-loss")])
+        await pilot.pause()
+        await pilot.press(*["ctrl+n"] * 6)
+        await pilot.pause()
+        examples = app.screen.query_one("#reveal-examples-0", RevealSection)
+        code, note = examples.query_one(".reveal-example"), examples.query_one(".reveal-example-note")
+        assert note.region.y > code.region.bottom, "a blank line between code and note"
+        assert note.styles.text_style.italic

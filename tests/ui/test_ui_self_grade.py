@@ -1,0 +1,101 @@
+"""The self-grade dialog: ticks from the first key press, a suggested rating, and the user's own choice."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from ui_fakes import NOW
+from textual.widgets import Button
+from ui_fakes import SIZE
+
+from app.progress.attempt import Attempt
+from app.ui.dialogs.self_grade import SelfGradeDialog
+from app.ui.screens.home import HomeScreen
+from app.ui.screens.practice import PracticeScreen
+from app.ui.wording import comes_back
+from checkers.verdict import Verdict
+
+CLEAN = Verdict(verdict="clean", device="cpu", steps=60, pattern="flat")
+
+
+def rating_text(dialog) -> str:
+    return str(dialog.query_one("#self-grade-rating").render())
+
+
+async def open_dialog(app, pilot, card_id: str) -> SelfGradeDialog:
+    app.practise([app.library.card(card_id)])
+    await pilot.pause()
+    await pilot.press("ctrl+g")
+    await pilot.pause()
+    assert isinstance(app.screen, SelfGradeDialog)
+    return app.screen
+
+
+async def test_space_ticks_a_key_point_as_soon_as_the_dialog_opens(make_app):
+    """Issue 13, defect 1: the tick list did not have the focus, so space did nothing until tab."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await open_dialog(app, pilot, "no-grad")
+        assert "0 of 3 key points" in rating_text(dialog)
+        await pilot.press("space")
+        assert "1 of 3 key points" in rating_text(dialog)
+
+
+async def test_keys_1_to_4_record_the_users_rating_whatever_the_suggestion(make_app, history):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await open_dialog(app, pilot, "no-grad")
+        assert "Suggested: Again" in rating_text(dialog)
+        await pilot.press("3")
+        await pilot.pause()
+        assert history.attempts("no-grad")[0].rating == "good"
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_again(make_app, history):
+    history.record(Attempt(card_id="no-grad", mode="practice", rating="good", tier="middle", phase_seconds={},
+                           started_at=NOW - timedelta(days=5)))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await open_dialog(app, pilot, "no-grad")
+        labels = [str(dialog.query_one(f"#self-grade-{r}", Button).label) for r in ("again", "hard", "good", "easy")]
+        assert labels[0].startswith("1 Again · ") and labels[3].startswith("4 Easy · ")
+        assert labels[3] != labels[2], "Easy pushes the card further than Good"
+        await pilot.press("4")
+        await pilot.pause()
+        toast = next(n.message for n in app._notifications if n.message.startswith("Rated Easy"))
+        assert toast == f"Rated Easy · back {comes_back(history.progress('no-grad').due, NOW)}."
+        assert comes_back(history.progress("no-grad").due, NOW).endswith(("days", "weeks"))
+
+
+async def test_a_clean_run_counts_as_half_the_question_and_the_dialog_says_so(make_app, runner):
+    """Issue 13, missing 2: a CLEAN fix with nothing typed rated "Again (0 of 5 key points)"."""
+    runner.verdict = CLEAN
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.practise([app.library.card("running-loss")])
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        text = rating_text(app.screen)
+        assert "Suggested: Hard (50%: 0 of 3 key points; code clean (half the question))" in text
+
+
+async def test_finishing_a_queue_counts_its_ratings_without_praise_for_agains(make_app):
+    """Issue 13, defect 14: "Well done / Queue done: 4 card(s) practised" after four Agains."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.practise([app.library.card(c) for c in ("no-grad", "retain-graph")])
+        await pilot.pause()
+        await pilot.press("ctrl+g", "1")
+        await pilot.pause()
+        assert isinstance(app.screen, PracticeScreen)
+        await pilot.press("ctrl+g", "1")
+        await pilot.pause()
+        done = [n for n in app._notifications if n.title == "Queue done"]
+        assert [n.message for n in done] == ["2 cards rated: 2 Again."]
+        assert not any("Well done" in n.title or "(s)" in n.message for n in app._notifications)
