@@ -43,9 +43,14 @@ class SandboxRunner:
         self._sandbox_for(device)
 
     def grade(self, task: CodeTask, source: str, *, device: Device) -> Verdict:
-        from checkers.api import grade_source
+        """`clean` only when the code keeps no graph alive and keeps the task's contract."""
+        from dataclasses import replace
 
-        return grade_source(source, device=device, steps=task.grading.steps, sandbox=self._sandbox_for(device))
+        from checkers.api import grade_task
+        from questions.tasks import task_spec
+
+        spec = replace(task_spec(task), device=device)
+        return grade_task(source, spec, sandbox=self._sandbox_for(device), filename="<your code>")
 
     def cancel(self) -> None:
         sandbox = self._sandbox

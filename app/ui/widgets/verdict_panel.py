@@ -44,15 +44,13 @@ def headline(verdict: Verdict) -> str:
 
 def expectations(verdict: Verdict) -> Content:
     """Each expectation of the task's contract, ticked or crossed, with the grader's words."""
-    # `expectations` and `notes` come with the grader's contract checks; a verdict from
-    # before them has neither.
     lines = [Content.styled("✓ " if item.met else "✗ ", "bold") + card_text(item.message or item.what)
-             for item in getattr(verdict, "expectations", ())]
+             for item in verdict.expectations]
     return Content("\n").join(lines)
 
 
 def notes(verdict: Verdict) -> Content:
-    return Content("\n").join(Content("• ") + card_text(note) for note in getattr(verdict, "notes", ()))
+    return Content("\n").join(Content("• ") + card_text(note) for note in verdict.notes)
 
 
 class VerdictPanel(Vertical):
