@@ -7,6 +7,7 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["checkers", "checkers.api", "checkers.report", "checkers.judge",
+                                    "checkers.growth", "checkers.contract", "checkers.source",
                                     "checkers.curve", "checkers.cli", "checkers.__main__"])
 def test_parent_side_modules_import_neither_torch_nor_textual(module):
     probe = f"import {module}, sys; print(' '.join(sorted(sys.modules)))"

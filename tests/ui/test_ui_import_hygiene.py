@@ -13,9 +13,11 @@ import textwrap
 from pathlib import Path
 
 FIXTURE_PACKS = Path(__file__).parent / "fixtures" / "packs"
-CHILD_SIDE = ("torch", "RestrictedPython", "checkers.policy", "checkers.capabilities", "checkers.grade",
-              "checkers.probes", "checkers.instrument", "checkers.retained", "checkers.judge",
-              "checkers.sandbox.worker", "checkers.sandbox.child")
+CHILD_SIDE = ("torch", "RestrictedPython", "checkers.policy", "checkers.guards", "checkers.identity",
+              "checkers.capabilities", "checkers.grade", "checkers.ledger", "checkers.instrument",
+              "checkers.retained", "checkers.fingerprint", "checkers.sandbox.worker",
+              "checkers.sandbox.child")
+"""What only the sandbox child loads (the grader's judge and report are pure and the parent's)."""
 
 WALK_EVERY_SCREEN = textwrap.dedent("""
     import asyncio, sys
