@@ -78,7 +78,7 @@ def judge(m: dict, source: str = "", output: str = "") -> Verdict:
     }
     if reach.growing is not None or dead.growing is not None:
         if reach.growing is not None:
-            culprit = _reach_culprit(m)
+            culprit = _reach_culprit(m, flags)
             message, hint = _explain_reach(culprit, flags, tree)
         else:
             culprit = _dead_culprit(m, dead.growing)
@@ -147,13 +147,20 @@ def _dead_culprit(m: dict, window: Window) -> Culprit | None:
     return _group(best)
 
 
-def _reach_culprit(m: dict) -> Culprit | None:
-    """The holder whose graph the most backward passes ran through: carried from step to step."""
+def _reach_culprit(m: dict, flags: frozenset[str]) -> Culprit | None:
+    """The holder whose graph many backward passes ran through and that the snippet computes
+    from itself (the state carried from step to step, not this step's loss built on it);
+    else the one most passes ran through."""
     holders = [h for h in m["scans"][-1]["holders"] if h["passes"] > 1] if m["scans"] else []
     if not holders:
         return None
-    most = max(holders, key=lambda h: h["passes"])
+    carried = [h for h in holders if f"feeds:{_last(h['path'])}" in flags]
+    most = max(carried or holders, key=lambda h: h["passes"])
     return Culprit(most["path"], (most,), most["passes"])
+
+
+def _last(path: str) -> str:
+    return path.split("[", 1)[0].rsplit(".", 1)[-1]
 
 
 def _group(holders: Sequence[dict]) -> Culprit | None:

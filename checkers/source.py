@@ -108,11 +108,14 @@ def _lines_in_loops(tree: ast.Module) -> set[int]:
 
 def source_flags(tree: ast.Module) -> frozenset[str]:
     """Facts about the source that shape the hint: `retain_graph` and `create_graph` passed as
-    True; `hook_in_loop` for a hook registered inside a loop; and `carried:NAME` for state fed
-    back into the call that replaces it (`out, h = rnn(x, h)`, `h = Cell.apply(x + h)`)."""
+    True; `hook_in_loop` for a hook registered inside a loop; `carried:NAME` for state fed
+    back into the call that replaces it (`out, h = rnn(x, h)`, `h = Cell.apply(x + h)`); and
+    `feeds:NAME` for any name computed from itself (`total = total + loss`, `mean = 0.9 * mean`)."""
     flags = set()
     in_loop = _lines_in_loops(tree)
     for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            flags.update(f"feeds:{name}" for name in _fed_back(node))
         if isinstance(node, ast.Call):
             flags.update(keyword.arg for keyword in node.keywords
                          if keyword.arg in ("retain_graph", "create_graph")
@@ -126,6 +129,19 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
             fed_back = {n.id for a in node.value.args for n in ast.walk(a) if isinstance(n, ast.Name)}
             flags.update(f"carried:{name}" for name in targets & fed_back)
     return frozenset(flags)
+
+
+def _fed_back(node: ast.Assign | ast.AugAssign) -> set[str]:
+    """Names an assignment computes from themselves (`total = total + loss`, `self.mean =
+    0.9 * self.mean + x`, `h = cell(x, h)`, `total += loss`): state carried from step to step."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    flat = [part for target in targets
+            for part in (target.elts if isinstance(target, ast.Tuple) else [target])]
+    written = {_names(part) for part in flat} - {None}
+    if isinstance(node, ast.AugAssign):
+        return written
+    read = {_names(part) for part in ast.walk(node.value)} - {None}
+    return written & read
 
 
 def hook_line(tree: ast.Module) -> int | None:

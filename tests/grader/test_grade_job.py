@@ -133,13 +133,15 @@ def test_compared_values_are_fingerprinted_and_the_seed_makes_runs_repeatable():
 
 @pytest.mark.parametrize(("call", "flags"), [
     ("loss.backward(retain_graph=True)", {"retain_graph"}),
+    ("total = total + loss", {"feeds:total"}),
+    ("self.mean = 0.9 * self.mean + 0.1 * x", {"feeds:mean"}),
     ("torch.autograd.grad(y, x, create_graph=True)", {"create_graph"}),
     ("loss.backward(retain_graph=False)", set()),
-    ("out, h = rnn(x, h)", {"carried:h"}),
-    ("h = cell(x, h)", {"carried:h"}),
-    ("h = Cell.apply(h * 0.5 + x)", {"carried:h"}),
-    ("acc = torch.cat([acc, out])", set()),
-    ("best = min(best, loss)", set()),
+    ("out, h = rnn(x, h)", {"carried:h", "feeds:h"}),
+    ("h = cell(x, h)", {"carried:h", "feeds:h"}),
+    ("h = Cell.apply(h * 0.5 + x)", {"carried:h", "feeds:h"}),
+    ("acc = torch.cat([acc, out])", {"feeds:acc"}),
+    ("best = min(best, loss)", {"feeds:best"}),
     ("for i in range(3):\n    model.register_forward_hook(f)", {"hook_in_loop"}),
 ])
 def test_source_flags_name_true_keywords_hooks_in_loops_and_state_fed_back(call, flags):
