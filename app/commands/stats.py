@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from app.commands.history_notes import report_unreadable
 from app.paths import pack_search_path
 from app.progress.history import History, HistoryError
 from app.progress.report import markdown_report
@@ -20,5 +21,6 @@ def run(args: argparse.Namespace) -> int:
     except HistoryError as error:
         print(f"grill stats: {error}", file=sys.stderr)
         return 1
-    print(json.dumps(stats.to_dict(), indent=2) if args.json else markdown_report(stats))
+    report_unreadable("stats", history)
+    print(json.dumps(stats.to_dict(), indent=2, allow_nan=False) if args.json else markdown_report(stats))
     return 0
