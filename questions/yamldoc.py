@@ -17,6 +17,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from questions.model import Problem
+from questions.problems import ProblemList
 
 try:
     from yaml import CSafeLoader as _Loader
@@ -34,12 +35,16 @@ MAX_VALUES = 100_000
 """The most values one file may expand to: a card has a few hundred, an alias bomb billions."""
 
 _CORE_TAG_PREFIX = "tag:yaml.org,2002:"
-_STR_TAG = "tag:yaml.org,2002:str"
+STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _SCALAR_TAGS = {"!!null": "null", "!!bool": "yes/no value", "!!int": "whole number", "!!float": "number",
                 "!!timestamp": "date or time", "!!binary": "base64 value"}
 """The tags a plain value may carry, and what each reads; PyYAML's constructors for others build collections."""
 _COLLECTION_TAGS = frozenset({"!!map", "!!seq", "!!omap", "!!pairs", "!!set"})
+_PLAIN_COLLECTION_TAG = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
+"""The one tag a mapping or list may carry; any other (`!!set`, `!custom`, `!!python/...`) is a problem."""
+_KEY_TAGS = frozenset({"!!str", "!!int", "!!float", "!!bool", "!!null"})
+"""Keys YAML resolves from plain words: they are read as the names written (`1:` is the field '1')."""
 _scalars = SafeConstructor()
 
 
@@ -55,12 +60,13 @@ class YamlDocument:
     """Text values that still contain the TODO marker `grill new` writes."""
     unreadable: set[int] = field(default_factory=set)
     """ids of nodes already reported as unreadable, so validation does not report them again."""
+    _mappings: dict[int, _MappingIndex] = field(default_factory=dict, repr=False)
 
     def node_at(self, loc: Loc) -> yaml.Node:
         """The deepest node `loc` reaches; steps it cannot follow (pydantic union tags) are skipped."""
         node: yaml.Node = self.root
         for part in loc:
-            child = _child(node, part)
+            child = self._child(node, part, frozenset())
             if child is not None:
                 node = child
         return node
@@ -72,8 +78,31 @@ class YamlDocument:
         parent = self.node_at(loc[:-1])
         if not isinstance(parent, yaml.MappingNode):
             return None
-        keys = [key for key, _ in parent.value if key.value == loc[-1]]
-        return keys[-1] if keys else None
+        written = self._index(parent).fields.get(loc[-1])
+        return written[0] if written is not None else None
+
+    def _child(self, node: yaml.Node, part: str | int, merging: frozenset[int]) -> yaml.Node | None:
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            index = self._index(node)
+            if part in index.fields:
+                return index.fields[part][1]
+            # A key that came in through `<<` is located where it is written.
+            for source in index.merged:
+                found = self._child(source, part, merging | {id(node)}) if id(source) not in merging else None
+                if found is not None:
+                    return found
+            return None
+        if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            return node.value[part]
+        return None
+
+    def _index(self, node: yaml.MappingNode) -> _MappingIndex:
+        """Built once per mapping, so locating each of thousands of problems does not rescan it."""
+        index = self._mappings.get(id(node))
+        if index is None:
+            index = self._mappings[id(node)] = _MappingIndex(node)
+        return index
+
 
     def problem(self, node: yaml.Node, message: str, hint: str = "") -> Problem:
         line, column = position(node)
@@ -93,6 +122,19 @@ class YamlDocument:
         content = text_lines[line_index] if line_index < len(text_lines) else ""
         indent = len(written) - len(content) if content and written.endswith(content) else 0
         return line + 1, indent + max(offset, 1)
+
+
+class _MappingIndex:
+    """A mapping's keys as YAML reads them (the last of two equal keys wins), and what `<<` merges."""
+
+    def __init__(self, node: yaml.MappingNode) -> None:
+        self.fields: dict[str, tuple[yaml.ScalarNode, yaml.Node]] = {}
+        self.merged: list[yaml.Node] = []
+        for key, value in node.value:
+            if key.tag == _MERGE_TAG:
+                self.merged += _merge_sources(value)
+            elif isinstance(key, yaml.ScalarNode):
+                self.fields[key.value] = (key, value)
 
 
 def position(node: yaml.Node) -> tuple[int, int]:
@@ -181,7 +223,7 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
         return None, [Problem(path, line, column, f"the file expands to more than {MAX_VALUES:,} values",
                               "a card holds a few hundred: write repeated values out instead of "
                               "nesting aliases (*name) of aliases")]
-    return YamlDocument(path, lines, root, data, builder.todos, builder.unreadable), builder.problems
+    return YamlDocument(path, lines, root, data, builder.todos, builder.unreadable), builder.problems.problems()
 
 
 class _TooManyValues(Exception):
@@ -197,7 +239,7 @@ class _Builder:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.problems: list[Problem] = []
+        self.problems = ProblemList()
         self.todos: list[tuple[Loc, yaml.ScalarNode]] = []
         self.unreadable: set[int] = set()
         self.building: set[int] = set()
@@ -211,10 +253,13 @@ class _Builder:
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, loc)
         if id(node) in self.building:  # an alias inside its own anchor: `&a [*a]`
-            line, column = position(node)
-            self.problems.append(Problem(self.path, line, column, "an alias refers to the value that contains it",
-                                         "write the value out instead of using an anchor"))
+            self.report("alias loop", node, "an alias refers to the value that contains it",
+                        "write the value out instead of using an anchor")
             return None
+        if node.tag != _PLAIN_COLLECTION_TAG[type(node)]:
+            # Built as plain data all the same, so what is inside is still checked.
+            self.report("tag", node, f"cannot read this value: the tag {_short_tag(node.tag)} is not supported",
+                        "remove the tag: grill reads plain YAML lists and mappings")
         self.building.add(id(node))
         try:
             if isinstance(node, yaml.MappingNode):
@@ -224,11 +269,11 @@ class _Builder:
             self.building.discard(id(node))
 
     def scalar(self, node: yaml.ScalarNode, loc: Loc) -> Any:
-        if node.tag == _STR_TAG:
+        if node.tag == STR_TAG:
             if TODO in node.value:
                 self.todos.append((loc, node))
             return node.value
-        tag = node.tag.replace(_CORE_TAG_PREFIX, "!!")
+        tag = _short_tag(node.tag)
         construct = _scalars.yaml_constructors.get(node.tag) if tag in _SCALAR_TAGS else None
         if construct is None:
             return self.unreadable_value(node, f"the tag {tag} is not supported" if tag not in _COLLECTION_TAGS
@@ -240,10 +285,11 @@ class _Builder:
 
     def unreadable_value(self, node: yaml.ScalarNode, reason: str) -> str:
         self.unreadable.add(id(node))
-        line, column = position(node)
-        self.problems.append(Problem(self.path, line, column, f"cannot read this value: {reason}",
-                                     "quote the value to keep it as text"))
+        self.report("tag", node, f"cannot read this value: {reason}", "quote the value to keep it as text")
         return node.value
+
+    def report(self, kind: str, node: yaml.Node, message: str, hint: str) -> None:
+        self.problems.add(kind, lambda: Problem(self.path, *position(node), message, hint))
 
     def mapping(self, node: yaml.MappingNode, loc: Loc) -> dict:
         merged: dict = {}
@@ -255,47 +301,29 @@ class _Builder:
                     if isinstance(source, yaml.MappingNode):
                         merged.update(self.value(source, loc) or {})  # None: it merges itself
                     else:
-                        line, column = position(source)
-                        self.problems.append(Problem(self.path, line, column, "'<<' can only merge mappings",
-                                                     "merge a mapping ('<<: *name'), or write the fields out"))
+                        self.report("merge", source, "'<<' can only merge mappings",
+                                    "merge a mapping ('<<: *name'), or write the fields out")
                 continue
-            if not isinstance(key_node, yaml.ScalarNode):
-                line, column = position(key_node)
-                self.problems.append(Problem(self.path, line, column, "a key must be a plain name",
-                                             "write 'name: value'"))
+            if not isinstance(key_node, yaml.ScalarNode) or _short_tag(key_node.tag) not in _KEY_TAGS:
+                self.report("key", key_node, "a key must be a plain name", "write 'name: value'")
                 continue
             key = key_node.value
             if key in first_seen:
-                line, column = position(key_node)
-                self.problems.append(Problem(
-                    self.path, line, column,
-                    f"duplicate key '{key}' (first at line {first_seen[key].start_mark.line + 1})",
-                    "YAML would silently keep only the last one: remove or rename one of them"))
+                earlier = first_seen[key].start_mark.line + 1
+                self.report("duplicate key", key_node, f"duplicate key '{key}' (first at line {earlier})",
+                            "YAML would silently keep only the last one: remove or rename one of them")
             first_seen[key] = key_node
             data[key] = self.value(value_node, (*loc, key))
         return {**merged, **data}
 
 
+def _short_tag(tag: str) -> str:
+    return tag.replace(_CORE_TAG_PREFIX, "!!")
+
+
 def _merge_sources(node: yaml.Node) -> list[yaml.Node]:
     """What a `<<` key merges, first wins: one mapping, or a list of them."""
     return list(node.value) if isinstance(node, yaml.SequenceNode) else [node]
-
-
-def _child(node: yaml.Node, part: str | int, merging: frozenset[int] = frozenset()) -> yaml.Node | None:
-    if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-        matches = [value for key, value in node.value if key.value == part and key.tag != _MERGE_TAG]
-        if matches:
-            return matches[-1]
-        # A key that came in through `<<` is located where it is written.
-        for key, value in node.value:
-            for source in _merge_sources(value) if key.tag == _MERGE_TAG else []:
-                found = _child(source, part, merging | {id(node)}) if id(source) not in merging else None
-                if found is not None:
-                    return found
-        return None
-    if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-        return node.value[part]
-    return None
 
 
 def _syntax_problem(path: str, lines: list[str], error: yaml.MarkedYAMLError) -> Problem:

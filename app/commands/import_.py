@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.commands.history_notes import report_unreadable
+from app.commands.notes import report_unreadable
 from app.progress.history import History, HistoryError
 from app.progress.transfer import ExportFileError, import_file
 

@@ -60,6 +60,7 @@ def start_screen(session: MockSession, report_path: Path | None):
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.commands.notes import report_pack_problems
     from app.progress.history import History, HistoryError
 
     try:
@@ -67,9 +68,7 @@ def run(args: argparse.Namespace) -> int:
     except (MockSetupError, HistoryError) as error:
         print(f"grill mock: {error}", file=sys.stderr)
         return EXIT_USAGE if isinstance(error, MockSetupError) else EXIT_HISTORY
-    if library.problems:
-        print(f"grill mock: note: {len(library.problems)} problem(s) in the packs; "
-              "`grill lint` lists them", file=sys.stderr)
+    report_pack_problems("mock", library)
     if len(session.cards) < args.questions:
         print(f"grill mock: note: only {len(session.cards)} card(s) fit; asked for {args.questions}",
               file=sys.stderr)
