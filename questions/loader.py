@@ -8,8 +8,10 @@ in a pack's sub-folders are not loaded, and each is reported.
 
 from __future__ import annotations
 
+import gc
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -57,6 +59,25 @@ def load_library(paths: Iterable[Path | str]) -> Library:
     everything loaded: a later duplicate is reported and left out, as is a later pack with a
     name already taken.
     """
+    with _cycle_collection_paused():
+        return _load_library(paths)
+
+
+@contextmanager
+def _cycle_collection_paused() -> Iterator[None]:
+    """Loading builds hundreds of thousands of short-lived objects and no reference cycles, and
+    each pass of Python's cycle collector walks everything loaded so far: a tenth of `grill lint`'s
+    time on 1,000 cards. Reference counting still frees everything as it goes."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load_library(paths: Iterable[Path | str]) -> Library:
     library = Library()
     seen_roots: set[Path] = set()
     first_pack: dict[str, Path] = {}

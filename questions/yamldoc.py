@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,9 @@ from questions.model import Problem
 from questions.problems import ProblemList
 
 try:
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # PyYAML built without libyaml: same results, slower
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 Loc = tuple[str | int, ...]
 """A path into the document, in pydantic's `loc` form: ("key_points", 1, "signals", 0)."""
@@ -43,9 +44,42 @@ _SCALAR_TAGS = {"!!null": "null", "!!bool": "yes/no value", "!!int": "whole numb
 _COLLECTION_TAGS = frozenset({"!!map", "!!seq", "!!omap", "!!pairs", "!!set"})
 _PLAIN_COLLECTION_TAG = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
 """The one tag a mapping or list may carry; any other (`!!set`, `!custom`, `!!python/...`) is a problem."""
-_KEY_TAGS = frozenset({"!!str", "!!int", "!!float", "!!bool", "!!null"})
+_KEY_TAGS = frozenset(f"{_CORE_TAG_PREFIX}{name}" for name in ("str", "int", "float", "bool", "null"))
 """Keys YAML resolves from plain words: they are read as the names written (`1:` is the field '1')."""
 _scalars = SafeConstructor()
+
+
+class _Loader(_SafeLoader):
+    """PyYAML's safe loader, resolving tags from a table built once.
+
+    Composing calls the resolver for every value, and PyYAML's own rebuilds its candidate list
+    and tracks path resolvers (the safe loader has none) on each call: a quarter of composing a
+    card. The tags are the same (tests compare them over the shipped cards).
+    """
+
+    def descend_resolver(self, current_node: object, current_index: object) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, pattern in _implicit_resolvers(value[:1]):
+                    if pattern.match(value):
+                        return tag
+            return STR_TAG
+        return _PLAIN_COLLECTION_TAG[kind]
+
+
+@cache
+def _implicit_resolvers(first_character: str) -> tuple:
+    return (*_SafeLoader.yaml_implicit_resolvers.get(first_character, []),
+            *_SafeLoader.yaml_implicit_resolvers.get(None, []))
+
+
+assert not _SafeLoader.yaml_path_resolvers, "the resolver above assumes PyYAML's safe loader has no path resolvers"
 
 
 @dataclass
@@ -53,7 +87,7 @@ class YamlDocument:
     """One parsed file: its data for validation, its nodes for locating problems."""
 
     path: str
-    lines: list[str]
+    text: str
     root: yaml.MappingNode
     data: dict
     todos: list[tuple[Loc, yaml.ScalarNode]] = field(default_factory=list)
@@ -61,6 +95,11 @@ class YamlDocument:
     unreadable: set[int] = field(default_factory=set)
     """ids of nodes already reported as unreadable, so validation does not report them again."""
     _mappings: dict[int, _MappingIndex] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """Split only when a problem inside a literal block needs its column."""
+        return self.text.splitlines()
 
     def node_at(self, loc: Loc) -> yaml.Node:
         """The deepest node `loc` reaches; steps it cannot follow (pydantic union tags) are skipped."""
@@ -192,11 +231,10 @@ def _read_plain_file(path: Path) -> bytes:
 
 
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]]:
-    lines = text.splitlines()
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as error:
-        return None, [_syntax_problem(path, lines, error)]
+        return None, [_syntax_problem(path, text.splitlines(), error)]
     except yaml.reader.ReaderError as error:  # a control character: located by offset, not by mark
         # libyaml's offset counts UTF-8 bytes, not characters; the first such character is the culprit.
         found = text.find(chr(error.character)) if isinstance(error.character, int) else -1
@@ -223,7 +261,7 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
         return None, [Problem(path, line, column, f"the file expands to more than {MAX_VALUES:,} values",
                               "a card holds a few hundred: write repeated values out instead of "
                               "nesting aliases (*name) of aliases")]
-    return YamlDocument(path, lines, root, data, builder.todos, builder.unreadable), builder.problems.problems()
+    return YamlDocument(path, text, root, data, builder.todos, builder.unreadable), builder.problems.problems()
 
 
 class _TooManyValues(Exception):
@@ -304,7 +342,7 @@ class _Builder:
                         self.report("merge", source, "'<<' can only merge mappings",
                                     "merge a mapping ('<<: *name'), or write the fields out")
                 continue
-            if not isinstance(key_node, yaml.ScalarNode) or _short_tag(key_node.tag) not in _KEY_TAGS:
+            if key_node.tag not in _KEY_TAGS:  # a mapping or list used as a key, or a tagged key
                 self.report("key", key_node, "a key must be a plain name", "write 'name: value'")
                 continue
             key = key_node.value

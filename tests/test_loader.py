@@ -6,9 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from app.paths import pack_search_path
-from questions import validation
+from app.paths import SHIPPED_PACKS, pack_search_path
+from questions import validation, yamldoc
 from questions.loader import load_card_file, load_library, load_pack
 from questions.yamldoc import parse_yaml
 
@@ -481,3 +482,37 @@ def test_code_is_checked_in_the_same_pass_as_the_other_fields(tmp_path):
     assert [(p.line, p.message) for p in problems] == [
         (6, "'frequency' must be a whole number, not text ('often')"),
         (34, f"'examples[0].code' is not valid Python {PY}: '(' was never closed")]
+
+
+def _tags(node, found: list[str]) -> list[str]:
+    found.append(node.tag)
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _tags(key, found)
+            _tags(value, found)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _tags(item, found)
+    return found
+
+
+PLAIN_VALUES = """
+a: [yes, No, on, OFF, y, ~, null, Null, '', "", 0, -1, +1, 1_000, 0x1F, 0o17, 0b101, 017, 190:20:30, 1.5, .5, -.5e3,
+    1e3, .inf, -.Inf, .NaN, 2024-01-01, 2024-01-01T10:00:00Z, 2024-1-1 10:00:00.5 +01:00, '1', "true", plain text]
+b: <<
+c: =
+d: "- quoted"
+e: !!str 10
+? [complex, key]
+: value
+"""
+
+
+RESOLVED = {"plain values": PLAIN_VALUES} | {
+    p.stem: p.read_text() for p in sorted([*SHIPPED_PACKS.glob("*/*.yaml"), *(PACKS / "good").glob("*.yaml")])}
+
+
+@pytest.mark.parametrize("text", RESOLVED.values(), ids=RESOLVED.keys())
+def test_the_table_driven_resolver_tags_every_value_as_pyyaml_does(text):
+    theirs = _tags(yaml.compose(text, Loader=yamldoc._SafeLoader), [])
+    assert _tags(yaml.compose(text, Loader=yamldoc._Loader), []) == theirs
