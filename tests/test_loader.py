@@ -516,3 +516,9 @@ RESOLVED = {"plain values": PLAIN_VALUES} | {
 def test_the_table_driven_resolver_tags_every_value_as_pyyaml_does(text):
     theirs = _tags(yaml.compose(text, Loader=yamldoc._SafeLoader), [])
     assert _tags(yaml.compose(text, Loader=yamldoc._Loader), []) == theirs
+
+
+def test_a_control_character_in_a_key_is_shown_escaped_so_a_problem_stays_one_line(tmp_path):
+    path = _card_in(tmp_path / "pack", change=lambda text: text + '"odd\\nkey\\u001b[2J": 1\n')
+    _, problems = load_card_file(path)
+    assert [p.message for p in problems] == ["unknown field 'odd\\nkey\\x1b[2J'"]

@@ -30,9 +30,9 @@ from app.progress.clock import day_start, end_of_local_day, local_day, parse_sta
 from app.progress.rating import cap_for_verdict
 from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.errors import HistoryError, error_for
-from app.progress.file_check import check_usable
+from app.progress.file_check import check_before_writing, check_usable
 from app.progress.scheduler import CardSchedule, StateName, replay, review
-from app.progress.schema import migrate
+from app.progress.schema import SCHEMA_VERSION, migrate, schema_version
 
 BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write transaction before saying the file is locked."""
@@ -147,13 +147,14 @@ def _shown(value: object) -> str:
 class History:
     """One open history file. Safe to share between the UI thread and its workers."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path):
+    def __init__(self, connection: sqlite3.Connection, path: Path, *, checked_for_writing: bool = False):
         self.connection = connection
         """Prefer `reading()`, which also holds the lock; writes go through the methods."""
         self.path = path
         self.unreadable: dict[str, str] = {}
         """Rows left out so far because grill cannot read them: attempt id -> what is wrong."""
         self._lock = threading.RLock()
+        self._checked_for_writing = checked_for_writing
 
     @classmethod
     def open(cls, path: Path | None = None) -> History:
@@ -174,21 +175,28 @@ class History:
         if status is not None and not stat.S_ISREG(status.st_mode):
             raise HistoryError(path, "it is a folder or a special file, not a history file",
                                "grill left it untouched: move it aside, or set GRILL_HOME to another folder")
-        if status is not None and status.st_size > 0:
+        existing = status is not None and status.st_size > 0
+        if existing:
             check_usable(path, BUSY_TIMEOUT_S)
         connection = None
         try:
             connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
             connection.text_factory = _decode_text
+            upgrading = existing and (connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
+                                      or schema_version(connection) < SCHEMA_VERSION)
+            if upgrading:  # switching to WAL and migrating both write
+                check_before_writing(connection, path)
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
             migrate(connection)
-        except sqlite3.Error as error:
+        except (sqlite3.Error, HistoryError) as error:
             if connection is not None:
                 connection.close()
+            if isinstance(error, HistoryError):
+                raise
             raise error_for(path, error, BUSY_TIMEOUT_S) from error
-        return cls(connection, path)
+        return cls(connection, path, checked_for_writing=not existing or upgrading)
 
     def close(self) -> None:
         with self._lock:
@@ -213,6 +221,9 @@ class History:
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self.reading() as connection:
+            if not self._checked_for_writing:
+                check_before_writing(connection, self.path)
+                self._checked_for_writing = True
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection

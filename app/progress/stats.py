@@ -27,7 +27,7 @@ ALL_PACKS = "all"
 OTHER_PACK = "other"
 """Cards in the history that no loaded pack has any more; they are never due."""
 
-_READABLE_TIME = "(length(started_at) = 32 AND date(started_at) IS NOT NULL)"
+_READABLE_TIME = "(length(started_at) = 32 AND date(started_at, 'localtime') IS NOT NULL)"
 """A started_at the figures can place on a day: grill's fixed-width stamp
 ('2026-03-02T09:00:00.000000+00:00'); SQLite's date() alone also takes 'now' and numbers."""
 _COUNTED_ANSWER = f"a.answer_seconds BETWEEN 0 AND {MAX_PHASE_SECONDS}"
@@ -157,7 +157,8 @@ def compute_stats(history: History, cards: Sequence[LoadedCard] | None = None, *
             f"WHERE {_COUNTED_ANSWER}").fetchone())
         missed = [_top_misses(db, kind) for kind in ("key_point", "red_flag")]
         days = [date.fromisoformat(d) for (d,) in db.execute(
-            "SELECT DISTINCT date(started_at, 'localtime') AS d FROM temp.stats_attempts ORDER BY d DESC")]
+            "SELECT DISTINCT date(started_at, 'localtime') AS d FROM temp.stats_attempts "
+            "WHERE d IS NOT NULL ORDER BY d DESC")]  # NULL: an index's copy of the time is damaged
         since = stamp(day_start(today - timedelta(days=ACTIVITY_DAYS - 1)))
         recent = dict(db.execute(
             "SELECT date(started_at, 'localtime') AS d, count(*) FROM temp.stats_attempts "

@@ -65,9 +65,17 @@ def read_export(path: Path) -> list[Attempt]:
     if Path(path).exists() and not Path(path).is_file():  # reading a pipe would wait forever
         raise ExportFileError(path, ["cannot be read (it is not a plain file)"])
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ExportFileError(path, [f"cannot be read ({error})"]) from error
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise ExportFileError(path, [f"cannot be read ({error.strerror or error})"]) from error
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = raw[:error.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1  # characters, as editors count
+        raise ExportFileError(path, [f"line {line} column {column}: not UTF-8 text (byte "
+                                     f"0x{raw[error.start]:02x} cannot be decoded)"]) from error
     try:
         document = json.loads(text, parse_int=_whole_number)
     except json.JSONDecodeError as error:
@@ -201,7 +209,8 @@ def _unstorable(value: object, where: str) -> list[str]:
         elif isinstance(item, (dict, list)) and depth >= MAX_NESTING:
             problems.append(f"{place}: nested deeper than any attempt ({MAX_NESTING} levels)")
         elif isinstance(item, dict):
-            children = [(key, f"{place}.{key}") for key in item] + [(child, f"{place}.{key}") for key, child in item.items()]
+            children = [(key, _member(place, key)) for key in item] + [(child, _member(place, key))
+                                                                       for key, child in item.items()]
             pending += [(child, child_place, depth + 1) for child, child_place in reversed(children)]
         elif isinstance(item, list):
             pending += [(child, f"{place}[{index}]", depth + 1) for index, child in reversed(list(enumerate(item)))]
@@ -209,4 +218,10 @@ def _unstorable(value: object, where: str) -> list[str]:
 
 
 def _location(loc: tuple) -> str:
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+    return "".join(f"[{part}]" if isinstance(part, int) else _member("", part) for part in loc)
+
+
+def _member(place: str, key: str) -> str:
+    """`place.key`, or `place["odd key"]` escaped when the key is not a plain name (a newline in
+    a key must not break the one-problem-per-line output)."""
+    return f"{place}.{key}" if key.isidentifier() else f"{place}[{json.dumps(key)}]"

@@ -59,6 +59,19 @@ def with_version(version: int):
     return build
 
 
+def index_out_of_step(path: Path) -> Path:
+    """An index whose entries no longer match their rows, as a few damaged bytes inside an index
+    page leave it: every page is still well formed, so `quick_check` passes, and only the
+    queries that use the index go wrong (here the index is redeclared over other columns)."""
+    connection = sqlite3.connect(real_history(path))
+    connection.execute("PRAGMA writable_schema = ON")
+    connection.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX attempts_by_card ON attempts (started_at, card_id)' "
+                       "WHERE name = 'attempts_by_card'")
+    connection.commit()
+    connection.close()
+    return path
+
+
 INTERRUPTED_MIGRATION = """
 import os, signal, sqlite3, sys
 from app.progress.schema import MIGRATIONS, statements

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.progress.history import History
-from damaged_history import V1_ATTEMPTS, damage_one_page, hot_journal, real_history, sha256, truncate, with_version
+from app.progress.history import History, HistoryError
+from damaged_history import (V1_ATTEMPTS, damage_one_page, hot_journal, index_out_of_step, real_history, sha256,
+                             truncate, with_version)
 from progress_factories import attempt
 
 REFUSED = {
@@ -99,4 +100,29 @@ def test_a_history_the_user_cannot_read_is_refused_untouched(tmp_path, unprivile
     assert done.returncode == 1
     assert f"Cannot use the history file {path}: it cannot be opened" in done.stderr
     assert "Traceback" not in done.stderr
+    assert files_beside(path) == before
+
+
+WRITES = {
+    "import": lambda history, export: main(["import", str(export)]),
+    "record": lambda history, export: history.record(attempt("card-1")),
+    "a setting": lambda history, export: history.set_setting("tier", "senior"),
+}
+
+
+@pytest.mark.parametrize("write", WRITES)
+def test_a_write_is_refused_when_an_index_no_longer_matches_its_rows(home, tmp_path, capsys, write):
+    """quick_check passes such a file and only some queries fail on it, so before its first write
+    a command runs the full integrity_check: nothing is written into a file another may refuse."""
+    home.mkdir()
+    path = index_out_of_step(home / "history.db")
+    before = files_beside(path)
+    export = Path(commands(tmp_path)["import"][1])
+    with History.open() as history:
+        if write == "import":
+            assert WRITES[write](history, export) == 1
+            assert "not a readable grill history" in capsys.readouterr().err
+        else:
+            with pytest.raises(HistoryError, match="not a readable grill history"):
+                WRITES[write](history, export)
     assert files_beside(path) == before

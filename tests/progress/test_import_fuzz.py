@@ -63,7 +63,8 @@ def mutated_exports(draw) -> str:
         elif kind == "drop":
             attempts[index].pop(draw(st.sampled_from(FIELDS)), None)
         elif kind == "code":
-            code = dict(attempts[1]["code"]) if isinstance(attempts[1].get("code"), dict) else {}
+            original = attempts[1].get("code") if len(attempts) > 1 and isinstance(attempts[1], dict) else None
+            code = dict(original) if isinstance(original, dict) else {}
             code[draw(st.sampled_from(CODE_FIELDS))] = draw(values)
             attempts[index]["code"] = code
         elif kind == "phase":

@@ -199,3 +199,11 @@ def test_a_pipe_is_refused_instead_of_waited_on(tmp_path):
     os.mkfifo(tmp_path / "export.json")
     with pytest.raises(ExportFileError, match="not a plain file"):
         read_export(tmp_path / "export.json")
+
+
+def test_bytes_that_are_not_utf8_are_placed_by_line_and_column(tmp_path):
+    path = tmp_path / "export.json"
+    path.write_bytes(b'{"format": "grill-history",\n  "version": "caf\xe9"}')
+    with pytest.raises(ExportFileError) as raised:
+        read_export(path)
+    assert raised.value.problems == ["line 2 column 18: not UTF-8 text (byte 0xe9 cannot be decoded)"]
