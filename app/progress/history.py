@@ -27,10 +27,10 @@ import fsrs
 from app import paths
 from app.progress.attempt import RATINGS, Attempt, Mode, Rating
 from app.progress.clock import day_start, end_of_local_day, local_day, parse_stamp, stamp, to_utc, utc_now
-from app.progress.rating import cap_for_verdict
-from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.errors import HistoryError, error_for
 from app.progress.file_check import check_before_writing, check_usable
+from app.progress.rating import cap_for_verdict
+from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.scheduler import CardSchedule, StateName, replay, review
 from app.progress.schema import SCHEMA_VERSION, migrate, schema_version
 

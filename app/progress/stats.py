@@ -4,8 +4,8 @@ Everything that grows with the number of attempts is an SQL aggregate; Python on
 per-card or per-day rows, so 100,000 attempts still compute in well under half a second.
 Cards are grouped into packs through a temporary table of the loaded cards and their time
 budgets, joined in SQL. The figures read attempts through temporary views that leave out rows
-whose time or answer time grill cannot read (another program edited them); those are named in
-`history.unreadable` for the command to report.
+whose time grill cannot read (another program edited them), named in `history.unreadable` for
+the command to report; an answer time no attempt can have is left out of the averages.
 """
 
 from __future__ import annotations

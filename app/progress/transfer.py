@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import cache
@@ -62,9 +64,9 @@ def export_document(history: History, *, now: datetime) -> dict:
 
 def read_export(path: Path) -> list[Attempt]:
     """Every attempt in an export file, or ExportFileError listing what is wrong and where."""
-    if Path(path).exists() and not Path(path).is_file():  # reading a pipe would wait forever
-        raise ExportFileError(path, ["cannot be read (it is not a plain file)"])
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # reading a pipe would wait forever
+            raise ExportFileError(path, ["cannot be read (it is not a plain file)"])
         raw = Path(path).read_bytes()
     except OSError as error:
         raise ExportFileError(path, [f"cannot be read ({error.strerror or error})"]) from error
@@ -158,9 +160,9 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
         # attempt in the card's schedule.
         return None, [f"{where}.started_at: {attempt.started_at.isoformat()} is not a time an attempt can have "
                       f"been made (from 1970 to today)"]
-    out_of_range = [f"{where}.phase_seconds.{phase}: {seconds} is negative" if seconds < 0 else
-                    f"{where}.phase_seconds.{phase}: {seconds:g} s is longer than any phase grill records "
-                    f"(at most {MAX_PHASE_SECONDS:,} s, a year)"
+    out_of_range = [f"{_member(f'{where}.phase_seconds', phase)}: " + (
+                        f"{seconds} is negative" if seconds < 0 else
+                        f"{seconds:g} s is longer than any phase grill records (at most {MAX_PHASE_SECONDS:,} s, a year)")
                     for phase, seconds in attempt.phase_seconds.items() if not 0 <= seconds <= MAX_PHASE_SECONDS]
     if attempt.code is not None and abs(attempt.code.growth_bytes_per_step) > MAX_GROWTH_BYTES_PER_STEP:
         out_of_range.append(f"{where}.code.growth_bytes_per_step: {attempt.code.growth_bytes_per_step:g} bytes "

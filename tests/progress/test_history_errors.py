@@ -138,3 +138,13 @@ def test_a_grill_home_the_user_cannot_enter_is_one_line_naming_it(tmp_path, unpr
     assert done.stderr.splitlines() == [
         f"grill {command[0]}: Cannot use the history file {home / 'history.db'}: its folder cannot be read "
         f"(Permission denied); check the folder's permissions, or set GRILL_HOME to a folder you can use."]
+
+
+def test_an_export_file_inside_a_folder_the_user_cannot_enter_is_one_line(tmp_path, unprivileged):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "export.json").write_text("{}")
+    locked.chmod(0o000)
+    done = unprivileged.grill("import", str(locked / "export.json"), env={"GRILL_HOME": str(tmp_path / "home")})
+    assert done.returncode == 1
+    assert done.stderr == f"grill import: {locked / 'export.json'}: cannot be read (Permission denied)\n"
