@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from questions.codecheck import python_problems
-from questions.fanout import map_on_all_cores
 from questions.folders import Listing, list_folder, searched, unreadable_folder
 from questions.model import FORMAT_VERSION, Card, Library, LoadedCard, Manifest, Pack, Problem
 from questions.validation import validate_document
@@ -182,8 +181,8 @@ def _read_pack(root: Path) -> _PackResult:
     result.problems += _cards_in_sub_folders(root, listing)
     name = manifest.manifest.name if manifest.manifest is not None else ""
     cards = []
-    paths = card_files(listing)
-    for path, card in zip(paths, map_on_all_cores(_read_card, paths, name)):
+    for path in card_files(listing):
+        card = _read_card(path, name)
         result.problems += card.problems
         result.id_positions[path] = card.id_position
         if card.card is not None:
