@@ -6,30 +6,37 @@ import sys
 
 import yaml
 
-from questions.model import Card, Problem
-from questions.yamldoc import Loc, YamlDocument, describe_loc
+from questions.model import Problem
+from questions.yamldoc import STR_TAG, Loc, YamlDocument, describe_loc
 
 PYTHON_NAMES = frozenset({"python", "py", "python3"})
 _PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 """Cards are compiled by the Python grill runs on, which is also the one that grades code tasks."""
 
 
-def python_locations(card: Card) -> list[Loc]:
-    """Where a card holds Python: examples marked as Python, and the task's starter and solution."""
-    locs: list[Loc] = [("examples", index, "code") for index, example in enumerate(card.examples)
-                       if example.language.lower() in PYTHON_NAMES]
-    if card.code_task is not None:
-        locs += [("code_task", "starter"), ("code_task", "solution")]
+def python_locations(data: dict) -> list[Loc]:
+    """Where a card holds Python: examples marked as Python, and the task's starter and solution.
+
+    Read from the document as written rather than from the validated card, so code is checked
+    even when other fields are wrong: every problem of a file is reported in one pass.
+    """
+    examples = data.get("examples")
+    locs: list[Loc] = [("examples", index, "code") for index, example in enumerate(examples)
+                       if isinstance(example, dict) and isinstance(example.get("language"), str)
+                       and example["language"].strip().lower() in PYTHON_NAMES] if isinstance(examples, list) else []
+    task = data.get("code_task")
+    if isinstance(task, dict):
+        locs += [("code_task", part) for part in ("starter", "solution") if part in task]
     return locs
 
 
-def python_problems(card: Card, doc: YamlDocument) -> list[Problem]:
+def python_problems(doc: YamlDocument) -> list[Problem]:
     problems = []
-    for loc in python_locations(card):
+    for loc in python_locations(doc.data):
         node = doc.node_at(loc)
         # The node keeps the code exactly as written; the model's copy has been stripped,
-        # which would shift line numbers.
-        if isinstance(node, yaml.ScalarNode):
+        # which would shift line numbers. Text that is not text is the model's to report.
+        if isinstance(node, yaml.ScalarNode) and node.tag == STR_TAG:
             problem = _compile_problem(doc, loc, node)
             if problem is not None:
                 problems.append(problem)
@@ -53,4 +60,7 @@ def _compile_problem(doc: YamlDocument, loc: Loc, node: yaml.ScalarNode) -> Prob
                        "fix the code; write it as a literal block ('code: |') so problems point at the right line")
     except ValueError as error:  # null bytes, which only a double-quoted escape can produce
         return doc.problem(node, f"'{describe_loc(loc)}' is not valid Python: {error}", "remove the \\0 escape")
+    except (MemoryError, RecursionError):  # Python's parser and compiler give up on deep nesting this way
+        return doc.problem(node, f"'{describe_loc(loc)}' is nested too deeply for Python {_PYTHON} to compile",
+                           "split the deepest expression into steps with names")
     return None

@@ -190,9 +190,11 @@ class Problem:
 
     def __post_init__(self) -> None:
         # A file name that is not UTF-8 arrives with surrogate escapes, which no UTF-8 terminal,
-        # JSON reader or widget accepts: show its bad bytes as U+FFFD instead.
+        # JSON reader or widget accepts: show its bad bytes as U+FFFD instead. A control
+        # character from the file (a key holding a newline) is shown escaped, so a problem
+        # stays one line.
         for name in ("path", "message", "hint"):
-            object.__setattr__(self, name, _printable(getattr(self, name)))
+            object.__setattr__(self, name, _printable(getattr(self, name)).translate(_CONTROL_ESCAPES))
 
     def __str__(self) -> str:
         text = f"{self.path}:{self.line}:{self.column}: {self.message}"
@@ -201,6 +203,9 @@ class Problem:
     def to_dict(self) -> dict:
         return {"path": self.path, "line": self.line, "column": self.column,
                 "message": self.message, "hint": self.hint}
+
+
+_CONTROL_ESCAPES = {code: repr(chr(code))[1:-1] for code in (*range(32), 127)}
 
 
 def _printable(text: str) -> str:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from questions.model import SLUG_RULE, Problem
+from questions.problems import ProblemList
 from questions.yamldoc import TODO, Loc, YamlDocument, describe_loc
 
 M = TypeVar("M", bound=BaseModel)
@@ -24,14 +25,15 @@ _TODO_HINT = "replace the TODO with the real content"
 
 
 def validate_document(model: type[M], doc: YamlDocument) -> tuple[M | None, list[Problem]]:
-    """The model instance, or None with one Problem per error; TODO markers are always reported."""
-    problems: list[Problem] = []
+    """The model instance, or None with one Problem per error (at most MAX_OF_A_KIND of each
+    kind); TODO markers are always reported."""
+    problems = ProblemList()
     reported_todos: set[int] = set()
     instance = None
     try:
         instance = model.model_validate(doc.data)
     except ValidationError as error:
-        for detail in error.errors():
+        for detail in error.errors(include_url=False, include_input=True):
             node = doc.node_at(detail["loc"])
             if id(node) in doc.unreadable:
                 continue
@@ -39,13 +41,14 @@ def validate_document(model: type[M], doc: YamlDocument) -> tuple[M | None, list
             if _is_todo(node) and detail["type"] not in ("missing", "extra_forbidden"):
                 reported_todos.add(id(node))
                 _, hint = _explain(model, detail)
-                problems.append(_todo_problem(doc, detail["loc"], node, hint))
+                problems.add("todo", lambda loc=detail["loc"], node=node, hint=hint: _todo_problem(doc, loc, node, hint))
             else:
-                problems.append(_locate(model, doc, detail))
+                problems.add(detail["type"], lambda detail=detail: _locate(model, doc, detail))
     for loc, node in doc.todos:
         if id(node) not in reported_todos:
-            problems.append(_todo_problem(doc, loc, node, _TODO_HINT))
-    return (instance if not problems else None), problems
+            problems.add("todo", lambda loc=loc, node=node: _todo_problem(doc, loc, node, _TODO_HINT))
+    found = problems.problems()
+    return (instance if not found else None), found
 
 
 def _is_todo(node: yaml.Node) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,12 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from questions.model import Problem
+from questions.problems import ProblemList
 
 try:
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # PyYAML built without libyaml: same results, slower
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 Loc = tuple[str | int, ...]
 """A path into the document, in pydantic's `loc` form: ("key_points", 1, "signals", 0)."""
@@ -34,13 +36,50 @@ MAX_VALUES = 100_000
 """The most values one file may expand to: a card has a few hundred, an alias bomb billions."""
 
 _CORE_TAG_PREFIX = "tag:yaml.org,2002:"
-_STR_TAG = "tag:yaml.org,2002:str"
+STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _SCALAR_TAGS = {"!!null": "null", "!!bool": "yes/no value", "!!int": "whole number", "!!float": "number",
                 "!!timestamp": "date or time", "!!binary": "base64 value"}
 """The tags a plain value may carry, and what each reads; PyYAML's constructors for others build collections."""
 _COLLECTION_TAGS = frozenset({"!!map", "!!seq", "!!omap", "!!pairs", "!!set"})
+_PLAIN_COLLECTION_TAG = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
+"""The one tag a mapping or list may carry; any other (`!!set`, `!custom`, `!!python/...`) is a problem."""
+_KEY_TAGS = frozenset(f"{_CORE_TAG_PREFIX}{name}" for name in ("str", "int", "float", "bool", "null"))
+"""Keys YAML resolves from plain words: they are read as the names written (`1:` is the field '1')."""
 _scalars = SafeConstructor()
+
+
+class _Loader(_SafeLoader):
+    """PyYAML's safe loader, resolving tags from a table built once.
+
+    Composing calls the resolver for every value, and PyYAML's own rebuilds its candidate list
+    and tracks path resolvers (the safe loader has none) on each call: a quarter of composing a
+    card. The tags are the same (tests compare them over the shipped cards).
+    """
+
+    def descend_resolver(self, current_node: object, current_index: object) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, pattern in _implicit_resolvers(value[:1]):
+                    if pattern.match(value):
+                        return tag
+            return STR_TAG
+        return _PLAIN_COLLECTION_TAG[kind]
+
+
+@cache
+def _implicit_resolvers(first_character: str) -> tuple:
+    return (*_SafeLoader.yaml_implicit_resolvers.get(first_character, []),
+            *_SafeLoader.yaml_implicit_resolvers.get(None, []))
+
+
+assert not _SafeLoader.yaml_path_resolvers, "the resolver above assumes PyYAML's safe loader has no path resolvers"
 
 
 @dataclass
@@ -48,19 +87,25 @@ class YamlDocument:
     """One parsed file: its data for validation, its nodes for locating problems."""
 
     path: str
-    lines: list[str]
+    text: str
     root: yaml.MappingNode
     data: dict
     todos: list[tuple[Loc, yaml.ScalarNode]] = field(default_factory=list)
     """Text values that still contain the TODO marker `grill new` writes."""
     unreadable: set[int] = field(default_factory=set)
     """ids of nodes already reported as unreadable, so validation does not report them again."""
+    _mappings: dict[int, _MappingIndex] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """Split only when a problem inside a literal block needs its column."""
+        return self.text.splitlines()
 
     def node_at(self, loc: Loc) -> yaml.Node:
         """The deepest node `loc` reaches; steps it cannot follow (pydantic union tags) are skipped."""
         node: yaml.Node = self.root
         for part in loc:
-            child = _child(node, part)
+            child = self._child(node, part, frozenset())
             if child is not None:
                 node = child
         return node
@@ -72,8 +117,31 @@ class YamlDocument:
         parent = self.node_at(loc[:-1])
         if not isinstance(parent, yaml.MappingNode):
             return None
-        keys = [key for key, _ in parent.value if key.value == loc[-1]]
-        return keys[-1] if keys else None
+        written = self._index(parent).fields.get(loc[-1])
+        return written[0] if written is not None else None
+
+    def _child(self, node: yaml.Node, part: str | int, merging: frozenset[int]) -> yaml.Node | None:
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            index = self._index(node)
+            if part in index.fields:
+                return index.fields[part][1]
+            # A key that came in through `<<` is located where it is written.
+            for source in index.merged:
+                found = self._child(source, part, merging | {id(node)}) if id(source) not in merging else None
+                if found is not None:
+                    return found
+            return None
+        if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            return node.value[part]
+        return None
+
+    def _index(self, node: yaml.MappingNode) -> _MappingIndex:
+        """Built once per mapping, so locating each of thousands of problems does not rescan it."""
+        index = self._mappings.get(id(node))
+        if index is None:
+            index = self._mappings[id(node)] = _MappingIndex(node)
+        return index
+
 
     def problem(self, node: yaml.Node, message: str, hint: str = "") -> Problem:
         line, column = position(node)
@@ -93,6 +161,19 @@ class YamlDocument:
         content = text_lines[line_index] if line_index < len(text_lines) else ""
         indent = len(written) - len(content) if content and written.endswith(content) else 0
         return line + 1, indent + max(offset, 1)
+
+
+class _MappingIndex:
+    """A mapping's keys as YAML reads them (the last of two equal keys wins), and what `<<` merges."""
+
+    def __init__(self, node: yaml.MappingNode) -> None:
+        self.fields: dict[str, tuple[yaml.ScalarNode, yaml.Node]] = {}
+        self.merged: list[yaml.Node] = []
+        for key, value in node.value:
+            if key.tag == _MERGE_TAG:
+                self.merged += _merge_sources(value)
+            elif isinstance(key, yaml.ScalarNode):
+                self.fields[key.value] = (key, value)
 
 
 def position(node: yaml.Node) -> tuple[int, int]:
@@ -150,11 +231,10 @@ def _read_plain_file(path: Path) -> bytes:
 
 
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]]:
-    lines = text.splitlines()
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as error:
-        return None, [_syntax_problem(path, lines, error)]
+        return None, [_syntax_problem(path, text.splitlines(), error)]
     except yaml.reader.ReaderError as error:  # a control character: located by offset, not by mark
         # libyaml's offset counts UTF-8 bytes, not characters; the first such character is the culprit.
         found = text.find(chr(error.character)) if isinstance(error.character, int) else -1
@@ -181,7 +261,7 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
         return None, [Problem(path, line, column, f"the file expands to more than {MAX_VALUES:,} values",
                               "a card holds a few hundred: write repeated values out instead of "
                               "nesting aliases (*name) of aliases")]
-    return YamlDocument(path, lines, root, data, builder.todos, builder.unreadable), builder.problems
+    return YamlDocument(path, text, root, data, builder.todos, builder.unreadable), builder.problems.problems()
 
 
 class _TooManyValues(Exception):
@@ -197,7 +277,7 @@ class _Builder:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.problems: list[Problem] = []
+        self.problems = ProblemList()
         self.todos: list[tuple[Loc, yaml.ScalarNode]] = []
         self.unreadable: set[int] = set()
         self.building: set[int] = set()
@@ -211,10 +291,13 @@ class _Builder:
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, loc)
         if id(node) in self.building:  # an alias inside its own anchor: `&a [*a]`
-            line, column = position(node)
-            self.problems.append(Problem(self.path, line, column, "an alias refers to the value that contains it",
-                                         "write the value out instead of using an anchor"))
+            self.report("alias loop", node, "an alias refers to the value that contains it",
+                        "write the value out instead of using an anchor")
             return None
+        if node.tag != _PLAIN_COLLECTION_TAG[type(node)]:
+            # Built as plain data all the same, so what is inside is still checked.
+            self.report("tag", node, f"cannot read this value: the tag {_short_tag(node.tag)} is not supported",
+                        "remove the tag: grill reads plain YAML lists and mappings")
         self.building.add(id(node))
         try:
             if isinstance(node, yaml.MappingNode):
@@ -224,11 +307,11 @@ class _Builder:
             self.building.discard(id(node))
 
     def scalar(self, node: yaml.ScalarNode, loc: Loc) -> Any:
-        if node.tag == _STR_TAG:
+        if node.tag == STR_TAG:
             if TODO in node.value:
                 self.todos.append((loc, node))
             return node.value
-        tag = node.tag.replace(_CORE_TAG_PREFIX, "!!")
+        tag = _short_tag(node.tag)
         construct = _scalars.yaml_constructors.get(node.tag) if tag in _SCALAR_TAGS else None
         if construct is None:
             return self.unreadable_value(node, f"the tag {tag} is not supported" if tag not in _COLLECTION_TAGS
@@ -240,10 +323,11 @@ class _Builder:
 
     def unreadable_value(self, node: yaml.ScalarNode, reason: str) -> str:
         self.unreadable.add(id(node))
-        line, column = position(node)
-        self.problems.append(Problem(self.path, line, column, f"cannot read this value: {reason}",
-                                     "quote the value to keep it as text"))
+        self.report("tag", node, f"cannot read this value: {reason}", "quote the value to keep it as text")
         return node.value
+
+    def report(self, kind: str, node: yaml.Node, message: str, hint: str) -> None:
+        self.problems.add(kind, lambda: Problem(self.path, *position(node), message, hint))
 
     def mapping(self, node: yaml.MappingNode, loc: Loc) -> dict:
         merged: dict = {}
@@ -255,47 +339,29 @@ class _Builder:
                     if isinstance(source, yaml.MappingNode):
                         merged.update(self.value(source, loc) or {})  # None: it merges itself
                     else:
-                        line, column = position(source)
-                        self.problems.append(Problem(self.path, line, column, "'<<' can only merge mappings",
-                                                     "merge a mapping ('<<: *name'), or write the fields out"))
+                        self.report("merge", source, "'<<' can only merge mappings",
+                                    "merge a mapping ('<<: *name'), or write the fields out")
                 continue
-            if not isinstance(key_node, yaml.ScalarNode):
-                line, column = position(key_node)
-                self.problems.append(Problem(self.path, line, column, "a key must be a plain name",
-                                             "write 'name: value'"))
+            if key_node.tag not in _KEY_TAGS:  # a mapping or list used as a key, or a tagged key
+                self.report("key", key_node, "a key must be a plain name", "write 'name: value'")
                 continue
             key = key_node.value
             if key in first_seen:
-                line, column = position(key_node)
-                self.problems.append(Problem(
-                    self.path, line, column,
-                    f"duplicate key '{key}' (first at line {first_seen[key].start_mark.line + 1})",
-                    "YAML would silently keep only the last one: remove or rename one of them"))
+                earlier = first_seen[key].start_mark.line + 1
+                self.report("duplicate key", key_node, f"duplicate key '{key}' (first at line {earlier})",
+                            "YAML would silently keep only the last one: remove or rename one of them")
             first_seen[key] = key_node
             data[key] = self.value(value_node, (*loc, key))
         return {**merged, **data}
 
 
+def _short_tag(tag: str) -> str:
+    return tag.replace(_CORE_TAG_PREFIX, "!!")
+
+
 def _merge_sources(node: yaml.Node) -> list[yaml.Node]:
     """What a `<<` key merges, first wins: one mapping, or a list of them."""
     return list(node.value) if isinstance(node, yaml.SequenceNode) else [node]
-
-
-def _child(node: yaml.Node, part: str | int, merging: frozenset[int] = frozenset()) -> yaml.Node | None:
-    if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-        matches = [value for key, value in node.value if key.value == part and key.tag != _MERGE_TAG]
-        if matches:
-            return matches[-1]
-        # A key that came in through `<<` is located where it is written.
-        for key, value in node.value:
-            for source in _merge_sources(value) if key.tag == _MERGE_TAG else []:
-                found = _child(source, part, merging | {id(node)}) if id(source) not in merging else None
-                if found is not None:
-                    return found
-        return None
-    if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-        return node.value[part]
-    return None
 
 
 def _syntax_problem(path: str, lines: list[str], error: yaml.MarkedYAMLError) -> Problem:

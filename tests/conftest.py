@@ -1,5 +1,13 @@
 """Suite-wide fixtures."""
 
+import ctypes
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
 import pytest
 
 from checkers.api import close_shared_sandboxes
@@ -12,3 +20,43 @@ def stop_shared_grading_workers():
     processes only see their own."""
     yield
     close_shared_sandboxes()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
+PR_CAPBSET_DROP = 24
+
+
+@dataclass(frozen=True)
+class Unprivileged:
+    """Runs `grill ARGS` in a fresh process to which file permissions apply."""
+
+    drop: Callable[[], None] | None
+
+    def grill(self, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env={**os.environ, **env},
+                              preexec_fn=self.drop, capture_output=True, text=True, timeout=120)
+
+
+def _drop_permission_override() -> None:
+    """Before exec: take the two capabilities that let root ignore file modes out of the
+    bounding set, so the new program runs as root that a mode-000 folder stops."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+@pytest.fixture
+def unprivileged() -> Unprivileged:
+    """Tests run as root here, which reads a mode-000 folder; the child gives up that override
+    first (the interpreter lives under /root, so switching to another user is not an option).
+    Skipped, with the reason, where the override cannot be given up."""
+    if os.geteuid() != 0:
+        return Unprivileged(None)
+    probe = subprocess.run([sys.executable, "-c", "pass"], preexec_fn=_drop_permission_override, check=False)
+    if probe.returncode != 0:
+        pytest.skip("running as root without the right to drop CAP_DAC_OVERRIDE, so file modes cannot apply")
+    return Unprivileged(_drop_permission_override)

@@ -242,3 +242,38 @@ def test_lint_without_run_imports_neither_torch_nor_textual():
              "print('torch' in sys.modules, 'textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], cwd=PACKS, capture_output=True, text=True, check=True)
     assert out.stdout.splitlines()[-1] == "False False"
+
+
+@pytest.mark.parametrize("mode", [0o000, 0o311], ids=["mode 000", "mode 0311"])
+@pytest.mark.parametrize("named", [True, False], ids=["named on the command line", "in GRILL_PACKS"])
+def test_a_pack_folder_the_user_cannot_list_is_one_located_problem(tmp_path, unprivileged, mode, named):
+    """Mode 000 raised PermissionError from `is_file()`; mode 0311 let `glob()` find nothing and
+    lint said 'no problems; 0 cards loaded'."""
+    pack = tmp_path / "locked"
+    shutil.copytree(PACKS / "good", pack)
+    pack.chmod(mode)
+    done = unprivileged.grill("lint", *([str(pack)] if named else []),
+                              env={"GRILL_HOME": str(tmp_path / "home"), "GRILL_PACKS": "" if named else str(pack)})
+    assert done.returncode == 1, done.stdout
+    assert "Traceback" not in done.stderr
+    assert f"{pack}:1:1: cannot read this folder: Permission denied (hint: check its permissions" in done.stdout
+    assert done.stdout.count("cannot read this folder") == 1
+
+
+@pytest.mark.parametrize("mode", [0o000, 0o311], ids=["mode 000", "mode 0311"])
+def test_stats_with_an_unreadable_pack_says_so_in_one_line(tmp_path, unprivileged, mode):
+    pack = tmp_path / "locked"
+    shutil.copytree(PACKS / "good", pack)
+    pack.chmod(mode)
+    done = unprivileged.grill("stats", env={"GRILL_HOME": str(tmp_path / "home"), "GRILL_PACKS": str(pack)})
+    assert done.returncode == 0
+    assert done.stderr == "grill stats: note: 1 problem in the packs; `grill lint` lists them\n"
+
+
+def test_a_path_inside_a_folder_the_user_cannot_enter_is_a_usage_error(tmp_path, unprivileged):
+    locked = tmp_path / "locked"
+    shutil.copytree(PACKS / "good", locked / "good")
+    locked.chmod(0o000)
+    done = unprivileged.grill("lint", str(locked / "good"), env={"GRILL_HOME": str(tmp_path / "home")})
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"grill lint: {locked / 'good'}: cannot be reached (Permission denied)\n"

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from app.commands.notes import report_pack_problems, report_unreadable
 from app.paths import pack_search_path
 from app.progress.clock import utc_now
 from app.progress.history import History, HistoryError
@@ -21,12 +22,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         with History.open() as history:
             if args.format == "json":
-                text = json.dumps(export_document(history, now=utc_now()), indent=1, ensure_ascii=False) + "\n"
+                text = json.dumps(export_document(history, now=utc_now()), indent=1, ensure_ascii=False,
+                                  allow_nan=False) + "\n"
             else:
-                text = markdown_report(compute_stats(history, load_library(pack_search_path()).cards))
+                library = load_library(pack_search_path())
+                text = markdown_report(compute_stats(history, library.cards))
+                report_pack_problems("export", library)
     except HistoryError as error:
         print(f"grill export: {error}", file=sys.stderr)
         return 1
+    report_unreadable("export", history)
     if not args.output:
         sys.stdout.write(text)
         return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from app.commands.notes import report_unreadable
 from app.progress.history import History, HistoryError
 from app.progress.transfer import ExportFileError, import_file
 
@@ -17,5 +18,6 @@ def run(args: argparse.Namespace) -> int:
     except (HistoryError, ExportFileError) as error:
         print(f"grill import: {error}", file=sys.stderr)
         return 1
+    report_unreadable("import", history)
     print(f"Imported {result.added} new attempts from {args.file} ({result.already_present} were already here).")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -53,15 +54,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _usage_error(path: Path) -> str:
-    if not path.exists():
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
         return "no such file or folder"
-    if not path.is_file() and not path.is_dir():
+    except OSError as error:
+        return f"cannot be reached ({error.strerror})"
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         return "not a plain file or folder (a pipe, socket or device)"
-    if path.is_file() and path.suffix != CARD_SUFFIX:
+    if stat.S_ISREG(mode) and path.suffix != CARD_SUFFIX:
         return f"not a card file (cards end in {CARD_SUFFIX})"
-    if path.is_dir():
-        missing_manifests: list[Problem] = []  # a folder of cards without pack.yaml is a lint problem, not misuse
-        if not pack_folders(path, missing_manifests) and not missing_manifests:
+    if stat.S_ISDIR(mode):
+        found: list[Problem] = []  # a folder of cards without pack.yaml, or one that cannot be read, is a lint problem
+        if not pack_folders(path, found) and not found:
             return "no pack here (no pack.yaml in it or in its sub-folders)"
     return ""
 

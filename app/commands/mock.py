@@ -18,6 +18,7 @@ EXIT_USAGE, EXIT_HISTORY = 2, 1
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.commands.notes import report_pack_problems
     from app.progress.history import History, HistoryError
 
     try:
@@ -25,9 +26,7 @@ def run(args: argparse.Namespace) -> int:
     except (MockSetupError, HistoryError) as error:
         print(f"grill mock: {error}", file=sys.stderr)
         return EXIT_USAGE if isinstance(error, MockSetupError) else EXIT_HISTORY
-    if library.problems:
-        print(f"grill mock: note: {count(len(library.problems), 'problem')} in the packs; "
-              "`grill lint` lists them", file=sys.stderr)
+    report_pack_problems("mock", library)
     if len(session.cards) < args.questions:
         print(f"grill mock: note: only {count(len(session.cards), 'card')} fit; asked for {args.questions}",
               file=sys.stderr)

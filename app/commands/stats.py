@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from app.commands.notes import report_pack_problems, report_unreadable
 from app.paths import pack_search_path
 from app.progress.history import History, HistoryError
 from app.progress.report import markdown_report
@@ -16,9 +17,12 @@ from questions.loader import load_library
 def run(args: argparse.Namespace) -> int:
     try:
         with History.open() as history:
-            stats = compute_stats(history, load_library(pack_search_path()).cards)
+            library = load_library(pack_search_path())
+            stats = compute_stats(history, library.cards)
     except HistoryError as error:
         print(f"grill stats: {error}", file=sys.stderr)
         return 1
-    print(json.dumps(stats.to_dict(), indent=2) if args.json else markdown_report(stats))
+    report_pack_problems("stats", library)
+    report_unreadable("stats", history)
+    print(json.dumps(stats.to_dict(), indent=2, allow_nan=False) if args.json else markdown_report(stats))
     return 0

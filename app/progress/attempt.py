@@ -7,19 +7,26 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Literal
 
+from checkers.verdict import Pattern, VerdictKind
 from questions.model import Level
 
 Rating = Literal["again", "hard", "good", "easy"]
 RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
 Mode = Literal["practice", "mock"]
 
+MAX_PHASE_SECONDS = 365 * 24 * 3600
+"""The longest phase an attempt can hold: beyond any real one (the app left open for a year),
+and small enough that sums and means over any history stay finite."""
+MAX_GROWTH_BYTES_PER_STEP = 1e15
+"""A petabyte per step: more than any machine holds, so a larger growth is not a measurement."""
+
 
 @dataclass(frozen=True)
 class CodeResult:
     """The evidence of a graded code task, kept with the attempt."""
 
-    verdict: str
-    pattern: str | None
+    verdict: VerdictKind
+    pattern: Pattern | None
     growth_bytes_per_step: float
     retained_paths: tuple[str, ...]
     code: str

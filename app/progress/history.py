@@ -2,14 +2,18 @@
 
 Each write is one transaction holding both the attempt and the card's new schedule, in WAL
 mode with full sync, so a crash or `kill -9` loses at most the answer not yet recorded. A
-file grill cannot read (damaged, someone else's, or from a newer grill) raises HistoryError
-before anything is written to it: grill never repairs, overwrites or deletes it on its own.
+file grill cannot use (damaged, someone else's, or from a newer grill) raises HistoryError
+before anything is written to it (see `file_check`): grill never repairs, overwrites or
+deletes it on its own. A single row grill cannot read (edited by another program, or with
+damaged bytes) is left out and named in `History.unreadable`, for the command to report.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,10 +27,12 @@ import fsrs
 from app import paths
 from app.progress.attempt import RATINGS, Attempt, Mode, Rating
 from app.progress.clock import day_start, end_of_local_day, local_day, parse_stamp, stamp, to_utc, utc_now
+from app.progress.errors import HistoryError, error_for
+from app.progress.file_check import check_before_writing, check_usable
 from app.progress.rating import cap_for_verdict
 from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.scheduler import CardSchedule, StateName, replay, review
-from app.progress.schema import APPLICATION_ID, SCHEMA_VERSION, migrate, schema_version
+from app.progress.schema import SCHEMA_VERSION, migrate, schema_version
 
 BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write transaction before saying the file is locked."""
@@ -40,62 +46,6 @@ _ATTEMPT_COLUMNS = ("id", "card_id", "mode", "rating", "tier", "started_at", *_J
 _SELECT_ATTEMPTS = f"SELECT {', '.join(_ATTEMPT_COLUMNS[:-2])} FROM attempts"
 _INSERT_ATTEMPT = (f"INSERT OR IGNORE INTO attempts ({', '.join(_ATTEMPT_COLUMNS)}) "
                    f"VALUES ({', '.join('?' * len(_ATTEMPT_COLUMNS))})")
-
-
-class HistoryError(Exception):
-    """The history file cannot be used; says which file, what is wrong and what to do."""
-
-    def __init__(self, path: Path, message: str, what_to_do: str):
-        self.path, self.message, self.what_to_do = Path(path), message, what_to_do
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        return f"Cannot use the history file {self.path}: {self.message}; {self.what_to_do}."
-
-
-def _corrupt(path: Path) -> HistoryError:
-    return HistoryError(path, "it is not a readable grill history (damaged, or not a database)",
-                        "grill left it untouched: move it aside to start a fresh history, "
-                        "or restore it from a backup")
-
-
-def _error_for(path: Path, error: sqlite3.Error) -> HistoryError:
-    """Translate SQLite's failure into what the user can do about it."""
-    name = getattr(error, "sqlite_errorname", "")
-    if name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or "not a database" in str(error) or "malformed" in str(error):
-        return _corrupt(path)
-    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")) or "unable to open" in str(error):
-        return HistoryError(path, f"it cannot be written ({error})",
-                            "check the folder's permissions, or set GRILL_HOME to a writable folder")
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
-        return HistoryError(path, f"another program (another grill?) has held it locked for over {BUSY_TIMEOUT_S:g} s",
-                            "close that program and try again; nothing was written")
-    if name.startswith("SQLITE_FULL"):
-        return HistoryError(path, "the disk is full", "free some space and try again")
-    return HistoryError(path, f"SQLite failed ({error})", "try again; if it persists, move the file aside")
-
-
-def _check_readable(path: Path) -> None:
-    """Look at an existing file read-only, so a bad one is refused before any write touches it."""
-    try:
-        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as error:
-        raise _error_for(path, error) from error
-    try:
-        application_id = probe.execute("PRAGMA application_id").fetchone()[0]
-        version = schema_version(probe)
-        has_tables = probe.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
-    except sqlite3.Error as error:
-        raise _error_for(path, error) from error
-    finally:
-        probe.close()
-    if application_id != APPLICATION_ID and (version or has_tables):
-        raise HistoryError(path, "it is an SQLite database, but not one grill wrote",
-                           "grill left it untouched: point GRILL_HOME at another folder, or move the file aside")
-    if version > SCHEMA_VERSION:
-        raise HistoryError(path, f"it was written by a newer grill (schema version {version}; "
-                                 f"this grill reads up to {SCHEMA_VERSION})",
-                           "upgrade grill to use it; grill left the file untouched")
 
 
 @dataclass(frozen=True)
@@ -133,21 +83,78 @@ def _attempt_row(attempt: Attempt, rating: Rating, is_review: bool) -> tuple:
     return tuple(data[column] for column in _ATTEMPT_COLUMNS)
 
 
+class DamagedText(str):
+    """Text whose stored bytes are not UTF-8 (damage, or another program): figures show it with
+    U+FFFD for the bad bytes; it is never taken as an attempt's own words."""
+
+
+def _decode_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return DamagedText(data.decode("utf-8", "replace"))
+
+
+class _UnreadableRow(Exception):
+    """Says what is wrong with a row, in words naming the column."""
+
+
 def _attempt_from_row(row: Sequence) -> Attempt:
     data = dict(zip(_ATTEMPT_COLUMNS, row))
+    damaged = [column for column, value in data.items() if isinstance(value, DamagedText)]
+    if damaged:
+        raise _UnreadableRow(f"{damaged[0]} holds bytes that are not UTF-8 text")
     for column in _JSON_COLUMNS:
-        data[column] = None if data[column] is None else json.loads(data[column])
-    return attempt_from_dict(data)
+        if data[column] is not None:
+            try:
+                data[column] = json.loads(data[column], parse_float=_finite_float, parse_constant=_not_a_number)
+            except (TypeError, ValueError, RecursionError) as error:
+                raise _UnreadableRow(f"{column} is not JSON grill can read ({_shown(data[column])})") from error
+    _parsed_stamp(data["started_at"])
+    try:
+        return attempt_from_dict(data)
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise _UnreadableRow(f"its values do not make an attempt ({error})") from error
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large a number")
+    return value
+
+
+def _not_a_number(text: str) -> float:
+    raise ValueError(f"{text} is not a number JSON allows")
+
+
+def _parsed_stamp(value: object) -> datetime:
+    """A started_at as grill writes it: an ISO time with its zone (scheduling needs UTC)."""
+    try:
+        moment = parse_stamp(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as error:
+        raise _UnreadableRow(f"started_at {_shown(value)} is not a time") from error
+    if moment.tzinfo is None:
+        raise _UnreadableRow(f"started_at {_shown(value)} has no time zone")
+    return moment
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 class History:
     """One open history file. Safe to share between the UI thread and its workers."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path):
+    def __init__(self, connection: sqlite3.Connection, path: Path, *, checked_for_writing: bool = False):
         self.connection = connection
         """Prefer `reading()`, which also holds the lock; writes go through the methods."""
         self.path = path
+        self.unreadable: dict[str, str] = {}
+        """Rows left out so far because grill cannot read them: attempt id -> what is wrong."""
         self._lock = threading.RLock()
+        self._checked_for_writing = checked_for_writing
 
     @classmethod
     def open(cls, path: Path | None = None) -> History:
@@ -158,23 +165,38 @@ class History:
         except OSError as error:
             raise HistoryError(path, f"its folder cannot be created ({error.strerror})",
                                "check the permissions, or set GRILL_HOME to a writable folder") from error
-        if path.exists() and not path.is_file():
+        try:
+            status = path.stat()
+        except FileNotFoundError:
+            status = None
+        except OSError as error:
+            raise HistoryError(path, f"its folder cannot be read ({error.strerror})",
+                               "check the folder's permissions, or set GRILL_HOME to a folder you can use") from error
+        if status is not None and not stat.S_ISREG(status.st_mode):
             raise HistoryError(path, "it is a folder or a special file, not a history file",
                                "grill left it untouched: move it aside, or set GRILL_HOME to another folder")
-        if path.exists() and path.stat().st_size > 0:
-            _check_readable(path)
+        existing = status is not None and status.st_size > 0
+        if existing:
+            check_usable(path, BUSY_TIMEOUT_S)
         connection = None
         try:
             connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+            connection.text_factory = _decode_text
+            upgrading = existing and (connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
+                                      or schema_version(connection) < SCHEMA_VERSION)
+            if upgrading:  # switching to WAL and migrating both write
+                check_before_writing(connection, path)
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
             migrate(connection)
-        except sqlite3.Error as error:
+        except (sqlite3.Error, HistoryError) as error:
             if connection is not None:
                 connection.close()
-            raise _error_for(path, error) from error
-        return cls(connection, path)
+            if isinstance(error, HistoryError):
+                raise
+            raise error_for(path, error, BUSY_TIMEOUT_S) from error
+        return cls(connection, path, checked_for_writing=not existing or upgrading)
 
     def close(self) -> None:
         with self._lock:
@@ -194,11 +216,14 @@ class History:
             try:
                 yield self.connection
             except sqlite3.Error as error:
-                raise _error_for(self.path, error) from error
+                raise error_for(self.path, error, BUSY_TIMEOUT_S) from error
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self.reading() as connection:
+            if not self._checked_for_writing:
+                check_before_writing(connection, self.path)
+                self._checked_for_writing = True
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
@@ -250,12 +275,16 @@ class History:
         return True
 
     def _replay_card(self, connection: sqlite3.Connection, card_id: str) -> None:
-        rows = connection.execute(
-            "SELECT id, rating, started_at FROM attempts WHERE card_id = ? ORDER BY started_at, id", (card_id,)
-        ).fetchall()
-        connection.execute("UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (rows[0][0], card_id))
-        schedule = replay([(rating, parse_stamp(started_at)) for _, rating, started_at in rows])
-        self._save_schedule(connection, card_id, schedule)
+        ratings = []
+        for attempt_id, rating, started_at in connection.execute(
+                "SELECT id, rating, started_at FROM attempts WHERE card_id = ? ORDER BY started_at, id", (card_id,)):
+            try:
+                ratings.append((attempt_id, rating, _parsed_stamp(started_at)))
+            except _UnreadableRow as unreadable:
+                self.unreadable[attempt_id] = str(unreadable)
+        # The caller has just stored one readable attempt of this card, so `ratings` is never empty.
+        connection.execute("UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id))
+        self._save_schedule(connection, card_id, replay([(rating, at) for _, rating, at in ratings]))
 
     @staticmethod
     def _save_schedule(connection: sqlite3.Connection, card_id: str, schedule: CardSchedule) -> None:
@@ -281,13 +310,19 @@ class History:
     # -- reading -------------------------------------------------------------------------
 
     def attempts(self, card_id: str | None = None) -> list[Attempt]:
-        """Attempts oldest first, for one card or all."""
+        """Attempts oldest first, for one card or all; rows grill cannot read go to `unreadable`."""
         with self.reading() as connection:
             if card_id is None:
                 rows = connection.execute(f"{_SELECT_ATTEMPTS} ORDER BY started_at, id")
             else:
                 rows = connection.execute(f"{_SELECT_ATTEMPTS} WHERE card_id = ? ORDER BY started_at, id", (card_id,))
-            return [_attempt_from_row(row) for row in rows]
+            found = []
+            for row in rows:
+                try:
+                    found.append(_attempt_from_row(row))
+                except _UnreadableRow as unreadable:
+                    self.unreadable[row[0]] = str(unreadable)
+            return found
 
     def progress(self, card_id: str) -> CardProgress | None:
         with self.reading() as connection:

@@ -3,7 +3,9 @@
 Everything that grows with the number of attempts is an SQL aggregate; Python only touches
 per-card or per-day rows, so 100,000 attempts still compute in well under half a second.
 Cards are grouped into packs through a temporary table of the loaded cards and their time
-budgets, joined in SQL.
+budgets, joined in SQL. The figures read attempts through temporary views that leave out rows
+whose time grill cannot read (another program edited them), named in `history.unreadable` for
+the command to report; an answer time no attempt can have is left out of the averages.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 
+from app.progress.attempt import MAX_PHASE_SECONDS
 from app.progress.clock import day_start, end_of_local_day, local_day, stamp, to_utc, utc_now
 from app.progress.history import History
 from questions.model import LEVELS, LoadedCard
@@ -23,6 +26,13 @@ ALL_PACKS = "all"
 """The single group when no cards are given, so packs are unknown."""
 OTHER_PACK = "other"
 """Cards in the history that no loaded pack has any more; they are never due."""
+
+_READABLE_TIME = "(length(started_at) = 32 AND date(started_at, 'localtime') IS NOT NULL)"
+"""A started_at the figures can place on a day: grill's fixed-width stamp
+('2026-03-02T09:00:00.000000+00:00'); SQLite's date() alone also takes 'now' and numbers."""
+_COUNTED_ANSWER = f"a.answer_seconds BETWEEN 0 AND {MAX_PHASE_SECONDS}"
+"""An answer time the figures count: a number of seconds grill could have recorded (text,
+negative or overflowing values written by another program are not averaged)."""
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -129,27 +139,30 @@ def compute_stats(history: History, cards: Sequence[LoadedCard] | None = None, *
     now = to_utc(now) if now is not None else utc_now()
     today = local_day(now)
     with history.reading() as db:
+        _leave_out_unreadable(db, history)
         db.execute("CREATE TEMP TABLE IF NOT EXISTS stats_cards "
                    "(card_id TEXT PRIMARY KEY, pack TEXT NOT NULL, basic REAL, solid REAL)")
         db.execute("DELETE FROM temp.stats_cards")
         db.executemany("INSERT OR IGNORE INTO temp.stats_cards VALUES (?, ?, ?, ?)",
                        [(c.card.id, c.pack, c.card.basic.seconds, c.card.solid.seconds) for c in cards or ()])
         unknown = ALL_PACKS if cards is None else OTHER_PACK
-        attempts = db.execute("SELECT count(*) FROM attempts").fetchone()[0]
+        attempts = db.execute("SELECT count(*) FROM temp.stats_attempts").fetchone()[0]
         packs = _pack_figures(db, cards, unknown, cutoff=stamp(end_of_local_day(now)))
         tiers = _tier_figures(db)
         answer_time = AnswerTime(*db.execute(
             "SELECT count(a.answer_seconds), avg(a.answer_seconds), count(c.basic), "
             "coalesce(sum(a.answer_seconds <= c.basic), 0), coalesce(sum(a.answer_seconds <= c.solid), 0), "
             "avg(c.basic), avg(c.solid) "
-            "FROM attempts AS a LEFT JOIN temp.stats_cards AS c "
-            "ON c.card_id = a.card_id AND a.answer_seconds IS NOT NULL").fetchone())
+            "FROM temp.stats_attempts AS a LEFT JOIN temp.stats_cards AS c ON c.card_id = a.card_id "
+            f"WHERE {_COUNTED_ANSWER}").fetchone())
         missed = [_top_misses(db, kind) for kind in ("key_point", "red_flag")]
         days = [date.fromisoformat(d) for (d,) in db.execute(
-            "SELECT DISTINCT date(started_at, 'localtime') AS d FROM attempts ORDER BY d DESC")]
+            "SELECT DISTINCT date(started_at, 'localtime') AS d FROM temp.stats_attempts "
+            "WHERE d IS NOT NULL ORDER BY d DESC")]  # NULL: an index's copy of the time is damaged
         since = stamp(day_start(today - timedelta(days=ACTIVITY_DAYS - 1)))
         recent = dict(db.execute(
-            "SELECT date(started_at, 'localtime') AS d, count(*) FROM attempts WHERE started_at >= ? GROUP BY d",
+            "SELECT date(started_at, 'localtime') AS d, count(*) FROM temp.stats_attempts "
+            "WHERE started_at >= ? GROUP BY d",
             (since,)))
     return Stats(
         generated_at=now,
@@ -167,6 +180,22 @@ def compute_stats(history: History, cards: Sequence[LoadedCard] | None = None, *
     )
 
 
+def _leave_out_unreadable(db, history: History) -> None:
+    """Point the figures at the rows whose time they can read, and name the others in
+    `history.unreadable`. The views filter only when there is something to leave out, so a
+    history without such rows pays for one scan of the start times alone."""
+    unreadable = db.execute(f"SELECT id, started_at FROM main.attempts WHERE NOT {_READABLE_TIME}").fetchall()
+    for attempt_id, started_at in unreadable:
+        history.unreadable[attempt_id] = f"started_at {started_at!r} is not a time"
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS stats_unreadable (id TEXT PRIMARY KEY)")
+    db.execute("DELETE FROM temp.stats_unreadable")
+    db.executemany("INSERT OR IGNORE INTO temp.stats_unreadable VALUES (?)", [(row[0],) for row in unreadable])
+    for view, table, key in (("stats_attempts", "attempts", "id"), ("stats_misses", "misses", "attempt_id")):
+        db.execute(f"DROP VIEW IF EXISTS temp.{view}")
+        keep = f" WHERE {key} NOT IN temp.stats_unreadable" if unreadable else ""
+        db.execute(f"CREATE TEMP VIEW {view} AS SELECT * FROM main.{table}{keep}")
+
+
 def _pack_figures(db, cards: Sequence[LoadedCard] | None, unknown: str, cutoff: str) -> tuple[PackFigures, ...]:
     size = Counter(c.pack for c in cards or ())
     seen, due = Counter(), Counter()
@@ -178,7 +207,7 @@ def _pack_figures(db, cards: Sequence[LoadedCard] | None, unknown: str, cutoff: 
             due[pack] += 1
     reviewed = {pack: (reviews, recalled) for pack, reviews, recalled in db.execute(
         "SELECT coalesce(c.pack, ?) AS pack, sum(a.is_review), sum(a.is_review AND a.rating != 'again') "
-        "FROM attempts AS a LEFT JOIN temp.stats_cards AS c USING (card_id) GROUP BY pack", (unknown,))}
+        "FROM temp.stats_attempts AS a LEFT JOIN temp.stats_cards AS c USING (card_id) GROUP BY pack", (unknown,))}
     names = list(size) + sorted(set(seen) - set(size))
     return tuple(PackFigures(pack, size[pack] or seen[pack], seen[pack], due[pack], *reviewed.get(pack, (0, 0)))
                  for pack in names)
@@ -186,13 +215,13 @@ def _pack_figures(db, cards: Sequence[LoadedCard] | None, unknown: str, cutoff: 
 
 def _tier_figures(db) -> tuple[TierFigures, ...]:
     rows = {tier: (reviews, recalled) for tier, reviews, recalled in db.execute(
-        "SELECT tier, sum(is_review), sum(is_review AND rating != 'again') FROM attempts GROUP BY tier")}
+        "SELECT tier, sum(is_review), sum(is_review AND rating != 'again') FROM temp.stats_attempts GROUP BY tier")}
     return tuple(TierFigures(tier, *rows[tier]) for tier in LEVELS if tier in rows)
 
 
 def _top_misses(db, kind: str) -> tuple[Missed, ...]:
     return tuple(Missed(*row) for row in db.execute(
-        "SELECT card_id, text, count(*) AS times FROM misses WHERE kind = ? "
+        "SELECT card_id, text, count(*) AS times FROM temp.stats_misses WHERE kind = ? "
         "GROUP BY card_id, text ORDER BY times DESC, card_id, text LIMIT ?", (kind, TOP_MISSES)))
 
 

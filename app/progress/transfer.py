@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import cache
 from pathlib import Path
 
-from app.progress.attempt import Attempt
+from app.progress.attempt import MAX_GROWTH_BYTES_PER_STEP, MAX_PHASE_SECONDS, Attempt
 from app.progress.clock import stamp, to_utc, utc_now
 from app.progress.history import History
 from app.progress.records import attempt_to_dict
@@ -25,6 +27,10 @@ MAX_PROBLEMS_SHOWN = 10
 EARLIEST_ATTEMPT = datetime(1970, 1, 1, tzinfo=timezone.utc)
 CLOCK_SKEW = timedelta(days=1)
 """How far ahead of this machine's clock an imported attempt may be (another machine's clock, zones)."""
+MAX_DIGITS = 20
+"""More digits than any whole number in an export has; Python refuses to parse past 4,300."""
+MAX_NESTING = 8
+"""Levels below an attempt: its deepest value (a path in code.retained_paths) is three down."""
 
 
 class ExportFileError(Exception):
@@ -58,26 +64,44 @@ def export_document(history: History, *, now: datetime) -> dict:
 
 def read_export(path: Path) -> list[Attempt]:
     """Every attempt in an export file, or ExportFileError listing what is wrong and where."""
-    if Path(path).exists() and not Path(path).is_file():  # reading a pipe would wait forever
-        raise ExportFileError(path, ["cannot be read (it is not a plain file)"])
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ExportFileError(path, [f"cannot be read ({error})"]) from error
+        if not stat.S_ISREG(os.stat(path).st_mode):  # reading a pipe would wait forever
+            raise ExportFileError(path, ["cannot be read (it is not a plain file)"])
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise ExportFileError(path, [f"cannot be read ({error.strerror or error})"]) from error
     try:
-        document = json.loads(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = raw[:error.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1  # characters, as editors count
+        raise ExportFileError(path, [f"line {line} column {column}: not UTF-8 text (byte "
+                                     f"0x{raw[error.start]:02x} cannot be decoded)"]) from error
+    try:
+        document = json.loads(text, parse_int=_whole_number)
     except json.JSONDecodeError as error:
         raise ExportFileError(path, [f"line {error.lineno} column {error.colno}: not valid JSON ({error.msg})"]) from error
     except RecursionError as error:
         raise ExportFileError(path, ["nested too deeply to be a grill export"]) from error
     _check_envelope(path, document)
     attempts, problems = [], []
+    first_with_id: dict[str, int] = {}
     for index, item in enumerate(document["attempts"]):
-        unstorable = _unstorable(item, f"attempts[{index}]")
+        where = f"attempts[{index}]"
+        unstorable = _unstorable(item, where)
         if unstorable:
             problems += unstorable
             continue
-        attempt, found = _validated(item, f"attempts[{index}]")
+        attempt_id = item.get("id") if isinstance(item, dict) else None
+        if isinstance(attempt_id, str) and attempt_id in first_with_id:
+            # Importing would keep the first and skip this one as "already here".
+            problems.append(f"{where}.id: {attempt_id!r} is also the id of attempts[{first_with_id[attempt_id]}]; "
+                            f"each attempt has its own id")
+            continue
+        if isinstance(attempt_id, str):
+            first_with_id[attempt_id] = index
+        attempt, found = _validated(item, where)
         problems += found
         if attempt is not None:
             attempts.append(attempt)
@@ -100,6 +124,8 @@ def _check_envelope(path: Path, document: object) -> None:
     version = document.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise ExportFileError(path, ["version: expected a whole number"])
+    if version < 1:
+        raise ExportFileError(path, [f"version: {version} is not a version grill writes (exports start at 1)"])
     if version > EXPORT_VERSION:
         raise ExportFileError(path, [f"version: {version} was written by a newer grill (this one reads up to "
                                      f"{EXPORT_VERSION}); upgrade grill to import it"])
@@ -121,9 +147,12 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
     if isinstance(item, dict) and not (isinstance(item.get("id"), str) and item["id"]):
         return None, [f"{where}.id: required, a non-empty string (it is what makes importing twice harmless)"]
     try:
-        attempt = _attempt_adapter().validate_python(item)
+        # Strict, as JSON reads: `true` is not a number of seconds, nor 1700000000 a time.
+        attempt = _attempt_adapter().validate_json(json.dumps(item), strict=True)
     except ValidationError as error:
         return None, [f"{where}{_location(e['loc'])}: {e['msg']}" for e in error.errors()]
+    if not attempt.card_id.strip():
+        return None, [f"{where}.card_id: empty; an attempt is always on a card"]
     if attempt.started_at.tzinfo is None:
         return None, [f"{where}.started_at: needs a time zone (grill writes UTC, ending in +00:00)"]
     if not _plausible(attempt.started_at):
@@ -131,9 +160,14 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
         # attempt in the card's schedule.
         return None, [f"{where}.started_at: {attempt.started_at.isoformat()} is not a time an attempt can have "
                       f"been made (from 1970 to today)"]
-    negative = [f"{where}.phase_seconds.{phase}: {seconds} is negative" for phase, seconds in attempt.phase_seconds.items()
-                if seconds < 0]
-    return (None, negative) if negative else (attempt, [])
+    out_of_range = [f"{_member(f'{where}.phase_seconds', phase)}: " + (
+                        f"{seconds} is negative" if seconds < 0 else
+                        f"{seconds:g} s is longer than any phase grill records (at most {MAX_PHASE_SECONDS:,} s, a year)")
+                    for phase, seconds in attempt.phase_seconds.items() if not 0 <= seconds <= MAX_PHASE_SECONDS]
+    if attempt.code is not None and abs(attempt.code.growth_bytes_per_step) > MAX_GROWTH_BYTES_PER_STEP:
+        out_of_range.append(f"{where}.code.growth_bytes_per_step: {attempt.code.growth_bytes_per_step:g} bytes "
+                            f"is more than any machine holds (at most {MAX_GROWTH_BYTES_PER_STEP:g} a step)")
+    return (None, out_of_range) if out_of_range else (attempt, [])
 
 
 def _plausible(moment: datetime) -> bool:
@@ -144,23 +178,52 @@ def _plausible(moment: datetime) -> bool:
     return EARLIEST_ATTEMPT <= utc <= utc_now() + CLOCK_SKEW
 
 
+class _HugeNumber:
+    """A whole number too long to be one an attempt holds, kept so its place can be reported."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+def _whole_number(text: str) -> int | _HugeNumber:
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= MAX_DIGITS else _HugeNumber(digits)
+
+
 def _unstorable(value: object, where: str) -> list[str]:
     """What JSON allows but a history cannot hold: text with an unpaired surrogate (`\\ud800`),
-    which SQLite refuses mid-import, and NaN or infinite numbers, which no statistic survives."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return [f"{where}: text with an unpaired surrogate escape, which is not valid Unicode"]
-    elif isinstance(value, float) and not math.isfinite(value):
-        return [f"{where}: {value} is not a finite number"]
-    elif isinstance(value, dict):
-        return [problem for key, item in value.items()
-                for problem in _unstorable(key, where) + _unstorable(item, f"{where}.{key}")]
-    elif isinstance(value, list):
-        return [problem for index, item in enumerate(value) for problem in _unstorable(item, f"{where}[{index}]")]
-    return []
+    which SQLite refuses mid-import, NaN, infinite or endless numbers, which no statistic
+    survives, and nesting deeper than an attempt has. Walked with a list, not recursion, so
+    a value nested thousands deep is a problem in the file, not a RecursionError."""
+    problems: list[str] = []
+    pending: list[tuple[object, str, int]] = [(value, where, 0)]
+    while pending:
+        item, place, depth = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                problems.append(f"{place}: text with an unpaired surrogate escape, which is not valid Unicode")
+        elif isinstance(item, _HugeNumber):
+            problems.append(f"{place}: a number with {item.digits:,} digits, far more than any attempt holds")
+        elif isinstance(item, float) and not math.isfinite(item):
+            problems.append(f"{place}: {item} is not a finite number")
+        elif isinstance(item, (dict, list)) and depth >= MAX_NESTING:
+            problems.append(f"{place}: nested deeper than any attempt ({MAX_NESTING} levels)")
+        elif isinstance(item, dict):
+            children = [(key, _member(place, key)) for key in item] + [(child, _member(place, key))
+                                                                       for key, child in item.items()]
+            pending += [(child, child_place, depth + 1) for child, child_place in reversed(children)]
+        elif isinstance(item, list):
+            pending += [(child, f"{place}[{index}]", depth + 1) for index, child in reversed(list(enumerate(item)))]
+    return problems
 
 
 def _location(loc: tuple) -> str:
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+    return "".join(f"[{part}]" if isinstance(part, int) else _member("", part) for part in loc)
+
+
+def _member(place: str, key: str) -> str:
+    """`place.key`, or `place["odd key"]` escaped when the key is not a plain name (a newline in
+    a key must not break the one-problem-per-line output)."""
+    return f"{place}.{key}" if key.isidentifier() else f"{place}[{json.dumps(key)}]"

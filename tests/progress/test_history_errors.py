@@ -28,11 +28,17 @@ BAD_FILES = {
     "not a database": lambda path: path.write_bytes(b"these are my interview notes, not SQLite\n" * 200),
     "from a newer grill": lambda path: sqlite_file(
         path, "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id); PRAGMA user_version = 99;"),
+    "a negative version": lambda path: sqlite_file(
+        path, "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id); PRAGMA user_version = -1;"),
+    "version 0 with tables": lambda path: sqlite_file(
+        path, "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id);"),
     "another program's database": lambda path: sqlite_file(path, "CREATE TABLE songs (title TEXT);"),
 }
 EXPECTED = {
     "not a database": "not a readable grill history",
     "from a newer grill": "written by a newer grill (schema version 99",
+    "a negative version": "its schema version -1 is not one grill ever wrote",
+    "version 0 with tables": "its schema version 0 is not one grill ever wrote",
     "another program's database": "not one grill wrote",
 }
 
@@ -119,3 +125,26 @@ def test_a_history_another_process_keeps_locked_is_waited_for_then_refused(home,
     assert "nothing was written" in raised.value.what_to_do
     with History.open() as history:
         assert [a.card_id for a in history.attempts()] == ["a1"]
+
+
+@pytest.mark.parametrize("command", [["stats"], ["stats", "--json"], ["export"], ["import", "elsewhere.json"]])
+def test_a_grill_home_the_user_cannot_enter_is_one_line_naming_it(tmp_path, unprivileged, command):
+    """`path.exists()` raises PermissionError inside a mode-000 folder; the user gets one located line."""
+    home = tmp_path / "home"
+    home.mkdir()
+    home.chmod(0o000)
+    done = unprivileged.grill(*command, env={"GRILL_HOME": str(home), "GRILL_PACKS": ""})
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"grill {command[0]}: Cannot use the history file {home / 'history.db'}: its folder cannot be read "
+        f"(Permission denied); check the folder's permissions, or set GRILL_HOME to a folder you can use."]
+
+
+def test_an_export_file_inside_a_folder_the_user_cannot_enter_is_one_line(tmp_path, unprivileged):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "export.json").write_text("{}")
+    locked.chmod(0o000)
+    done = unprivileged.grill("import", str(locked / "export.json"), env={"GRILL_HOME": str(tmp_path / "home")})
+    assert done.returncode == 1
+    assert done.stderr == f"grill import: {locked / 'export.json'}: cannot be read (Permission denied)\n"

@@ -86,6 +86,17 @@ def valid_document() -> dict:
                           "phase_seconds": {"answer": 20}, "started_at": "2026-01-01T10:00:00+00:00"}]}
 
 
+CODE = {"verdict": "leak", "pattern": "monotonic", "growth_bytes_per_step": 512.0, "retained_paths": ["total"],
+        "code": "total += loss"}
+
+
+def nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 def broken(change) -> str:
     document = valid_document()
     change(document)
@@ -116,6 +127,27 @@ MALFORMED = {
                    "attempts[0].started_at: 2999-01-01T00:00:00+00:00 is not a time an attempt can have been made"),
     "negative seconds": (broken(lambda d: d["attempts"][0].update(phase_seconds={"answer": -5})),
                          "attempts[0].phase_seconds.answer: -5.0 is negative"),
+    "nested 600 deep": (broken(lambda d: d["attempts"][0].update(answer_text=nested(600))),
+                        "attempts[0].answer_text[0][0][0][0][0][0][0]: nested deeper than any attempt (8 levels)"),
+    "a 5,000-digit number": (broken(lambda d: d["attempts"][0].update(phase_seconds={"answer": "HUGE"}))
+                             .replace('"HUGE"', "1" + "0" * 4999),
+                             "attempts[0].phase_seconds.answer: a number with 5,000 digits, far more than any"),
+    "1e308 seconds": (broken(lambda d: d["attempts"][0].update(phase_seconds={"answer": 1e308})),
+                      "attempts[0].phase_seconds.answer: 1e+308 s is longer than any phase grill records"),
+    "a growth no machine holds": (broken(lambda d: d["attempts"][0].update(code=dict(CODE, growth_bytes_per_step=1e300))),
+                                  "attempts[0].code.growth_bytes_per_step: 1e+300 bytes is more than any machine"),
+    "version 0": (broken(lambda d: d.update(version=0)), "version: 0 is not a version grill writes"),
+    "version -7": (broken(lambda d: d.update(version=-7)), "version: -7 is not a version grill writes"),
+    "true as seconds": (broken(lambda d: d["attempts"][0].update(phase_seconds={"answer": True})),
+                        "attempts[0].phase_seconds.answer: Input should be a valid number"),
+    "a bogus verdict": (broken(lambda d: d["attempts"][0].update(code=dict(CODE, verdict="bogus"))),
+                        "attempts[0].code.verdict: Input should be 'clean', 'leak'"),
+    "unix time as started_at": (broken(lambda d: d["attempts"][0].update(started_at=1767261600)),
+                                "attempts[0].started_at: Input should be a valid datetime"),
+    "an empty card id": (broken(lambda d: d["attempts"][0].update(card_id="")),
+                         "attempts[0].card_id: empty; an attempt is always on a card"),
+    "one id twice": (broken(lambda d: d["attempts"].append(dict(d["attempts"][0], rating="again"))),
+                     "attempts[1].id: 'x1' is also the id of attempts[0]; each attempt has its own id"),
 }
 
 
@@ -167,3 +199,11 @@ def test_a_pipe_is_refused_instead_of_waited_on(tmp_path):
     os.mkfifo(tmp_path / "export.json")
     with pytest.raises(ExportFileError, match="not a plain file"):
         read_export(tmp_path / "export.json")
+
+
+def test_bytes_that_are_not_utf8_are_placed_by_line_and_column(tmp_path):
+    path = tmp_path / "export.json"
+    path.write_bytes(b'{"format": "grill-history",\n  "version": "caf\xe9"}')
+    with pytest.raises(ExportFileError) as raised:
+        read_export(path)
+    assert raised.value.problems == ["line 2 column 18: not UTF-8 text (byte 0xe9 cannot be decoded)"]

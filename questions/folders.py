@@ -1,0 +1,59 @@
+"""What a folder holds, read once, with a folder that cannot be read reported as a Problem.
+
+`Path.exists()` and `is_file()` raise PermissionError inside a folder the user may not enter,
+and `glob()` quietly finds nothing in one the user may enter but not list (mode 0311): the
+loader reads every folder through here instead, so neither crashes nor silences it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from questions.model import Problem
+
+SKIPPED_PREFIXES = (".", "_")
+"""Folders named like `.git` or `_drafts` are never searched for packs or cards."""
+
+
+@dataclass(frozen=True)
+class Listing:
+    folder: Path
+    files: tuple[Path, ...]
+    """Every entry that is not a folder (plain files, pipes, broken links), by name."""
+    folders: tuple[Path, ...]
+    """Every entry that is a folder, links followed, by name."""
+
+    def holds(self, name: str) -> bool:
+        return self.folder / name in self.files
+
+
+def list_folder(folder: Path, problems: list[Problem]) -> Listing | None:
+    """The folder's entries, or None with a problem at the folder when it cannot be read."""
+    try:
+        with os.scandir(folder) as found:
+            entries = sorted(found, key=lambda entry: entry.name)
+    except OSError as error:
+        problems.append(unreadable_folder(folder, error))
+        return None
+    files, folders = [], []
+    for entry in entries:
+        (folders if _is_folder(entry) else files).append(Path(entry.path))
+    return Listing(folder, tuple(files), tuple(folders))
+
+
+def searched(folder: Path) -> bool:
+    return not folder.name.startswith(SKIPPED_PREFIXES)
+
+
+def unreadable_folder(folder: Path, error: OSError) -> Problem:
+    return Problem(str(folder), 1, 1, f"cannot read this folder: {error.strerror}",
+                   "check its permissions, or remove it from GRILL_PACKS")
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a link into a folder that cannot be entered: read as a file, which reports it
+        return False
