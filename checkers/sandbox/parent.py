@@ -111,35 +111,20 @@ class Sandbox:
         argv, env = isolation_layer.worker_command(
             chosen, cuda=cuda_nodes and self.requested_device != "cpu", job_paths=self.job_paths,
             seccomp_fd=seccomp_fd, scratch_bytes=self.limits.scratch_bytes, warm=self.warm)
-        ours, theirs = socket.socketpair()
-        self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
-        if chosen.kind == "process" and os.geteuid() == 0:  # the worker runs as nobody
-            os.chown(self._workdir, *isolation_layer.unprivileged_ids())
-        try:
-            self._process = subprocess.Popen(
-                argv, stdin=theirs, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env, cwd=self._workdir, start_new_session=True, close_fds=True,
-                pass_fds=() if seccomp_fd is None else (seccomp_fd,))
-        except OSError as exc:
-            ours.close()
-            shutil.rmtree(self._workdir, ignore_errors=True)
-            raise SandboxError(f"could not start the sandbox worker: {exc}") from None
-        finally:
-            theirs.close()
-            if seccomp_fd is not None:
-                os.close(seccomp_fd)
-        self._control = ours
-        self._stderr_tail = bytearray()
-        threading.Thread(target=self._drain_stderr, args=(self._process,), daemon=True).start()
         started = time.monotonic()
+        self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
         try:
-            ready = self._await_ready()
+            ready = self._launch(chosen, argv, env, seccomp_fd)
         except SandboxError as exc:
+            self._stop_worker()
             if self._isolation_request != "auto" or chosen.kind != "bubblewrap":
                 raise
             # bwrap ran its probe but not the worker: carry on without it, and say so.
             self._isolation = isolation_layer.fallback(str(exc).splitlines()[0])
             return self._start()
+        except BaseException:  # a signal (SystemExit, KeyboardInterrupt) while it started
+            self._stop_worker()
+            raise
         timings = ready.get("timings")
         self.timings = {"start": round(time.monotonic() - started, 3),
                         **(timings if isinstance(timings, dict) else {})}
@@ -150,6 +135,29 @@ class Sandbox:
                                " nothing ran. Grade on the CPU instead (--device cpu or auto).",
                                kind="device")
         self.device = "cuda" if cuda and self.requested_device != "cpu" else "cpu"
+
+    def _launch(self, chosen, argv: list[str], env: dict, seccomp_fd: int | None) -> dict:
+        """Start the worker in the fresh work folder and wait for its hello; the caller
+        removes the folder whatever goes wrong here."""
+        if chosen.kind == "process" and os.geteuid() == 0:  # the worker runs as nobody
+            os.chown(self._workdir, *isolation_layer.unprivileged_ids())
+        ours, theirs = socket.socketpair()
+        try:
+            self._process = subprocess.Popen(
+                argv, stdin=theirs, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                env=env, cwd=self._workdir, start_new_session=True, close_fds=True,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,))
+        except OSError as exc:
+            ours.close()
+            raise SandboxError(f"could not start the sandbox worker: {exc}") from None
+        finally:
+            theirs.close()
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
+        self._control = ours
+        self._stderr_tail = bytearray()
+        threading.Thread(target=self._drain_stderr, args=(self._process,), daemon=True).start()
+        return self._await_ready()
 
     def _await_ready(self) -> dict:
         self._control.settimeout(STARTUP_SECONDS)

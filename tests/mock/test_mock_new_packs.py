@@ -54,9 +54,9 @@ async def test_a_mock_from_the_new_packs_plays_to_a_recorded_report(new_cards, c
                 panel = screen.query_one("#mock-code")
                 panel.editor.load_text(card.code_task.solution)
                 await pilot.press("ctrl+r")
-                for _ in range(50):                          # the run goes through a worker
+                for _ in range(200):                         # the run goes through a worker
                     await app.workers.wait_for_complete()
-                    await pilot.pause()
+                    await pilot.pause(0.05)
                     if panel.verdict is not None:
                         break
                 assert panel.verdict is not None
