@@ -21,9 +21,11 @@ def python_locations(data: dict) -> list[Loc]:
     even when other fields are wrong: every problem of a file is reported in one pass.
     """
     examples = data.get("examples")
-    locs: list[Loc] = [("examples", index, "code") for index, example in enumerate(examples)
-                       if isinstance(example, dict) and isinstance(example.get("language"), str)
-                       and example["language"].strip().lower() in PYTHON_NAMES] if isinstance(examples, list) else []
+    locs: list[Loc] = []
+    for index, example in enumerate(examples if isinstance(examples, list) else []):
+        language = example.get("language") if isinstance(example, dict) else None
+        if isinstance(language, str) and language.strip().lower() in PYTHON_NAMES:
+            locs.append(("examples", index, "code"))
     task = data.get("code_task")
     if isinstance(task, dict):
         locs += [("code_task", part) for part in ("starter", "solution") if part in task]

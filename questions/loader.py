@@ -162,8 +162,8 @@ def pack_folders(entry: Path, problems: list[Problem]) -> list[Path]:
 
 def card_files(listing: Listing) -> list[Path]:
     """What the loader reads as cards; entries that are not plain files are reported when read."""
-    return [path for path in (*listing.files, *listing.folders)
-            if path.suffix == CARD_SUFFIX and path.name != MANIFEST_NAME and not path.name.startswith(".")]
+    return sorted(path for path in (*listing.files, *listing.folders)
+                  if path.suffix == CARD_SUFFIX and path.name != MANIFEST_NAME and not path.name.startswith("."))
 
 
 def _read_pack(root: Path) -> _PackResult:

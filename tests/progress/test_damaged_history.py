@@ -50,7 +50,9 @@ def files_beside(history: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("command", ["stats", "stats --json", "export md", "export json", "import", "mock"])
 @pytest.mark.parametrize("damage", REFUSED)
-def test_every_command_refuses_the_damaged_file_and_leaves_it_byte_for_byte(home, tmp_path, capsys, damage, command):
+def test_every_command_refuses_the_damaged_file_and_leaves_it_byte_for_byte(home, tmp_path, capsys, monkeypatch,
+                                                                             damage, command):
+    monkeypatch.setattr("app.ui.app.GrillApp.run", lambda app: pytest.fail("mock opened the app on a refused history"))
     home.mkdir()
     make, expected = REFUSED[damage]
     path = make(home / "history.db")
