@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import signal
 import sys
-import threading
 
 from checkers.cli import add_check_arguments
+from checkers.ending import ending_cleanly
 from questions.levels import LEVELS
 
 EXIT_USAGE = 2
@@ -75,35 +74,15 @@ def main(argv: list[str] | None = None) -> int:
     target = getattr(args, "target", "app.commands.practice:run")
     if args.command is None:
         args.due, args.pack = False, []
-    replaced = _end_cleanly_on(signal.SIGTERM, signal.SIGHUP)
     try:
-        return dispatch(target, args)
+        with ending_cleanly():
+            return dispatch(target, args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         # The reader went away (`grill export | head`): not an error worth a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    finally:
-        for number, handler in replaced.items():
-            signal.signal(number, handler)
-
-
-def _end_cleanly_on(*numbers: signal.Signals) -> dict[signal.Signals, object]:
-    """SIGTERM (`kill`, a stopping service or CI job) and SIGHUP (a closed terminal) end grill as
-    Ctrl-C does, by an exception, so `finally` blocks and atexit handlers run: the sandbox stops
-    its worker and removes its temporary folder. Python's default ends the process on the spot.
-    A signal someone chose to ignore (`nohup`) stays ignored. Returns the handlers replaced."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-
-    def end(number: int, frame: object) -> None:
-        raise SystemExit(128 + number)  # the status a shell reports for a process the signal ended
-    replaced = {}
-    for number in numbers:
-        if signal.getsignal(number) is signal.SIG_DFL:
-            replaced[number] = signal.signal(number, end)
-    return replaced
 
 
 if __name__ == "__main__":

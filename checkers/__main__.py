@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from checkers.cli import add_check_arguments, run
+from checkers.ending import ending_cleanly
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -11,8 +12,10 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m checkers",
         description="Grade a PyTorch training-loop snippet for retained autograd graphs.")
     add_check_arguments(parser)
+    args = parser.parse_args(argv)
     try:
-        return run(parser.parse_args(argv))
+        with ending_cleanly():
+            return run(args)
     except KeyboardInterrupt:
         return 130
 

@@ -23,12 +23,13 @@ for step in range(60):
 @pytest.mark.slow
 @pytest.mark.parametrize("number, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)],
                          ids=["SIGTERM", "SIGHUP", "SIGINT"])
-def test_a_check_ended_by_a_signal_leaves_no_sandbox_folder(tmp_path, number, status):
+@pytest.mark.parametrize("command", [["-m", "app.cli", "check"], ["-m", "checkers"]], ids=["grill", "checkers"])
+def test_a_check_ended_by_a_signal_leaves_no_sandbox_folder(tmp_path, number, status, command):
     temp = tmp_path / "tmp"
     temp.mkdir()
     snippet = tmp_path / "loop.py"
     snippet.write_text(LOOP)
-    check = subprocess.Popen([sys.executable, "-m", "app.cli", "check", str(snippet)], cwd=ROOT,
+    check = subprocess.Popen([sys.executable, *command, str(snippet)], cwd=ROOT,
                              env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while not list(temp.glob("grill-sandbox-*")):  # the worker is starting: torch takes seconds to import
