@@ -13,6 +13,7 @@ code (where an `except BaseException:` could swallow it).
 from __future__ import annotations
 
 import random
+import resource
 import sys
 import time
 import weakref
@@ -28,7 +29,8 @@ from checkers.memory import memory_reader
 from checkers.refusal import CANDIDATE_MARK
 from checkers.retained import Found, frame_roots, graph_holders, saved_tensors
 
-DEFAULT_SECONDS = 60.0
+CPU_MARGIN_S = 5.0
+"""CPU time kept back from the run's CPU limit for the final scan and the result."""
 MAX_HOLDERS = 200
 """Holders summarised per scan at most (a list of 10,000 losses needs no more)."""
 MAX_SUMMARY_NODES = 300_000
@@ -48,7 +50,7 @@ def grade_job(payload: dict, finish: Finish) -> dict:
     compiling = time.monotonic()
     code = policy.compile_candidate(payload["source"], filename, transform=instrument)
     started = time.monotonic()
-    seconds = float(payload.get("seconds") or DEFAULT_SECONDS)
+    seconds = float(payload["seconds"])
     compare = [str(name) for name in payload.get("compare") or ()]
     namespace: dict = {}
 
@@ -61,6 +63,7 @@ def grade_job(payload: dict, finish: Finish) -> dict:
         finish(result)
 
     ledger = Ledger(filename, memory_reader(device), deadline=started + seconds,
+                    cpu_deadline=cpu_allowance(),
                     steps_cap=payload.get("steps"), track_peak=bool(payload.get("peak")),
                     on_stop=stop,
                     on_scan=lambda: scan(ledger, frame_roots(candidate_frames()), filename))
@@ -72,6 +75,14 @@ def grade_job(payload: dict, finish: Finish) -> dict:
         policy.run_candidate(code, namespace)
     return measure(ledger, namespace, namespace, compare, "end", started, filename,
                    compile_s=started - compiling)
+
+
+def cpu_allowance() -> float | None:
+    """CPU seconds the snippet may use before the budget stops it, under the run's limit."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_CPU)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    return soft - min(CPU_MARGIN_S, soft / 4)
 
 
 def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str, object],

@@ -79,8 +79,8 @@ class Ledger(TorchFunctionMode):
     """Records node lives while the snippet runs under it (`with ledger.watching():`)."""
 
     def __init__(self, filename: str, reader: HostHeap | CudaAllocator | None,
-                 deadline: float | None = None, steps_cap: int | None = None,
-                 track_peak: bool = False,
+                 deadline: float | None = None, cpu_deadline: float | None = None,
+                 steps_cap: int | None = None, track_peak: bool = False,
                  on_stop: Callable[[str], None] | None = None,
                  on_scan: Callable[[], Scan | None] | None = None) -> None:
         super().__init__()
@@ -90,6 +90,9 @@ class Ledger(TorchFunctionMode):
         """Read the heap around every torch call, for a peak-memory budget (glibc's counter
         costs microseconds to tens of them a read: only when a task asks)."""
         self.deadline = deadline
+        self.cpu_deadline = cpu_deadline
+        """The budget in the process's CPU time: the run stops itself before its CPU limit
+        would kill it (on a quiet machine wall and CPU time run together)."""
         self.steps_cap = steps_cap
         self.on_stop = on_stop
         """Called (trusted code) when the budget is spent: it must not return."""
@@ -342,7 +345,8 @@ class Ledger(TorchFunctionMode):
         if len(self.lives) >= self._next_scan and self.on_scan is not None:
             self._scan()
         if self.on_stop is not None:
-            if self.deadline is not None and time.monotonic() > self.deadline:
+            if (self.deadline is not None and time.monotonic() > self.deadline
+                    or self.cpu_deadline is not None and time.process_time() > self.cpu_deadline):
                 self.on_stop("budget")
             elif self.steps_cap is not None and self.optimizer_steps >= self.steps_cap:
                 self.on_stop("steps")

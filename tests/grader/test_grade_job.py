@@ -4,6 +4,7 @@ run or to its budget, and how the budget stops a run the snippet cannot hold up.
 import ast
 import json
 import os
+import resource
 import textwrap
 
 import pytest
@@ -32,20 +33,23 @@ kept = []
 torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)  # its lazy imports, as the worker warms them
 
 
-def measure(source: str, **payload) -> dict:
+def measure(source: str, seconds: float = 60, cpu_limit: int | None = None, **payload) -> dict:
     """Run the job in a forked child, as the sandbox does: `finish` writes the result and
     ends the process, so it never returns into the snippet."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read)
+        if cpu_limit is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 1))
 
         def finish(result):
             os.write(write, json.dumps(result).encode())
             os._exit(0)
 
         try:
-            finish(grade_job({"source": textwrap.dedent(source), "filename": "<test>", **payload},
+            finish(grade_job({"source": textwrap.dedent(source), "filename": "<test>",
+                                        "seconds": seconds, **payload},
                              finish))
         finally:
             os._exit(1)
@@ -71,6 +75,14 @@ def test_the_budget_stops_even_an_endless_loop_and_says_so():
     assert m["stopped_by"] == "budget"
     assert judge(m).verdict == "leak"
     assert "time budget" in judge(m).coverage
+
+
+def test_the_budget_stops_the_run_before_its_cpu_limit_would_kill_it():
+    """On a quiet machine CPU time keeps pace with the clock: a wall budget as long as the
+    CPU limit must not lose the run to the limit."""
+    m = measure(PRELUDE + "while True:" + LEAK_BODY, seconds=600, cpu_limit=7)
+    assert m["stopped_by"] == "budget"
+    assert m["seconds"] < 7
 
 
 def test_the_step_cap_stops_after_that_many_optimizer_steps():
