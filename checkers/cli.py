@@ -8,6 +8,8 @@ verdict, and the exit status is the worst of them.
 from __future__ import annotations
 
 import argparse
+
+from checkers.device import DEVICES
 import json
 import sys
 import time
@@ -15,7 +17,7 @@ import time
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="Python files with a training loop")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+    parser.add_argument("--device", choices=DEVICES, default="auto",
                         help="where to run it (auto: CUDA when available)")
     parser.add_argument("--seconds", type=float, default=None, metavar="S",
                         help="time budget per file (default 60): the run is watched to its end"

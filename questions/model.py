@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from checkers.device import Device
 from questions.levels import LEVELS, Level  # noqa: F401  (re-exported: part of the card model)
 
 FORMAT_VERSION = 1
@@ -28,7 +29,6 @@ SLUG_RULE = "2 to 80 of a-z, 0-9 and '-', starting and ending with a letter or d
 """The pattern above in words, for messages."""
 
 Importance = Literal["must know", "should know", "nice to know"]
-Device = Literal["auto", "cpu", "cuda"]
 
 
 class _Strict(BaseModel):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from app.mock.score import Judgement, MockScore, QuestionScore, score_session
-from app.mock.session import MockSession, Mode, QuestionRun, StepRecord
+from app.mock.session import MockSession, Role, QuestionRun, StepRecord
 from questions.model import Level
 
 
@@ -14,7 +14,7 @@ from questions.model import Level
 class MockReport:
     session_id: str
     level: Level
-    mode: Mode
+    role: Role
     seed: int | None
     minutes: float | None
     session_overrun: bool
@@ -41,7 +41,7 @@ class MockReport:
 def build_report(session: MockSession, judgements: list[Judgement]) -> MockReport:
     runs = session.runs()
     return MockReport(
-        session_id=session.session_id, level=session.level, mode=session.mode, seed=session.seed,
+        session_id=session.session_id, level=session.level, role=session.role, seed=session.seed,
         minutes=session.minutes, session_overrun=session.session_overrun, ended_early=session.ended_early,
         runs=tuple(runs),
         score=score_session(runs, judgements),
@@ -71,7 +71,7 @@ def render_markdown(report: MockReport) -> str:
     lines = [
         f"# Mock interview, {report.started_at:%Y-%m-%d %H:%M} UTC",
         "",
-        f"Level: {report.level} · mode: {report.mode} · questions: {len(report.runs)}"
+        f"Level: {report.level} · mode: {report.role} · questions: {len(report.runs)}"
         + (f" · seed: {report.seed}" if report.seed is not None else "")
         + (f" · limit: {report.minutes:g} min" if report.minutes is not None else ""),
         "",

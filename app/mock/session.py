@@ -27,7 +27,7 @@ from typing import Callable, Literal, Sequence
 from checkers.verdict import Verdict
 from questions.model import Card, Level, LoadedCard
 
-Mode = Literal["candidate", "interviewer"]
+Role = Literal["candidate", "interviewer"]
 StepKind = Literal["answer", "code", "follow_up"]
 State = Literal["ready", "running", "overtime", "finished"]
 Event = Literal["timed_out", "moved_on", "finished"]
@@ -42,8 +42,8 @@ class Budgets:
     """Follow-ups asked after a main answer; code questions get one, since the task is long."""
 
     @classmethod
-    def for_mode(cls, mode: Mode) -> Budgets:
-        return cls(answer_factor=3.0 if mode == "candidate" else 1.5)
+    def for_role(cls, role: Role) -> Budgets:
+        return cls(answer_factor=3.0 if role == "candidate" else 1.5)
 
 
 def spoken_seconds(card: Card, level: Level) -> int:
@@ -136,7 +136,7 @@ class MockSession:
         cards: Sequence[LoadedCard],
         *,
         level: Level,
-        mode: Mode = "candidate",
+        role: Role = "candidate",
         minutes: float | None = None,
         budgets: Budgets | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -147,9 +147,9 @@ class MockSession:
         if minutes is not None and minutes <= 0:
             raise ValueError(f"--minutes must be positive, not {minutes:g}")
         self.cards = list(cards)
-        self.level, self.mode, self.seed = level, mode, seed
+        self.level, self.role, self.seed = level, role, seed
         self.minutes = minutes
-        self.budgets = budgets or Budgets.for_mode(mode)
+        self.budgets = budgets or Budgets.for_role(role)
         self.steps = plan(self.cards, level, self.budgets)
         self.records = [StepRecord(step) for step in self.steps]
         self.session_id = uuid.uuid4().hex

@@ -48,5 +48,5 @@ def build_session(cards: Sequence[LoadedCard], *, level: Level, questions: int =
     if history is not None and now is not None:
         standings = standings_from(history, [c.card.id for c in cards], now)
     chosen = draw(cards, questions, level=level, rng=random.Random(seed), standings=standings)
-    return MockSession(chosen, level=level, mode="interviewer" if interviewer else "candidate",
+    return MockSession(chosen, level=level, role="interviewer" if interviewer else "candidate",
                        minutes=minutes, seed=seed)

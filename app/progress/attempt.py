@@ -12,7 +12,7 @@ from questions.model import Level
 
 Rating = Literal["again", "hard", "good", "easy"]
 RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
-Mode = Literal["practice", "mock"]
+SessionKind = Literal["practice", "mock"]
 
 MAX_PHASE_SECONDS = 365 * 24 * 3600
 """The longest phase an attempt can hold: beyond any real one (the app left open for a year),
@@ -35,7 +35,7 @@ class CodeResult:
 @dataclass(frozen=True)
 class Attempt:
     card_id: str
-    mode: Mode
+    mode: SessionKind
     rating: Rating
     tier: Level
     phase_seconds: dict[str, float]

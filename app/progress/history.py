@@ -25,7 +25,7 @@ from typing import Any, get_args
 import fsrs
 
 from app import paths
-from app.progress.attempt import RATINGS, Attempt, Mode, Rating
+from app.progress.attempt import RATINGS, Attempt, SessionKind, Rating
 from app.progress.clock import day_start, end_of_local_day, local_day, parse_stamp, stamp, to_utc, utc_now
 from app.progress.errors import HistoryError, error_for
 from app.progress.file_check import check_before_writing, check_usable
@@ -64,8 +64,8 @@ def _check_fields(attempt: Attempt) -> None:
     """A programming error is named as such, rather than surfacing as a SQL constraint failure."""
     if attempt.rating not in RATINGS:
         raise ValueError(f"attempt {attempt.id}: rating {attempt.rating!r} is not one of {', '.join(RATINGS)}")
-    if attempt.mode not in get_args(Mode):
-        raise ValueError(f"attempt {attempt.id}: mode {attempt.mode!r} is not one of {', '.join(get_args(Mode))}")
+    if attempt.mode not in get_args(SessionKind):
+        raise ValueError(f"attempt {attempt.id}: mode {attempt.mode!r} is not one of {', '.join(get_args(SessionKind))}")
 
 
 def effective_rating(attempt: Attempt) -> Rating:

@@ -259,7 +259,7 @@ class GrillApp(App):
 
 def mock_screen(session: MockSession, report_path: Path | None) -> Screen:
     """The first screen of a mock: the candidate's or the interviewer's."""
-    if session.mode == "interviewer":
+    if session.role == "interviewer":
         from app.ui.screens.mock_interviewer import MockInterviewerScreen
 
         return MockInterviewerScreen(session, report_path=report_path)

@@ -15,7 +15,7 @@ from questions.model import CodeTask
 
 if TYPE_CHECKING:
     from checkers.sandbox import Sandbox
-    from questions.model import Device
+    from checkers.device import Device
 
 
 class CodeRunner(Protocol):

@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from questions.model import LEVELS, Device, Level
+from checkers.device import DEVICES, Device
+from questions.model import LEVELS, Level
 
 if TYPE_CHECKING:
     from app.progress.history import History
 
 Theme = Literal["dark", "light"]
 THEMES: tuple[Theme, ...] = get_args(Theme)
-DEVICES: tuple[Device, ...] = get_args(Device)
 TEXTUAL_THEMES: dict[Theme, str] = {"dark": "textual-dark", "light": "textual-light"}
 
 

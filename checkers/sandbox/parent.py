@@ -20,6 +20,7 @@ import weakref
 from pathlib import Path
 from typing import Literal
 
+from checkers.device import Device
 from checkers.sandbox import isolation as isolation_layer
 from checkers.sandbox import protocol, seccomp
 from checkers.sandbox.errors import SandboxError
@@ -27,7 +28,6 @@ from checkers.sandbox.limits import Limits
 from checkers.sandbox.outcome import Outcome
 from checkers.verdict import ErrorInfo
 
-Device = Literal["auto", "cpu", "cuda"]
 
 STARTUP_SECONDS = 180.0
 """Importing torch and warming it takes seconds; on a busy machine, many."""

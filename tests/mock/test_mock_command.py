@@ -29,7 +29,7 @@ def test_the_same_seed_gives_the_same_session(cards):
 
 def test_arguments_shape_the_session(cards):
     session = build_session(list(cards.values()), level="senior", minutes=12, interviewer=True)
-    assert session.level == "senior" and session.minutes == 12 and session.mode == "interviewer"
+    assert session.level == "senior" and session.minutes == 12 and session.role == "interviewer"
     assert type(mock_screen(session, None)).__name__ == "MockInterviewerScreen"
     assert type(mock_screen(build_session(list(cards.values()), level="middle"), None)).__name__ == "MockScreen"
 

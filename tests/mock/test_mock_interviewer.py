@@ -8,7 +8,7 @@ from mock_helpers import SIZE, app_for, text_of
 
 async def test_an_interviewer_mock_scores_the_ticks(cards, clock, history):
     session = MockSession([cards["retain-graph-error"], cards["no-grad-eval"]], level="senior",
-                          mode="interviewer", clock=clock)
+                          role="interviewer", clock=clock)
     app, _ = app_for(session, history, clock, MockInterviewerScreen)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -45,7 +45,7 @@ async def test_an_interviewer_mock_scores_the_ticks(cards, clock, history):
 
 async def test_on_the_code_step_the_interviewer_sees_what_to_watch_for(cards, clock, history):
     """Issue 13, missing 7: the card's hints and the fix itself, starter against solution."""
-    session = MockSession([cards["loss-accumulation"]], level="junior", mode="interviewer", clock=clock)
+    session = MockSession([cards["loss-accumulation"]], level="junior", role="interviewer", clock=clock)
     app, _ = app_for(session, history, clock, MockInterviewerScreen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+n")

@@ -15,7 +15,7 @@ def test_budgets_come_from_the_card_for_the_level(cards, clock):
     assert spoken_seconds(card, "junior") == spoken_seconds(card, "middle") == card.basic.seconds
     assert spoken_seconds(card, "senior") == spoken_seconds(card, "principal") == card.solid.seconds
     typed = session_of(cards, ["no-grad-eval"], clock, level="senior")
-    spoken = session_of(cards, ["no-grad-eval"], clock, level="senior", mode="interviewer")
+    spoken = session_of(cards, ["no-grad-eval"], clock, level="senior", role="interviewer")
     assert typed.steps[0].budget == card.solid.seconds * 3
     assert spoken.steps[0].budget == card.solid.seconds * 1.5
 

@@ -45,7 +45,7 @@ class MockStepsScreen(GrillScreen):
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
         super().__init__()
         self.session, self.report_path = session, report_path
-        self.sub_title = f"Mock interview · {session.level} · {session.mode}"
+        self.sub_title = f"Mock interview · {session.level} · {session.role}"
 
     def compose(self) -> ComposeResult:
         yield Header()

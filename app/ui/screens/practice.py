@@ -24,7 +24,8 @@ from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
 from app.ui.wording import comes_back, count
 from checkers.verdict import Verdict
-from questions.model import LEVELS, Device, LoadedCard
+from checkers.device import Device
+from questions.model import LEVELS, LoadedCard
 
 STEP_NAMES = {
     "key_points": "key points", "basic": "basic answer", "solid": "solid answer", "tier": "tier answer",

@@ -18,7 +18,8 @@ from app.ui.code_runner import CodeRunner
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
 from app.ui.widgets.verdict_panel import VerdictPanel
 from checkers.verdict import Verdict
-from questions.model import CodeTask, Device
+from checkers.device import Device
+from questions.model import CodeTask
 
 
 class CodeTaskPanel(Vertical):
