@@ -28,24 +28,49 @@ def build_parser() -> argparse.ArgumentParser:
 
     practice = command("practice", "app.commands.practice:run", "practise cards in the app")
     practice.add_argument("--due", action="store_true", help="start with the cards due today")
-    practice.add_argument("--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)")
+    practice.add_argument(
+        "--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)"
+    )
 
     mock = command("mock", "app.commands.mock:run", "a timed mock interview")
-    mock.add_argument("--pack", action="append", default=[], metavar="P", help="draw from this pack (repeatable)")
-    mock.add_argument("--level", choices=LEVELS, default="middle", help="the level you interview for")
-    mock.add_argument("--questions", type=int, default=5, metavar="N", help="how many questions (default 5)")
+    mock.add_argument(
+        "--pack", action="append", default=[], metavar="P", help="draw from this pack (repeatable)"
+    )
+    mock.add_argument(
+        "--level", choices=LEVELS, default="middle", help="the level you interview for"
+    )
+    mock.add_argument(
+        "--questions", type=int, default=5, metavar="N", help="how many questions (default 5)"
+    )
     mock.add_argument("--minutes", type=float, metavar="M", help="overall time limit")
     mock.add_argument("--seed", type=int, metavar="S", help="make the draw reproducible")
-    mock.add_argument("--interviewer", action="store_true", help="two people: one asks and ticks, one answers aloud")
+    mock.add_argument(
+        "--interviewer",
+        action="store_true",
+        help="two people: one asks and ticks, one answers aloud",
+    )
     mock.add_argument("--report", metavar="FILE", help="also write the final report as Markdown")
 
-    check = command("check", "checkers.cli:run", "grade PyTorch training-loop snippets: does autograd graph pile up as they train?")
+    check = command(
+        "check",
+        "checkers.cli:run",
+        "grade PyTorch training-loop snippets: does autograd graph pile up as they train?",
+    )
     add_check_arguments(check)
 
     lint = command("lint", "app.commands.lint:run", "validate question packs or cards")
-    lint.add_argument("paths", nargs="*", metavar="PATH", help="packs or card files (default: every pack grill loads)")
+    lint.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="packs or card files (default: every pack grill loads)",
+    )
     lint.add_argument("--json", action="store_true", help="print problems as a JSON list")
-    lint.add_argument("--run", action="store_true", help="also grade each code task: starter must leak, solution must be clean")
+    lint.add_argument(
+        "--run",
+        action="store_true",
+        help="also grade each code task: starter must leak, solution must be clean",
+    )
 
     new = command("new", "app.commands.new:run", "write a card skeleton to fill in")
     new.add_argument("pack_dir", metavar="PACK_DIR")
@@ -55,10 +80,19 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true", help="as JSON")
 
     export = command("export", "app.commands.export:run", "export progress or the full history")
-    export.add_argument("--format", choices=("md", "json"), default="md", help="md: readable report; json: full history")
-    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+    export.add_argument(
+        "--format",
+        choices=("md", "json"),
+        default="md",
+        help="md: readable report; json: full history",
+    )
+    export.add_argument(
+        "-o", "--output", metavar="FILE", help="write here instead of standard output"
+    )
 
-    import_ = command("import", "app.commands.import_:run", "merge a JSON export into the history (idempotent)")
+    import_ = command(
+        "import", "app.commands.import_:run", "merge a JSON export into the history (idempotent)"
+    )
     import_.add_argument("file", metavar="FILE")
     return parser
 

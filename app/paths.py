@@ -16,7 +16,11 @@ SHIPPED_PACKS = Path(__file__).resolve().parent.parent / "questions"
 
 def data_dir() -> Path:
     home = os.environ.get("GRILL_HOME")
-    return Path(home).expanduser() if home else Path(platformdirs.user_data_dir("grill", appauthor=False))
+    return (
+        Path(home).expanduser()
+        if home
+        else Path(platformdirs.user_data_dir("grill", appauthor=False))
+    )
 
 
 def user_packs_dir() -> Path:

@@ -9,5 +9,6 @@ def __getattr__(name: str):
     """`checkers.assert_no_graph_leak` loads torch only when first used."""
     if name == "assert_no_graph_leak":
         from checkers.testing import assert_no_graph_leak
+
         return assert_no_graph_leak
     raise AttributeError(f"module 'checkers' has no attribute {name!r}")

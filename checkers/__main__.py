@@ -10,7 +10,8 @@ from checkers.ending import ending_cleanly
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m checkers",
-        description="Grade a PyTorch training-loop snippet for retained autograd graphs.")
+        description="Grade a PyTorch training-loop snippet for retained autograd graphs.",
+    )
     add_check_arguments(parser)
     args = parser.parse_args(argv)
     try:

@@ -67,27 +67,47 @@ def close_shared_sandboxes() -> None:
         _sandboxes.clear()
 
 
-def grade_source(source: str, *, device: str = "auto", seconds: float | None = None,
-                 steps: int | None = None, seed: int = 0, sandbox: Sandbox | None = None,
-                 filename: str = "<snippet>") -> Verdict:
+def grade_source(
+    source: str,
+    *,
+    device: str = "auto",
+    seconds: float | None = None,
+    steps: int | None = None,
+    seed: int = 0,
+    sandbox: Sandbox | None = None,
+    filename: str = "<snippet>",
+) -> Verdict:
     """Grade `source` (a complete training-loop snippet) in the sandbox.
 
     A snippet that cannot be graded (refused, raised, timed out, hit a limit, or the sandbox
     could not start) comes back as a not-graded Verdict carrying the reason, never raises.
     """
-    return _graded(source, device=device, seconds=seconds, steps=steps, seed=seed,
-                   sandbox=sandbox, filename=filename)[0]
+    return _graded(
+        source,
+        device=device,
+        seconds=seconds,
+        steps=steps,
+        seed=seed,
+        sandbox=sandbox,
+        filename=filename,
+    )[0]
 
 
-def grade_task(source: str, spec: TaskSpec, *, sandbox: Sandbox | None = None,
-               filename: str = "<snippet>") -> Verdict:
+def grade_task(
+    source: str, spec: TaskSpec, *, sandbox: Sandbox | None = None, filename: str = "<snippet>"
+) -> Verdict:
     """Grade a fix of a code task: `clean` only when it keeps no graph alive *and* keeps the
     task's contract against the reference solution run under the same seed; `wrong` when it
     breaks the contract, whatever its memory."""
-    options = {"device": spec.device, "seconds": spec.seconds, "steps": spec.steps,
-               "seed": spec.seed, "sandbox": sandbox,
-               "compare": tuple(c.name for c in spec.contract.same_as_solution),
-               "peak": spec.contract.peak_memory is not None}
+    options = {
+        "device": spec.device,
+        "seconds": spec.seconds,
+        "steps": spec.steps,
+        "seed": spec.seed,
+        "sandbox": sandbox,
+        "compare": tuple(c.name for c in spec.contract.same_as_solution),
+        "peak": spec.contract.peak_memory is not None,
+    }
     verdict, fix = _graded(source, filename=filename, **options)
     if fix is None:
         return verdict
@@ -109,50 +129,82 @@ def with_expectations(verdict: Verdict, expectations: tuple[Expectation, ...]) -
     built a graph, but breaks a promise is `wrong`: it stopped the leak by breaking the task."""
     broken = [e for e in expectations if not e.met]
     if not broken:
-        return dataclasses.replace(verdict, expectations=expectations) if verdict.graded else verdict
+        return (
+            dataclasses.replace(verdict, expectations=expectations) if verdict.graded else verdict
+        )
     summary = " ".join(e.message for e in broken)
     if verdict.verdict == "leak":
-        return dataclasses.replace(verdict, expectations=expectations,
-                                   message=f"{verdict.message} It also breaks the task's contract: {summary}")
-    return dataclasses.replace(verdict, verdict="wrong", message=f"The fix no longer does what the"
-                               f" task asks: {summary}", hint=_contract_hint(broken),
-                               expectations=expectations)
+        return dataclasses.replace(
+            verdict,
+            expectations=expectations,
+            message=f"{verdict.message} It also breaks the task's contract: {summary}",
+        )
+    return dataclasses.replace(
+        verdict,
+        verdict="wrong",
+        message=f"The fix no longer does what the task asks: {summary}",
+        hint=_contract_hint(broken),
+        expectations=expectations,
+    )
 
 
 def _contract_hint(broken: list[Expectation]) -> str:
     what = {e.what.split(":", 1)[0] for e in broken}
     if what & {"trains", "updates"}:
-        return ("Keep the training as the starter has it: every step still runs backward() and"
-                " optimizer.step(). Change only what keeps graphs alive (what is stored, or"
-                " detached after backward, never before).")
+        return (
+            "Keep the training as the starter has it: every step still runs backward() and"
+            " optimizer.step(). Change only what keeps graphs alive (what is stored, or"
+            " detached after backward, never before)."
+        )
     if "peak_memory" in what:
         return "The task is about peak memory: lower what is alive at the busiest moment of a step."
     if "complete" in what:
         return "Let the run finish within its budget: it must do the same work as the solution."
-    return ("Change only what the task asks: the model, the data and the order of random draws"
-            " stay as in the starter, so the results match the reference under the same seed.")
+    return (
+        "Change only what the task asks: the model, the data and the order of random draws"
+        " stay as in the starter, so the results match the reference under the same seed."
+    )
 
 
 def _reference(source: str, role: str, options: dict) -> Observed | Verdict:
     """What the card's own code does, cached per process (it is the same every time)."""
-    key = (hashlib.sha256(source.encode()).hexdigest(),
-           *[options[k] for k in ("device", "seconds", "steps", "seed", "compare", "peak")])
+    key = (
+        hashlib.sha256(source.encode()).hexdigest(),
+        *[options[k] for k in ("device", "seconds", "steps", "seed", "compare", "peak")],
+    )
     with _references_lock:
         found = _references.get(key)
     if found is not None:
         return found
     verdict, observed = _graded(source, filename=f"<{role}>", **options)
-    result: Observed | Verdict = observed if observed is not None else Verdict.not_graded(
-        "error", verdict.device, f"The task's {role} could not be graded, so a fix cannot be"
-        f" compared with it: {verdict.message or verdict.verdict}", kind="task")
+    result: Observed | Verdict = (
+        observed
+        if observed is not None
+        else Verdict.not_graded(
+            "error",
+            verdict.device,
+            f"The task's {role} could not be graded, so a fix cannot be"
+            f" compared with it: {verdict.message or verdict.verdict}",
+            kind="task",
+        )
+    )
     with _references_lock:
         _references[key] = result
     return result
 
 
-def _graded(source: str, *, device: str, seconds: float | None, steps: int | None, seed: int,
-            sandbox: Sandbox | None, filename: str, compare: tuple[str, ...] = (),
-            peak: bool = False) -> tuple[Verdict, Observed | None]:
+def _graded(
+    source: str,
+    *,
+    device: str,
+    seconds: float | None,
+    steps: int | None,
+    seed: int,
+    sandbox: Sandbox | None,
+    filename: str,
+    compare: tuple[str, ...] = (),
+    peak: bool = False,
+) -> tuple[Verdict, Observed | None]:
     seconds = DEFAULT_SECONDS if seconds is None else seconds
     if seconds <= 0:
         raise UsageError(f"the time budget must be positive, not {seconds:g} s")
@@ -163,9 +215,16 @@ def _graded(source: str, *, device: str, seconds: float | None, steps: int | Non
         sandbox.start()
     except SandboxError as exc:
         return Verdict.not_graded("error", device, str(exc), kind=exc.kind), None
-    payload = {"source": source, "filename": filename, "seconds": seconds, "steps": steps,
-               "seed": seed, "compare": list(compare), "peak": peak,
-               "device": sandbox.device or "cpu"}
+    payload = {
+        "source": source,
+        "filename": filename,
+        "seconds": seconds,
+        "steps": steps,
+        "seed": seed,
+        "compare": list(compare),
+        "peak": peak,
+        "device": sandbox.device or "cpu",
+    }
     outcome = sandbox.run(GRADE_JOB, payload, timeout_s=seconds + FINISH_MARGIN_S)
     return verdict_from_outcome(outcome, source)
 
@@ -177,14 +236,26 @@ def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, O
             verdict = judge(outcome.result, source, outcome.output)
             observed = Observed.from_measurements(outcome.result)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
-            return Verdict.not_graded("error", outcome.device,
-                                      f"the grader's measurements could not be read ({exc})",
-                                      kind="internal", output=outcome.output), None
-        return verdict, None if verdict.error is not None and verdict.error.kind == "tampered" else observed
+            return Verdict.not_graded(
+                "error",
+                outcome.device,
+                f"the grader's measurements could not be read ({exc})",
+                kind="internal",
+                output=outcome.output,
+            ), None
+        return (
+            verdict,
+            None if verdict.error is not None and verdict.error.kind == "tampered" else observed,
+        )
     error = outcome.error
-    verdict = Verdict.not_graded(outcome.status, outcome.device, error.message if error else "",
-                                 line=error.line if error else None,
-                                 kind=error.kind if error else None, output=outcome.output)
+    verdict = Verdict.not_graded(
+        outcome.status,
+        outcome.device,
+        error.message if error else "",
+        line=error.line if error else None,
+        kind=error.kind if error else None,
+        output=outcome.output,
+    )
     if outcome.traceback:
         verdict = dataclasses.replace(verdict, extra={"traceback": outcome.traceback})
     return verdict, None

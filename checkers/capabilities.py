@@ -76,79 +76,219 @@ ALLOWED_MODULES: dict[str, str] = {
 """Modules a snippet may import or reach, each only under this exact name."""
 
 CLOSED_MODULES: dict[str, str] = {
-    "os": "runs commands and reaches every file", "sys": "reaches the interpreter itself",
-    "subprocess": "starts processes", "multiprocessing": "starts processes",
-    "threading": "starts threads the run's limits do not follow", "signal": "interrupts grill",
-    "socket": "opens network connections", "ssl": "opens network connections",
-    "urllib": "opens network connections", "http": "opens network connections",
-    "io": "opens files", "pathlib": "reaches every file", "shutil": "copies and deletes files",
-    "tempfile": "creates files", "glob": "lists files", "pickle": "unpickling runs code",
-    "marshal": "loads code objects", "shelve": "opens files", "logging": "its handlers write files and"
-    " streams, and its records show grill's frames", "ctypes": "calls any native function",
-    "importlib": "imports anything", "inspect": "reaches frames and source",
-    "gc": "reaches every object in the process", "builtins": "the real open, exec and eval",
-    "code": "compiles and runs code", "codeop": "compiles code", "runpy": "runs code",
-    "resource": "changes the run's own limits", "atexit": "runs code after the run",
-    "weakref.finalize": "runs code after the run", "numpy": "arrays write files (tofile, save)",
+    "os": "runs commands and reaches every file",
+    "sys": "reaches the interpreter itself",
+    "subprocess": "starts processes",
+    "multiprocessing": "starts processes",
+    "threading": "starts threads the run's limits do not follow",
+    "signal": "interrupts grill",
+    "socket": "opens network connections",
+    "ssl": "opens network connections",
+    "urllib": "opens network connections",
+    "http": "opens network connections",
+    "io": "opens files",
+    "pathlib": "reaches every file",
+    "shutil": "copies and deletes files",
+    "tempfile": "creates files",
+    "glob": "lists files",
+    "pickle": "unpickling runs code",
+    "marshal": "loads code objects",
+    "shelve": "opens files",
+    "logging": "its handlers write files and streams, and its records show grill's frames",
+    "ctypes": "calls any native function",
+    "importlib": "imports anything",
+    "inspect": "reaches frames and source",
+    "gc": "reaches every object in the process",
+    "builtins": "the real open, exec and eval",
+    "code": "compiles and runs code",
+    "codeop": "compiles code",
+    "runpy": "runs code",
+    "resource": "changes the run's own limits",
+    "atexit": "runs code after the run",
+    "weakref.finalize": "runs code after the run",
+    "numpy": "arrays write files (tofile, save)",
     "string": "templates read attributes the policy does not see",
 }
 """Modules people reach for that stay closed, each with why: the refusal says it."""
 
 CLOSED_TORCH_HOMES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("torch._dynamo*", "torch._inductor*", "torch.compiler*", "torch.jit*", "torch._jit_internal*",
-      "torch.fx*", "torch.export*", "torch._export*", "torch._functorch*", "torch._higher_order_ops*",
-      "torch._C._jit*", "torch._C.Script*", "torch._C.CompilationUnit*", "torch._C.Graph*",
-      "torch._C.import_ir_module*", "torch._C.parse_ir*", "torch._C.AliasDb*",
-      "torch._C.*Benchmark*", "torch._C.StaticModule*", "torch._C.LiteScriptModule*",
-      "torch._C.ConcreteModuleType*", "torch._C.fork*", "torch._C.wait*"),
-     "compilation and TorchScript run code outside the policy and write generated files"),
-    (("torch.serialization*", "torch._utils._rebuild*", "torch.storage*", "torch._C.*Storage*",
-      "torch._C._load*", "torch._C._save*", "torch.from_file*", "torch._C.from_file*"),
-     "reads or writes files, or unpickles (which runs code)"),
-    (("torch.hub*", "torch.utils.cpp_extension*", "torch.utils.collect_env*", "torch.library*",
-      "torch._ops*", "torch._library*", "torch._classes*"),
-     "downloads, compiles or loads native code"),
-    (("torch.multiprocessing*", "torch.distributed*", "torch.utils.data.dataloader*",
-      "torch.utils.data._utils*", "torch._C._set_worker*"),
-     "starts processes (the sandbox offers a single-process DataLoader)"),
-    (("torch.overrides*", "torch.utils._python_dispatch*", "torch._C.DisableTorchFunction*",
-      "torch._C._DisableTorchDispatch*", "torch._C._DisableFuncTorch*",
-      "torch._C._EnableTorchFunction*", "torch._C._set_torch_function_mode*",
-      "torch._C._push_on_torch_function_stack*", "torch._C._pop_torch_function_stack*"),
-     "switches off the grader's view of torch calls"),
-    (("torch._logging*", "torch.utils._traceback*", "torch.profiler*", "torch.autograd.profiler*",
-      "torch._C._profiler*"),
-     "writes files and reaches the interpreter's internals"),
-    (("torch.cuda.memory._*", "torch.cuda.memory.caching_allocator_*",
-      "torch.cuda.memory.change_current_allocator*", "torch.cuda.memory.CUDAPluggableAllocator*",
-      "torch.cuda.memory.set_per_process_memory_fraction*", "torch.cuda.graphs*",
-      "torch.cuda.tunable*", "torch.cuda.gds*", "torch._C._cuda_*"),
-     "raw device memory, snapshots and tuning files, and the grader's memory cap"),
+    (
+        (
+            "torch._dynamo*",
+            "torch._inductor*",
+            "torch.compiler*",
+            "torch.jit*",
+            "torch._jit_internal*",
+            "torch.fx*",
+            "torch.export*",
+            "torch._export*",
+            "torch._functorch*",
+            "torch._higher_order_ops*",
+            "torch._C._jit*",
+            "torch._C.Script*",
+            "torch._C.CompilationUnit*",
+            "torch._C.Graph*",
+            "torch._C.import_ir_module*",
+            "torch._C.parse_ir*",
+            "torch._C.AliasDb*",
+            "torch._C.*Benchmark*",
+            "torch._C.StaticModule*",
+            "torch._C.LiteScriptModule*",
+            "torch._C.ConcreteModuleType*",
+            "torch._C.fork*",
+            "torch._C.wait*",
+        ),
+        "compilation and TorchScript run code outside the policy and write generated files",
+    ),
+    (
+        (
+            "torch.serialization*",
+            "torch._utils._rebuild*",
+            "torch.storage*",
+            "torch._C.*Storage*",
+            "torch._C._load*",
+            "torch._C._save*",
+            "torch.from_file*",
+            "torch._C.from_file*",
+        ),
+        "reads or writes files, or unpickles (which runs code)",
+    ),
+    (
+        (
+            "torch.hub*",
+            "torch.utils.cpp_extension*",
+            "torch.utils.collect_env*",
+            "torch.library*",
+            "torch._ops*",
+            "torch._library*",
+            "torch._classes*",
+        ),
+        "downloads, compiles or loads native code",
+    ),
+    (
+        (
+            "torch.multiprocessing*",
+            "torch.distributed*",
+            "torch.utils.data.dataloader*",
+            "torch.utils.data._utils*",
+            "torch._C._set_worker*",
+        ),
+        "starts processes (the sandbox offers a single-process DataLoader)",
+    ),
+    (
+        (
+            "torch.overrides*",
+            "torch.utils._python_dispatch*",
+            "torch._C.DisableTorchFunction*",
+            "torch._C._DisableTorchDispatch*",
+            "torch._C._DisableFuncTorch*",
+            "torch._C._EnableTorchFunction*",
+            "torch._C._set_torch_function_mode*",
+            "torch._C._push_on_torch_function_stack*",
+            "torch._C._pop_torch_function_stack*",
+        ),
+        "switches off the grader's view of torch calls",
+    ),
+    (
+        (
+            "torch._logging*",
+            "torch.utils._traceback*",
+            "torch.profiler*",
+            "torch.autograd.profiler*",
+            "torch._C._profiler*",
+        ),
+        "writes files and reaches the interpreter's internals",
+    ),
+    (
+        (
+            "torch.cuda.memory._*",
+            "torch.cuda.memory.caching_allocator_*",
+            "torch.cuda.memory.change_current_allocator*",
+            "torch.cuda.memory.CUDAPluggableAllocator*",
+            "torch.cuda.memory.set_per_process_memory_fraction*",
+            "torch.cuda.graphs*",
+            "torch.cuda.tunable*",
+            "torch.cuda.gds*",
+            "torch._C._cuda_*",
+        ),
+        "raw device memory, snapshots and tuning files, and the grader's memory cap",
+    ),
 )
 """Homes in torch's own tree that stay closed, grouped by why; the rest of torch is open."""
 
 STDLIB_HOMES: dict[str, frozenset[str] | None | type(Ellipsis)] = {
-    "math": None, "random": None, "_random": None, "collections": None,
-    "collections.abc": None, "_collections_abc": None, "_collections": None, "itertools": None,
-    "functools": frozenset({"partial", "reduce", "lru_cache", "cache", "cmp_to_key",
-                            "_lru_cache_wrapper", "KeyWrapper"}),
+    "math": None,
+    "random": None,
+    "_random": None,
+    "collections": None,
+    "collections.abc": None,
+    "_collections_abc": None,
+    "_collections": None,
+    "itertools": None,
+    "functools": frozenset(
+        {
+            "partial",
+            "reduce",
+            "lru_cache",
+            "cache",
+            "cmp_to_key",
+            "_lru_cache_wrapper",
+            "KeyWrapper",
+        }
+    ),
     "_functools": frozenset({"partial", "reduce", "cmp_to_key", "KeyWrapper"}),
-    "statistics": None, "copy": frozenset({"copy", "deepcopy"}),
+    "statistics": None,
+    "copy": frozenset({"copy", "deepcopy"}),
     "dataclasses": frozenset({"field", "Field", "MISSING", "_MISSING_TYPE", "dataclass"}),
-    "time": frozenset({"time", "perf_counter", "monotonic", "process_time", "sleep",
-                       "time_ns", "perf_counter_ns", "monotonic_ns"}),
-    "typing": ..., "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
-    "weakref": frozenset({"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary",
-                          "WeakMethod", "KeyedRef", "WeakSet", "ReferenceType", "ProxyType",
-                          "CallableProxyType"}),
+    "time": frozenset(
+        {
+            "time",
+            "perf_counter",
+            "monotonic",
+            "process_time",
+            "sleep",
+            "time_ns",
+            "perf_counter_ns",
+            "monotonic_ns",
+        }
+    ),
+    "typing": ...,
+    "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
+    "weakref": frozenset(
+        {
+            "ref",
+            "proxy",
+            "WeakValueDictionary",
+            "WeakKeyDictionary",
+            "WeakMethod",
+            "KeyedRef",
+            "WeakSet",
+            "ReferenceType",
+            "ProxyType",
+            "CallableProxyType",
+        }
+    ),
     "_weakref": frozenset({"ref", "ReferenceType", "proxy", "ProxyType", "CallableProxyType"}),
     "_weakrefset": frozenset({"WeakSet"}),
-    "bisect": None, "_bisect": None, "heapq": None, "_heapq": None,
+    "bisect": None,
+    "_bisect": None,
+    "heapq": None,
+    "_heapq": None,
     "operator": frozenset({"itemgetter", "add", "sub", "mul", "truediv", "neg", "getitem"}),
-    "enum": None, "numbers": None, "datetime": None,
+    "enum": None,
+    "numbers": None,
+    "datetime": None,
     "json": frozenset({"dumps", "loads", "JSONEncoder", "JSONDecoder"}),
-    "contextlib": frozenset({"contextmanager", "_GeneratorContextManager", "nullcontext", "suppress",
-                             "ExitStack", "AbstractContextManager"}),
+    "contextlib": frozenset(
+        {
+            "contextmanager",
+            "_GeneratorContextManager",
+            "nullcontext",
+            "suppress",
+            "ExitStack",
+            "AbstractContextManager",
+        }
+    ),
     "warnings": frozenset({"filterwarnings", "simplefilter", "catch_warnings", "WarningMessage"}),
     "_warnings": frozenset({"warn"}),
     "types": frozenset({"SimpleNamespace"}),
@@ -157,8 +297,9 @@ STDLIB_HOMES: dict[str, frozenset[str] | None | type(Ellipsis)] = {
 """Standard-library homes that are open, with the names each offers (None: all public ones;
 `...`: everything, private classes too, for typing's inert helper objects)."""
 
-CLOSED_STDLIB_NAMES = frozenset({"typing.get_type_hints", "functools.update_wrapper",
-                                 "functools.wraps", "weakref.finalize"})
+CLOSED_STDLIB_NAMES = frozenset(
+    {"typing.get_type_hints", "functools.update_wrapper", "functools.wraps", "weakref.finalize"}
+)
 """Names in an open home that stay closed: they evaluate strings with real builtins, copy
 attributes named by the caller (dunders included), or run code after the run has ended."""
 
@@ -166,8 +307,9 @@ ONLY_NAMES: dict[str, frozenset[str]] = {
     "torch.utils": frozenset({"data", "checkpoint"}),
     "torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"}),
     "torch.testing": frozenset({"assert_close"}),
-    "weakref": frozenset({"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary", "WeakSet",
-                          "WeakMethod"}),
+    "weakref": frozenset(
+        {"ref", "proxy", "WeakValueDictionary", "WeakKeyDictionary", "WeakSet", "WeakMethod"}
+    ),
     "operator": frozenset({"itemgetter", "add", "sub", "mul", "truediv", "neg", "getitem"}),
     "abc": frozenset({"ABC", "ABCMeta", "abstractmethod"}),
     "json": frozenset({"dumps", "loads"}),
@@ -177,26 +319,65 @@ ONLY_NAMES: dict[str, frozenset[str]] = {
     "pprint": frozenset({"pprint", "pformat"}),
     "torch.backends": frozenset({"cudnn"}),
     "torch.backends.cudnn": frozenset({"benchmark", "deterministic", "is_available", "version"}),
-    "torch.utils.data": frozenset({
-        "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "StackDataset",
-        "ConcatDataset", "ChainDataset", "Subset", "random_split", "default_collate",
-        "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-        "WeightedRandomSampler", "BatchSampler", "get_worker_info",
-    }),
-    "torch.nn.utils": frozenset({
-        "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-        "parameters_to_vector", "vector_to_parameters", "weight_norm", "spectral_norm",
-        "remove_weight_norm", "remove_spectral_norm", "rnn",
-    }),
+    "torch.utils.data": frozenset(
+        {
+            "DataLoader",
+            "Dataset",
+            "IterableDataset",
+            "TensorDataset",
+            "StackDataset",
+            "ConcatDataset",
+            "ChainDataset",
+            "Subset",
+            "random_split",
+            "default_collate",
+            "Sampler",
+            "SequentialSampler",
+            "RandomSampler",
+            "SubsetRandomSampler",
+            "WeightedRandomSampler",
+            "BatchSampler",
+            "get_worker_info",
+        }
+    ),
+    "torch.nn.utils": frozenset(
+        {
+            "clip_grad_norm_",
+            "clip_grad_value_",
+            "clip_grads_with_norm_",
+            "get_total_norm",
+            "parameters_to_vector",
+            "vector_to_parameters",
+            "weight_norm",
+            "spectral_norm",
+            "remove_weight_norm",
+            "remove_spectral_norm",
+            "rnn",
+        }
+    ),
     # update_wrapper/wraps read and write attributes named by the caller, dunders included.
     "functools": frozenset({"partial", "reduce", "lru_cache", "cache", "cmp_to_key"}),
     # asdict, astuple and replace read every field, private ones too, of any dataclass.
     "dataclasses": frozenset({"dataclass", "field"}),
     # get_type_hints evaluates annotation strings with real builtins when given empty globals.
-    "typing": frozenset({
-        "Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Mapping", "NamedTuple",
-        "Optional", "Sequence", "Set", "Tuple", "Union", "cast",
-    }),
+    "typing": frozenset(
+        {
+            "Any",
+            "Callable",
+            "Dict",
+            "Iterable",
+            "Iterator",
+            "List",
+            "Mapping",
+            "NamedTuple",
+            "Optional",
+            "Sequence",
+            "Set",
+            "Tuple",
+            "Union",
+            "cast",
+        }
+    ),
 }
 """Modules too broad to open whole: only these names of them are offered."""
 
@@ -211,30 +392,69 @@ DENIED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("torch.load", "torch.serialization*"), "unpickling runs arbitrary code"),
     (("torch.save",), "writes files"),
     (("torch.from_file", "torch.*File*", "torch.get_file_path"), "reads or writes files"),
-    (("torch.*Storage*", "torch.storage", "torch.is_storage"),
-     "storages map files (from_file) and raw memory"),
-    (("torch.compile", "torch.compiler", "torch.cond", "torch.while_loop", "torch.export*",
-      "torch.jit*", "torch.fx*"),
-     "compilation writes generated code and starts compiler processes"),
-    (("torch.CompilationUnit", "torch.Script*", "torch.LiteScriptModule", "torch.StaticModule",
-      "torch.parse_ir", "torch.import_ir_module*", "torch.Graph", "torch.ConcreteModuleType*",
-      "torch.AliasDb", "torch.*Benchmark*"),
-     "TorchScript, re-exported by torch under its own names, compiles code that calls any "
-     "operator (aten::from_file included) outside the policy"),
+    (
+        ("torch.*Storage*", "torch.storage", "torch.is_storage"),
+        "storages map files (from_file) and raw memory",
+    ),
+    (
+        (
+            "torch.compile",
+            "torch.compiler",
+            "torch.cond",
+            "torch.while_loop",
+            "torch.export*",
+            "torch.jit*",
+            "torch.fx*",
+        ),
+        "compilation writes generated code and starts compiler processes",
+    ),
+    (
+        (
+            "torch.CompilationUnit",
+            "torch.Script*",
+            "torch.LiteScriptModule",
+            "torch.StaticModule",
+            "torch.parse_ir",
+            "torch.import_ir_module*",
+            "torch.Graph",
+            "torch.ConcreteModuleType*",
+            "torch.AliasDb",
+            "torch.*Benchmark*",
+        ),
+        "TorchScript, re-exported by torch under its own names, compiles code that calls any "
+        "operator (aten::from_file included) outside the policy",
+    ),
     (("torch.fork", "torch.wait"), "TorchScript's fork runs functions on torch's thread pool"),
     (("torch.ops", "torch.classes", "torch.library"), "load_library loads native code"),
-    (("torch.cuda.CUDAPluggableAllocator", "torch.cuda.change_current_allocator",
-      "torch.cuda.caching_allocator_*"),
-     "a pluggable allocator loads a native library (ctypes.CDLL), and the caching allocator "
-     "hands out and frees raw addresses"),
+    (
+        (
+            "torch.cuda.CUDAPluggableAllocator",
+            "torch.cuda.change_current_allocator",
+            "torch.cuda.caching_allocator_*",
+        ),
+        "a pluggable allocator loads a native library (ctypes.CDLL), and the caching allocator "
+        "hands out and frees raw addresses",
+    ),
     (("torch.hub",), "downloads and imports code"),
-    (("torch.set_num_threads", "torch.set_num_interop_threads", "torch.init_num_threads"),
-     "the sandbox runs torch on one thread"),
-    (("torch.multiprocessing", "torch.distributed", "torch.prepare_multiprocessing_environment"),
-     "starts processes"),
-    (("torch.cuda.memory", "torch.cuda.tunable", "torch.cuda.gds", "torch.cuda.CUDAGraph",
-      "torch.cuda.graph*", "torch.cuda.make_graphed_callables"),
-     "these write snapshots, tuning files and graph dumps (CUDAGraph.debug_dump)"),
+    (
+        ("torch.set_num_threads", "torch.set_num_interop_threads", "torch.init_num_threads"),
+        "the sandbox runs torch on one thread",
+    ),
+    (
+        ("torch.multiprocessing", "torch.distributed", "torch.prepare_multiprocessing_environment"),
+        "starts processes",
+    ),
+    (
+        (
+            "torch.cuda.memory",
+            "torch.cuda.tunable",
+            "torch.cuda.gds",
+            "torch.cuda.CUDAGraph",
+            "torch.cuda.graph*",
+            "torch.cuda.make_graphed_callables",
+        ),
+        "these write snapshots, tuning files and graph dumps (CUDAGraph.debug_dump)",
+    ),
 )
 """Names on otherwise allowed torch modules that stay closed, grouped by why."""
 
@@ -256,7 +476,7 @@ DENIED_ATTRIBUTES: dict[str, str] = {
 
 DENIED_NODE_ATTRIBUTES: dict[str, str] = {
     "metadata": "the grader stamps each autograd node with its step there; rewriting it "
-                "would forge the verdict",
+    "would forge the verdict",
 }
 """Attribute names refused on autograd graph nodes (`loss.grad_fn`) only."""
 
@@ -323,6 +543,7 @@ def proxied_name(proxy: ModuleProxy) -> str:
 def _torch_instance_private() -> frozenset[str]:
     """Private names torch keeps on instances of the classes snippets subclass."""
     import torch
+
     module = torch.nn.Module()
     optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
@@ -370,6 +591,7 @@ def resolve(module: str, attr: str):
     if isinstance(value, ModuleType):
         return wrap_value(path, value)
     from checkers.identity import admit  # the identity check covers `from m import x` too
+
     return admit(value)
 
 
@@ -432,10 +654,14 @@ candidate_dataclass.__name__ = candidate_dataclass.__qualname__ = "dataclass"
 
 
 def check_loader_setting(name: str, value) -> None:
-    if (name == "num_workers" and value) or (name == "multiprocessing_context" and value is not None):
+    if (name == "num_workers" and value) or (
+        name == "multiprocessing_context" and value is not None
+    ):
         raise not_available(f"DataLoader({name}={value!r})")
 
 
-SAFE_REPLACEMENTS = {"torch.utils.data.DataLoader": single_process_data_loader,
-                     "dataclasses.dataclass": lambda: candidate_dataclass}
+SAFE_REPLACEMENTS = {
+    "torch.utils.data.DataLoader": single_process_data_loader,
+    "dataclasses.dataclass": lambda: candidate_dataclass,
+}
 """Names answered by a restricted stand-in instead of the real object."""

@@ -8,26 +8,46 @@ verdict, and the exit status is the worst of them.
 from __future__ import annotations
 
 import argparse
-
-from checkers.device import DEVICES
 import json
 import sys
 import time
 
+from checkers.device import DEVICES
+
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="Python files with a training loop")
-    parser.add_argument("--device", choices=DEVICES, default="auto",
-                        help="where to run it (auto: CUDA when available)")
-    parser.add_argument("--seconds", type=float, default=None, metavar="S",
-                        help="time budget per file (default 60): the run is watched to its end"
-                             " or for this long, and the verdict says which")
-    parser.add_argument("--steps", type=int, default=None, metavar="N",
-                        help="stop watching after N optimizer steps (default: run to the end)")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object per file, one per line")
-    parser.add_argument("--timings", action="store_true",
-                        help="print where the time went (worker start, compile, run, measure) on stderr")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="Python files with a training loop"
+    )
+    parser.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="auto",
+        help="where to run it (auto: CUDA when available)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="time budget per file (default 60): the run is watched to its end"
+        " or for this long, and the verdict says which",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop watching after N optimizer steps (default: run to the end)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per file, one per line"
+    )
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="print where the time went (worker start, compile, run, measure) on stderr",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,14 +62,21 @@ def run(args: argparse.Namespace) -> int:
         for path in args.files:
             started = time.monotonic()
             try:
-                verdict = grade_file(path, device=args.device, seconds=args.seconds,
-                                     steps=args.steps, sandbox=sandbox)
+                verdict = grade_file(
+                    path,
+                    device=args.device,
+                    seconds=args.seconds,
+                    steps=args.steps,
+                    sandbox=sandbox,
+                )
             except UsageError as exc:
                 print(f"grill check: error: {exc}", file=sys.stderr)
                 return EXIT_USAGE
             except Exception as exc:  # a fault of grill's own: say so, with its own exit status
-                print(f"grill check: internal error while grading {path}: {type(exc).__name__}: {exc}",
-                      file=sys.stderr)
+                print(
+                    f"grill check: internal error while grading {path}: {type(exc).__name__}: {exc}",
+                    file=sys.stderr,
+                )
                 return EXIT_GRILL
             if args.json:
                 print(json.dumps({"file": path, **verdict.to_dict()}))
@@ -59,15 +86,22 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.write(render(verdict))
             sys.stdout.flush()
             if args.timings:
-                print_timings(path, sandbox.timings, verdict.extra.get("timings", {}),
-                              time.monotonic() - started)
+                print_timings(
+                    path,
+                    sandbox.timings,
+                    verdict.extra.get("timings", {}),
+                    time.monotonic() - started,
+                )
             worst = max(worst, verdict.exit_code)
     return worst
 
 
 def print_timings(path: str, worker: dict, run: dict, wall: float) -> None:
     """One line per file on stderr: the worker's start (first file only), then the run."""
-    parts = [f"{name} {seconds:.2f}s" for name, seconds in
-             [*worker.items(), *run.items()] if isinstance(seconds, (int, float))]
+    parts = [
+        f"{name} {seconds:.2f}s"
+        for name, seconds in [*worker.items(), *run.items()]
+        if isinstance(seconds, (int, float))
+    ]
     print(f"timings {path}: {', '.join(parts)}; wall {wall:.2f}s", file=sys.stderr)
     worker.clear()

@@ -46,25 +46,47 @@ class Observed:
     @classmethod
     def from_measurements(cls, m: dict) -> Observed:
         training = m["training"]
-        return cls(backward_calls=training["backward_calls"], updates=training["updates"],
-                   optimizer_steps=training["optimizer_steps"], values=m.get("values") or {},
-                   peak_bytes=m.get("peak_bytes", 0), complete=m.get("stopped_by") == "end")
+        return cls(
+            backward_calls=training["backward_calls"],
+            updates=training["updates"],
+            optimizer_steps=training["optimizer_steps"],
+            values=m.get("values") or {},
+            peak_bytes=m.get("peak_bytes", 0),
+            complete=m.get("stopped_by") == "end",
+        )
 
 
-def check(contract: Contract, fix: Observed, solution: Observed,
-          starter: Observed | None = None) -> tuple[Expectation, ...]:
+def check(
+    contract: Contract, fix: Observed, solution: Observed, starter: Observed | None = None
+) -> tuple[Expectation, ...]:
     """Each promise of `contract`, kept or not by `fix` measured against `solution`."""
     found: list[Expectation] = []
     if not fix.complete:
-        found.append(Expectation("complete", False, "The run was stopped by its time budget before"
-                                 " it ended, so its results cannot be compared with the solution's."))
+        found.append(
+            Expectation(
+                "complete",
+                False,
+                "The run was stopped by its time budget before"
+                " it ended, so its results cannot be compared with the solution's.",
+            )
+        )
         return tuple(found)
     if contract.trains:
-        found.append(_counted("trains", "backward passes", fix.backward_calls, solution.backward_calls))
-        found.append(_counted("updates", "optimizer updates that had gradients to apply",
-                              fix.updates, solution.updates))
+        found.append(
+            _counted("trains", "backward passes", fix.backward_calls, solution.backward_calls)
+        )
+        found.append(
+            _counted(
+                "updates",
+                "optimizer updates that had gradients to apply",
+                fix.updates,
+                solution.updates,
+            )
+        )
     for compared in contract.same_as_solution:
-        found.append(_same(compared, fix.values.get(compared.name), solution.values.get(compared.name)))
+        found.append(
+            _same(compared, fix.values.get(compared.name), solution.values.get(compared.name))
+        )
     if contract.peak_memory is not None and starter is not None:
         found.append(_peak(contract.peak_memory, fix.peak_bytes, starter.peak_bytes))
     return tuple(found)
@@ -74,39 +96,64 @@ def _counted(what: str, noun: str, fix: int, solution: int) -> Expectation:
     if fix >= solution:
         return Expectation(what, True, f"{fix} {noun}, as the solution's {solution}.")
     if fix == 0:
-        return Expectation(what, False, f"The fix makes no {noun}; the solution makes {solution}:"
-                           " it no longer trains.")
-    return Expectation(what, False, f"The fix makes {fix} {noun}; the solution makes {solution}:"
-                       " it trains less than the task asks.")
+        return Expectation(
+            what,
+            False,
+            f"The fix makes no {noun}; the solution makes {solution}: it no longer trains.",
+        )
+    return Expectation(
+        what,
+        False,
+        f"The fix makes {fix} {noun}; the solution makes {solution}:"
+        " it trains less than the task asks.",
+    )
 
 
 def _same(compared: Compared, fix: dict | None, solution: dict | None) -> Expectation:
     what, name = f"same:{compared.name}", compared.name
     if not solution or "missing" in solution or "unsupported" in solution:
         problem = (solution or {}).get("unsupported") or "it is not defined at the end"
-        return Expectation(what, False, f"The solution's `{name}` cannot be compared ({problem}):"
-                           " the card's contract names a value it does not leave behind.")
+        return Expectation(
+            what,
+            False,
+            f"The solution's `{name}` cannot be compared ({problem}):"
+            " the card's contract names a value it does not leave behind.",
+        )
     if not fix or "missing" in fix:
-        return Expectation(what, False, f"`{name}` is not defined when the fix ends; the solution"
-                           " leaves it behind to compare.")
+        return Expectation(
+            what,
+            False,
+            f"`{name}` is not defined when the fix ends; the solution leaves it behind to compare.",
+        )
     if "unsupported" in fix:
-        return Expectation(what, False, f"`{name}` holds a {fix['unsupported']}, which cannot be"
-                           " compared with the solution's.")
+        return Expectation(
+            what,
+            False,
+            f"`{name}` holds a {fix['unsupported']}, which cannot be compared with the solution's.",
+        )
     if fix["shape"] != solution["shape"]:
-        return Expectation(what, False, f"`{name}` has another shape than the solution's"
-                           f" ({_short(fix['shape'])} against {_short(solution['shape'])}).")
+        return Expectation(
+            what,
+            False,
+            f"`{name}` has another shape than the solution's"
+            f" ({_short(fix['shape'])} against {_short(solution['shape'])}).",
+        )
     worst = _worst(fix["numbers"], solution["numbers"], compared)
     if worst is None:
         return Expectation(what, True, f"`{name}` matches the solution's.")
     got, want = worst
-    return Expectation(what, False, f"`{name}` differs from the solution's under the same seed"
-                       f" ({got} where the solution has {want}; tolerance rtol {compared.rtol:g},"
-                       f" atol {compared.atol:g}).")
+    return Expectation(
+        what,
+        False,
+        f"`{name}` differs from the solution's under the same seed"
+        f" ({got} where the solution has {want}; tolerance rtol {compared.rtol:g},"
+        f" atol {compared.atol:g}).",
+    )
 
 
 def _worst(fix: Sequence, solution: Sequence, compared: Compared) -> tuple[str, str] | None:
     """The first pair out of tolerance, as text; None when all agree (NaN agrees with NaN)."""
-    for got, want in zip(fix, solution):
+    for got, want in zip(fix, solution, strict=True):
         a, b = float(got), float(want)
         if math.isnan(a) and math.isnan(b) or a == b:
             continue
@@ -118,12 +165,20 @@ def _worst(fix: Sequence, solution: Sequence, compared: Compared) -> tuple[str, 
 def _peak(fraction: float, fix: int, starter: int) -> Expectation:
     budget = fraction * starter
     if fix <= budget:
-        return Expectation("peak_memory", True, f"Peak memory {format_bytes(fix)}, within"
-                           f" {fraction:.0%} of the starter's {format_bytes(starter)}.")
-    return Expectation("peak_memory", False, f"Peak memory {format_bytes(fix)}; the task allows"
-                       f" {fraction:.0%} of the starter's {format_bytes(starter)}"
-                       f" ({format_bytes(budget)}).")
+        return Expectation(
+            "peak_memory",
+            True,
+            f"Peak memory {format_bytes(fix)}, within"
+            f" {fraction:.0%} of the starter's {format_bytes(starter)}.",
+        )
+    return Expectation(
+        "peak_memory",
+        False,
+        f"Peak memory {format_bytes(fix)}; the task allows"
+        f" {fraction:.0%} of the starter's {format_bytes(starter)}"
+        f" ({format_bytes(budget)}).",
+    )
 
 
 def _short(shape: str, width: int = 60) -> str:
-    return shape if len(shape) <= width else shape[:width - 1] + "…"
+    return shape if len(shape) <= width else shape[: width - 1] + "…"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from statistics import median
 
 from checkers.verdict import Pattern
@@ -40,13 +41,13 @@ def classify(series: Sequence[float], floor: float = FLOOR_BYTES) -> Shape:
     - sawtooth: it rises and falls back again (variable batch or sequence sizes, per-epoch
       buffers), with no trend that outgrows its swings.
     """
-    values = list(series)[warmup(len(series)):]
+    values = list(series)[warmup(len(series)) :]
     if len(values) < MIN_SAMPLES:
         return Shape(None, 0.0)
     slope = trend(values)
     rise = slope * (len(values) - 1)
     spread = max(values) - min(values)
-    noise = median(abs(b - a) for a, b in zip(values, values[1:]))
+    noise = median(abs(b - a) for a, b in pairwise(values))
     if spread <= max(floor, 3 * noise):
         return Shape("flat", slope)
     if rise > max(floor, 0.5 * spread) and _largest_fall(values) < 0.5 * rise:

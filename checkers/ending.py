@@ -22,8 +22,12 @@ def ending_cleanly() -> Iterator[None]:
 
     def end(number: int, frame: object) -> None:
         raise SystemExit(128 + number)  # the status a shell reports for a process the signal ended
-    replaced = {number: signal.signal(number, end)
-                for number in ENDING_SIGNALS if signal.getsignal(number) is signal.SIG_DFL}
+
+    replaced = {
+        number: signal.signal(number, end)
+        for number in ENDING_SIGNALS
+        if signal.getsignal(number) is signal.SIG_DFL
+    }
     try:
         yield
     finally:

@@ -27,7 +27,11 @@ def fingerprint(value) -> dict:
         _collect(value, shape, tensors, 0)
     except _Unsupported as exc:
         return {"unsupported": str(exc)}
-    flat = torch.cat([t.reshape(-1) for t in tensors]) if tensors else torch.zeros(0, dtype=torch.float64)
+    flat = (
+        torch.cat([t.reshape(-1) for t in tensors])
+        if tensors
+        else torch.zeros(0, dtype=torch.float64)
+    )
     return {"shape": " ".join(shape), "numbers": [_plain(x) for x in _fold(flat).tolist()]}
 
 

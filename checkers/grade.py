@@ -56,25 +56,45 @@ def grade_job(payload: dict, finish: Finish) -> dict:
 
     def stop(reason: str) -> NoReturn:
         try:
-            result = measure(ledger, frame_roots(candidate_frames()), namespace, compare, reason,
-                             started, filename)
+            result = measure(
+                ledger,
+                frame_roots(candidate_frames()),
+                namespace,
+                compare,
+                reason,
+                started,
+                filename,
+            )
         except Exception as exc:  # measuring where the snippet stood failed (its recursion depth)
             result = unmeasured(ledger, f"{type(exc).__name__} while measuring", started)
         finish(result)
 
-    ledger = Ledger(filename, memory_reader(device), deadline=started + seconds,
-                    cpu_deadline=cpu_allowance(),
-                    steps_cap=payload.get("steps"), track_peak=bool(payload.get("peak")),
-                    on_stop=stop,
-                    on_scan=lambda: scan(ledger, frame_roots(candidate_frames()), filename))
+    ledger = Ledger(
+        filename,
+        memory_reader(device),
+        deadline=started + seconds,
+        cpu_deadline=cpu_allowance(),
+        steps_cap=payload.get("steps"),
+        track_peak=bool(payload.get("peak")),
+        on_stop=stop,
+        on_scan=lambda: scan(ledger, frame_roots(candidate_frames()), filename),
+    )
     namespace.update(policy.candidate_namespace(code, {TICK: ledger.tick}))
     seed_everything(int(payload.get("seed") or 0))
     if device == "cuda":
         torch.set_default_device("cuda")
     with ledger.watching():
         policy.run_candidate(code, namespace)
-    return measure(ledger, namespace, namespace, compare, "end", started, filename,
-                   compile_s=started - compiling)
+    return measure(
+        ledger,
+        namespace,
+        namespace,
+        compare,
+        "end",
+        started,
+        filename,
+        compile_s=started - compiling,
+    )
 
 
 def cpu_allowance() -> float | None:
@@ -85,9 +105,16 @@ def cpu_allowance() -> float | None:
     return soft - min(CPU_MARGIN_S, soft / 4)
 
 
-def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str, object],
-            compare: Sequence[str], stopped_by: str, started: float, filename: str,
-            compile_s: float = 0.0) -> dict:
+def measure(
+    ledger: Ledger,
+    roots: Mapping[str, object],
+    namespace: Mapping[str, object],
+    compare: Sequence[str],
+    stopped_by: str,
+    started: float,
+    filename: str,
+    compile_s: float = 0.0,
+) -> dict:
     """Everything the parent judges, as JSON: the final scan, the series, the counts, the
     compared values. Runs once, at the end of the run or where the budget stopped it."""
     measuring = time.monotonic()
@@ -98,15 +125,24 @@ def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str,
         values = {name: fingerprint(namespace.get(name, _MISSING)) for name in compare}
         dead, released = ledger.dead_weight()
     steps, loops = ledger.step_at.values(), ledger.loop_at.values()
-    memory = ledger.memory_by_step.values() if ledger.optimizer_steps else ledger.memory_by_backward.values()
+    memory = (
+        ledger.memory_by_step.values()
+        if ledger.optimizer_steps
+        else ledger.memory_by_backward.values()
+    )
     return {
-        "device": "cuda" if ledger.reader is not None and type(ledger.reader).__name__ == "CudaAllocator" else "cpu",
+        "device": "cuda"
+        if ledger.reader is not None and type(ledger.reader).__name__ == "CudaAllocator"
+        else "cpu",
         "stopped_by": stopped_by,
         "seconds": round(time.monotonic() - started, 3),
         "training": {
-            "optimizer_steps": ledger.optimizer_steps, "updates": ledger.updates,
-            "backward_calls": ledger.backward_calls, "graph_nodes": ledger.nodes_created,
-            "reused_nodes": ledger.reused_nodes, "higher_order": ledger.higher_order,
+            "optimizer_steps": ledger.optimizer_steps,
+            "updates": ledger.updates,
+            "backward_calls": ledger.backward_calls,
+            "graph_nodes": ledger.nodes_created,
+            "reused_nodes": ledger.reused_nodes,
+            "higher_order": ledger.higher_order,
             "walk_truncated": ledger.walk_truncated,
         },
         "dead_weight": bucketed(dead, steps, loops, released),
@@ -114,26 +150,52 @@ def measure(ledger: Ledger, roots: Mapping[str, object], namespace: Mapping[str,
         "memory": thin(memory),
         "reserved": thin(ledger.reserved_by_step.values()) if ledger.optimizer_steps else [],
         "peak_bytes": max(ledger.peak - ledger.base, 0),
-        "scans": [{"generation": s.generation, "step": _at(steps, s.generation),
-                   "holders": s.holders, "capped": s.capped} for s in ledger.scans[-8:]],
+        "scans": [
+            {
+                "generation": s.generation,
+                "step": _at(steps, s.generation),
+                "holders": s.holders,
+                "capped": s.capped,
+            }
+            for s in ledger.scans[-8:]
+        ],
         "values": values,
         "problem": ledger.problem,
         "unwatched_nodes": final.unwatched,
-        "timings": {"compile": round(compile_s, 3), "run": round(measuring - started, 3),
-                    "measure": round(time.monotonic() - measuring, 3)},
+        "timings": {
+            "compile": round(compile_s, 3),
+            "run": round(measuring - started, 3),
+            "measure": round(time.monotonic() - measuring, 3),
+        },
     }
 
 
 def unmeasured(ledger: Ledger, why: str, started: float) -> dict:
     """Measurements that say the run could not be measured: never graded, never clean."""
     empty = bucketed([], None, None)
-    return {"device": "cpu", "stopped_by": "budget", "seconds": round(time.monotonic() - started, 3),
-            "training": {"optimizer_steps": ledger.optimizer_steps, "updates": ledger.updates,
-                         "backward_calls": ledger.backward_calls, "graph_nodes": ledger.nodes_created,
-                         "reused_nodes": 0, "higher_order": False, "walk_truncated": False},
-            "dead_weight": empty, "reach": empty, "memory": [], "reserved": [], "peak_bytes": 0,
-            "scans": [], "values": {}, "unwatched_nodes": 0,
-            "problem": f"the run could not be measured at its end ({why})"}
+    return {
+        "device": "cpu",
+        "stopped_by": "budget",
+        "seconds": round(time.monotonic() - started, 3),
+        "training": {
+            "optimizer_steps": ledger.optimizer_steps,
+            "updates": ledger.updates,
+            "backward_calls": ledger.backward_calls,
+            "graph_nodes": ledger.nodes_created,
+            "reused_nodes": 0,
+            "higher_order": False,
+            "walk_truncated": False,
+        },
+        "dead_weight": empty,
+        "reach": empty,
+        "memory": [],
+        "reserved": [],
+        "peak_bytes": 0,
+        "scans": [],
+        "values": {},
+        "unwatched_nodes": 0,
+        "problem": f"the run could not be measured at its end ({why})",
+    }
 
 
 def scan(ledger: Ledger, roots: Mapping[str, object], filename: str, saved: bool = False) -> Scan:
@@ -155,8 +217,9 @@ def scan(ledger: Ledger, roots: Mapping[str, object], filename: str, saved: bool
                 summaries[id(holder.holder)] = summary
                 budget -= walked
                 found.unwatched += summary.pop("unwatched")
-            found.holders.append({"path": holder.path, "stored": first_path(ledger, holder),
-                                  **summary})
+            found.holders.append(
+                {"path": holder.path, "stored": first_path(ledger, holder), **summary}
+            )
     return found
 
 
@@ -172,8 +235,9 @@ def first_path(ledger: Ledger, found: Found) -> str:
     return found.path
 
 
-def summarize(found: Found, budget: int, step_at: Sequence[int],
-              saved: bool = True) -> tuple[dict, int]:
+def summarize(
+    found: Found, budget: int, step_at: Sequence[int], saved: bool = True
+) -> tuple[dict, int]:
     """One holder: its graph's size and saved bytes, the generations (and optimizer steps) its
     nodes carry, whether a backward pass ever ran through it, and what the tensor is (a
     scalar, a view of a larger one)."""
@@ -229,8 +293,12 @@ def candidate_frames() -> list:
     return frames
 
 
-def bucketed(series: Sequence[int], steps: Sequence[int] | None,
-             loops: Sequence[int] | None, released: Sequence[int] = ()) -> dict:
+def bucketed(
+    series: Sequence[int],
+    steps: Sequence[int] | None,
+    loops: Sequence[int] | None,
+    released: Sequence[int] = (),
+) -> dict:
     """At most SERIES_BUCKETS buckets, each with its lowest and highest value (so peaks and
     returns to the floor both survive), how many kept generations it let go, and where it lies
     in the run."""
@@ -238,12 +306,12 @@ def bucketed(series: Sequence[int], steps: Sequence[int] | None,
     width = max(1, -(-count // SERIES_BUCKETS))
     out: dict = {"lows": [], "highs": [], "first": [], "steps": [], "loops": [], "releases": []}
     for start in range(0, count, width):
-        part = series[start:start + width]
+        part = series[start : start + width]
         out["lows"].append(min(part))
         out["highs"].append(max(part))
         out["first"].append(start)
         if released:
-            out["releases"].append(sum(released[start:start + width]))
+            out["releases"].append(sum(released[start : start + width]))
         if steps is not None:
             out["steps"].append(_at(steps, start))
         if loops is not None:

@@ -66,8 +66,12 @@ class Growth:
     """How many windows climbed about as high as the highest."""
 
 
-def analyse(lows: Sequence[int], highs: Sequence[int], releases: Sequence[int] = (),
-            loops: Sequence[int] = ()) -> Growth:
+def analyse(
+    lows: Sequence[int],
+    highs: Sequence[int],
+    releases: Sequence[int] = (),
+    loops: Sequence[int] = (),
+) -> Growth:
     """Judge a bucketed series: per bucket, the lowest and highest value it held, how many
     kept generations were let go in it, and the loop whose tick opened it."""
     if not highs:
@@ -88,11 +92,15 @@ def is_trend(window: Window, buckets: int, releases: Sequence[int], loops: Seque
     climb = window.top - window.climb_start + 1
     last = window.end if window.released else window.end + 1  # the final release is not rotation
     plateau = last - window.top - 1
-    if plateau >= max(MIN_CLIMB, climb // 2) and any(releases[window.top + 1:last]):
+    if plateau >= max(MIN_CLIMB, climb // 2) and any(releases[window.top + 1 : last]):
         return False  # it stopped rising and lets old graphs go as new ones come
     start = window.climb_start
-    opens_a_loop = bool(loops) and start > 1 and loops[start] != loops[start - 1] \
+    opens_a_loop = (
+        bool(loops)
+        and start > 1
+        and loops[start] != loops[start - 1]
         and 0 not in (loops[start], loops[start - 1])
+    )
     return climb / buckets >= GROWTH_SHARE or (not window.released and opens_a_loop)
 
 
@@ -105,8 +113,9 @@ def find_windows(lows: Sequence[int], highs: Sequence[int], floor: int) -> list[
     while index < count:
         if lows[index] <= near:
             if highs[index] - floor >= MIN_CLIMB:
-                windows.append(Window(index, index, highs[index] - floor, highs[index], True,
-                                      index, index))
+                windows.append(
+                    Window(index, index, highs[index] - floor, highs[index], True, index, index)
+                )
             index += 1
             continue
         end = index
@@ -114,13 +123,16 @@ def find_windows(lows: Sequence[int], highs: Sequence[int], floor: int) -> list[
             end += 1
         released = end < count
         last = end if released else end - 1  # the bucket where it fell back holds its peak too
-        part = highs[index:last + 1]
+        part = highs[index : last + 1]
         peak = max(part)
         if peak - floor >= MIN_CLIMB:
-            near_peak = peak - max(1, (peak - floor) // 10)  # the run's last graph is alive at its end
+            near_peak = peak - max(
+                1, (peak - floor) // 10
+            )  # the run's last graph is alive at its end
             top = index + next(i for i, value in enumerate(part) if value >= near_peak)
-            windows.append(Window(index, last, peak - floor, peak, released,
-                                  climb_start(lows, index), top))
+            windows.append(
+                Window(index, last, peak - floor, peak, released, climb_start(lows, index), top)
+            )
         index = last + 1
     return windows
 

@@ -19,22 +19,36 @@ import sys
 import types
 from collections.abc import Callable, Iterator
 
+from RestrictedPython.transformer import INSPECT_ATTRIBUTES
+
 from checkers import capabilities
 from checkers.facades import stand_in
 from checkers.identity import admit, callable_admitted, closed_reason, describe, open_type
-from checkers.refusal import (CANDIDATE_MARK, PRIVATE_NAMES, candidate_classes, candidate_frame,
-                              not_available)
-
-from RestrictedPython.transformer import INSPECT_ATTRIBUTES
+from checkers.refusal import (
+    CANDIDATE_MARK,
+    PRIVATE_NAMES,
+    candidate_classes,
+    candidate_frame,
+    not_available,
+)
 
 INIT = "__init__"
 STR_FORMATTERS = (str.format, str.format_map)
 
 INPLACE_OPERATORS = {
-    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
-    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow,
-    "@=": operator.imatmul, "<<=": operator.ilshift, ">>=": operator.irshift,
-    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor,
+    "+=": operator.iadd,
+    "-=": operator.isub,
+    "*=": operator.imul,
+    "/=": operator.itruediv,
+    "//=": operator.ifloordiv,
+    "%=": operator.imod,
+    "**=": operator.ipow,
+    "@=": operator.imatmul,
+    "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+    "&=": operator.iand,
+    "|=": operator.ior,
+    "^=": operator.ixor,
 }
 
 _print_limit = 64 * 1024
@@ -47,6 +61,7 @@ def set_print_limit(chars: int) -> None:
 
 
 # -- attributes -------------------------------------------------------------------------------
+
 
 def guarded_getattr(obj, name, *default):
     """`obj.name` in snippet code (RestrictedPython rewrites every attribute read to this)."""
@@ -68,8 +83,11 @@ def guarded_getattr(obj, name, *default):
         return _init_of(obj)
     if name.startswith("_"):
         _check_private(obj, name)
-    elif name in INSPECT_ATTRIBUTES or name in capabilities.DENIED_ATTRIBUTES \
-            or (name in capabilities.DENIED_NODE_ATTRIBUTES and capabilities.is_graph_node(obj)):
+    elif (
+        name in INSPECT_ATTRIBUTES
+        or name in capabilities.DENIED_ATTRIBUTES
+        or (name in capabilities.DENIED_NODE_ATTRIBUTES and capabilities.is_graph_node(obj))
+    ):
         raise not_available(f"{short_name(obj)}.{name}")
     value = getattr(obj, name, *default)
     if is_str_formatter(value):
@@ -98,8 +116,12 @@ def _check_private(obj, name: str) -> None:
     if isinstance(obj, super):
         owned = obj.__thisclass__
     classes = candidate_classes()
-    if name.startswith("__") or name not in _private_names() or owned not in classes \
-            and not any(base in classes for base in owned.__mro__):
+    if (
+        name.startswith("__")
+        or name not in _private_names()
+        or owned not in classes
+        and not any(base in classes for base in owned.__mro__)
+    ):
         raise not_available(f"{short_name(obj)}.{name}")
     if torch_uses(owned, name, classes):
         raise not_available(f"{short_name(obj)}.{name}")
@@ -110,7 +132,9 @@ def torch_uses(cls: type, name: str, classes) -> bool:
     (nn.Module's `_parameters`, an optimizer's `_optimizer_step_code`, a DataLoader's
     `_get_iterator`)."""
     for base in cls.__mro__:
-        if base not in classes and (name in vars(base) or name in capabilities.instance_private(base)):
+        if base not in classes and (
+            name in vars(base) or name in capabilities.instance_private(base)
+        ):
             return True
     return False
 
@@ -160,10 +184,12 @@ def _init_of(obj):
 @functools.lru_cache(maxsize=256)
 def _unbound_init(base: type) -> Callable:
     """`Base.__init__` as a snippet holds it: callable only with the snippet's own `self`."""
+
     def init(self, *args, **kwargs):
         if type(self) not in candidate_classes() or base not in type(self).__mro__:
             raise not_available(f"{base.__qualname__}.__init__({short_name(self)})")
         return base.__init__(self, *args, **kwargs)
+
     init.__name__ = init.__qualname__ = f"{base.__qualname__}.__init__"
     return stand_in(init)
 
@@ -176,6 +202,7 @@ def short_name(obj) -> str:
 
 
 # -- calls, items, iteration ------------------------------------------------------------------
+
 
 def guarded_call(func, *args, **kwargs):
     """Every call in snippet code: the callee must be open, and so must what it returns. A
@@ -206,6 +233,7 @@ def inplace(op: str, target, value):
 
 # -- imports ----------------------------------------------------------------------------------
 
+
 def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
     """`__import__` as snippet code sees it.
 
@@ -229,10 +257,13 @@ def is_import_statement(frame: types.FrameType) -> bool:
 
 # -- builtins the sandbox replaces --------------------------------------------------------------
 
+
 def refusing_stub(name: str) -> Callable:
     """A builtin the sandbox does not offer: calling it is a refusal naming it."""
+
     def refused(*args, **kwargs):
         raise not_available(f"{name}()")
+
     refused.__name__ = refused.__qualname__ = name  # its repr names the builtin, not grill
     refused.__module__ = "builtins"
     return stand_in(refused)
@@ -264,16 +295,20 @@ def policed_formatter(method) -> Callable:
     formatter = PolicedFormatter()
     template = getattr(method, "__self__", None)
     if not isinstance(template, str):  # str.format(template, ...) read from the class
+
         def policed(template, *args, **kwargs):
             if not isinstance(template, str):
                 raise TypeError(f"descriptor '{method.__name__}' requires a 'str' object")
             return policed_formatter(getattr(template, method.__name__))(*args, **kwargs)
     elif method.__name__ == "format_map":
+
         def policed(mapping):
             return formatter.vformat(template, (), mapping)
     else:
+
         def policed(*args, **kwargs):
             return formatter.vformat(template, args, kwargs)
+
     policed.__name__ = policed.__qualname__ = f"str.{method.__name__}"  # what its repr shows
     policed.__module__ = "builtins"
     return stand_in(policed)
@@ -289,8 +324,9 @@ class PrintSink:
     def write(self, *objects, sep=" ", end="\n", file=None, flush=False):
         if file is not None:
             raise not_available("print(file=...)")
-        text = (sep if isinstance(sep, str) else " ").join(map(str, objects)) \
-            + (end if isinstance(end, str) else "\n")
+        text = (sep if isinstance(sep, str) else " ").join(map(str, objects)) + (
+            end if isinstance(end, str) else "\n"
+        )
         if self.written >= _print_limit:
             return
         room = _print_limit - self.written

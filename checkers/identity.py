@@ -26,23 +26,92 @@ from checkers import capabilities
 from checkers.facades import is_stand_in
 from checkers.refusal import CANDIDATE_MARK, candidate_classes, not_available
 
-BUILTIN_TYPES = frozenset({
-    "object", "int", "float", "complex", "bool", "str", "bytes", "list", "tuple", "dict", "set",
-    "frozenset", "range", "slice", "enumerate", "zip", "map", "filter", "reversed", "super",
-    "property", "staticmethod", "classmethod", "NoneType", "ellipsis", "NotImplementedType",
-    "generator", "list_iterator", "list_reverseiterator", "tuple_iterator", "range_iterator",
-    "set_iterator", "str_ascii_iterator", "str_iterator", "dict_keyiterator",
-    "dict_valueiterator", "dict_itemiterator", "dict_reversekeyiterator", "dict_keys",
-    "dict_values", "dict_items", "callable_iterator", "bytes_iterator", "longrange_iterator",
-    "method", "function", "builtin_function_or_method", "method-wrapper", "cell",
-    "odict_keys", "odict_values", "odict_items", "odict_iterator", "dict_reverseitemiterator",
-    "dict_reversevalueiterator", "set_reverseiterator", "bytearray_iterator", "bytearray",
-})
+BUILTIN_TYPES = frozenset(
+    {
+        "object",
+        "int",
+        "float",
+        "complex",
+        "bool",
+        "str",
+        "bytes",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "frozenset",
+        "range",
+        "slice",
+        "enumerate",
+        "zip",
+        "map",
+        "filter",
+        "reversed",
+        "super",
+        "property",
+        "staticmethod",
+        "classmethod",
+        "NoneType",
+        "ellipsis",
+        "NotImplementedType",
+        "generator",
+        "list_iterator",
+        "list_reverseiterator",
+        "tuple_iterator",
+        "range_iterator",
+        "set_iterator",
+        "str_ascii_iterator",
+        "str_iterator",
+        "dict_keyiterator",
+        "dict_valueiterator",
+        "dict_itemiterator",
+        "dict_reversekeyiterator",
+        "dict_keys",
+        "dict_values",
+        "dict_items",
+        "callable_iterator",
+        "bytes_iterator",
+        "longrange_iterator",
+        "method",
+        "function",
+        "builtin_function_or_method",
+        "method-wrapper",
+        "cell",
+        "odict_keys",
+        "odict_values",
+        "odict_items",
+        "odict_iterator",
+        "dict_reverseitemiterator",
+        "dict_reversevalueiterator",
+        "set_reverseiterator",
+        "bytearray_iterator",
+        "bytearray",
+    }
+)
 """Builtin types whose instances a snippet may hold (values, iterators, its own functions)."""
 
-_FAST = {int, float, complex, bool, str, bytes, type(None), list, tuple, dict, set, frozenset,
-         range, slice, torch.Tensor, torch.nn.Parameter, torch.Size, torch.dtype, torch.device,
-         capabilities.ModuleProxy}
+_FAST = {
+    int,
+    float,
+    complex,
+    bool,
+    str,
+    bytes,
+    type(None),
+    list,
+    tuple,
+    dict,
+    set,
+    frozenset,
+    range,
+    slice,
+    torch.Tensor,
+    torch.nn.Parameter,
+    torch.Size,
+    torch.dtype,
+    torch.device,
+    capabilities.ModuleProxy,
+}
 
 
 def admit(value, depth: int = 2):
@@ -60,7 +129,9 @@ def admit(value, depth: int = 2):
                     admit(item, depth - 1)
         return value
     if isinstance(value, types.ModuleType):  # torch.get_device_module(): only as its proxy
-        if value.__name__ in capabilities.ALLOWED_MODULES and not capabilities.denial_reason(value.__name__):
+        if value.__name__ in capabilities.ALLOWED_MODULES and not capabilities.denial_reason(
+            value.__name__
+        ):
             return capabilities.ModuleProxy(value.__name__)
         raise not_available(value.__name__)
     reason = closed_reason(value)
@@ -108,9 +179,17 @@ def closed_reason(value) -> str | None:
         if value.__name__ in capabilities.DENIED_ATTRIBUTES:
             return capabilities.DENIED_ATTRIBUTES[value.__name__]
         return closed_reason(owner)
-    if isinstance(value, (types.MethodWrapperType, types.WrapperDescriptorType,
-                          types.MethodDescriptorType, types.ClassMethodDescriptorType,
-                          types.GetSetDescriptorType, types.MemberDescriptorType)):
+    if isinstance(
+        value,
+        (
+            types.MethodWrapperType,
+            types.WrapperDescriptorType,
+            types.MethodDescriptorType,
+            types.ClassMethodDescriptorType,
+            types.GetSetDescriptorType,
+            types.MemberDescriptorType,
+        ),
+    ):
         owner = getattr(value, "__objclass__", None) or type(getattr(value, "__self__", None))
         if value.__name__ in capabilities.DENIED_ATTRIBUTES:
             return capabilities.DENIED_ATTRIBUTES[value.__name__]
@@ -155,8 +234,12 @@ def home_reason(module: str | None, qualname: str) -> str | None:
         names = capabilities.STDLIB_HOMES[module]
         top = qualname.split(".", 1)[0]
         if path not in capabilities.CLOSED_STDLIB_NAMES and (
-                names is ... or names is None and not top.startswith("_")
-                or isinstance(names, frozenset) and top in names):
+            names is ...
+            or names is None
+            and not top.startswith("_")
+            or isinstance(names, frozenset)
+            and top in names
+        ):
             return None
         return f"the sandbox offers only some of {module}, not this"
     return f"from {module}, a module the sandbox does not offer"
@@ -165,11 +248,13 @@ def home_reason(module: str | None, qualname: str) -> str | None:
 @functools.cache
 def _builtin_names() -> frozenset[str]:
     from checkers.policy import CANDIDATE_BUILTINS
+
     return frozenset(CANDIDATE_BUILTINS)
 
 
 def _is_exception(name: str) -> bool:
     import builtins
+
     value = getattr(builtins, name, None)
     return isinstance(value, type) and issubclass(value, BaseException)
 
@@ -186,4 +271,3 @@ def describe(value) -> str:
         return f"{module}.{name}" if isinstance(module, str) else name
     kind = type(value)
     return f"{kind.__module__}.{kind.__qualname__} object"
-

@@ -29,6 +29,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import torch
 from torch.autograd import function as autograd_function
@@ -78,11 +79,17 @@ class Scan:
 class Ledger(TorchFunctionMode):
     """Records node lives while the snippet runs under it (`with ledger.watching():`)."""
 
-    def __init__(self, filename: str, reader: HostHeap | CudaAllocator | None,
-                 deadline: float | None = None, cpu_deadline: float | None = None,
-                 steps_cap: int | None = None, track_peak: bool = False,
-                 on_stop: Callable[[str], None] | None = None,
-                 on_scan: Callable[[], Scan | None] | None = None) -> None:
+    def __init__(
+        self,
+        filename: str,
+        reader: HostHeap | CudaAllocator | None,
+        deadline: float | None = None,
+        cpu_deadline: float | None = None,
+        steps_cap: int | None = None,
+        track_peak: bool = False,
+        on_stop: Callable[[str], None] | None = None,
+        on_scan: Callable[[], Scan | None] | None = None,
+    ) -> None:
         super().__init__()
         self.filename = filename
         self.reader = reader
@@ -154,8 +161,10 @@ class Ledger(TorchFunctionMode):
         self._apply = function.__dict__["apply"]
         self._installed_apply = classmethod(_wrapped_apply(self, self._apply.__func__))
         function.apply = self._installed_apply
-        self._hooks = [optim_module.register_optimizer_step_pre_hook(self._before_step),
-                       optim_module.register_optimizer_step_post_hook(self._after_step)]
+        self._hooks = [
+            optim_module.register_optimizer_step_pre_hook(self._before_step),
+            optim_module.register_optimizer_step_post_hook(self._after_step),
+        ]
         self.base = self.peak = self._read()[0]
 
     def _uninstall(self) -> None:
@@ -167,10 +176,15 @@ class Ledger(TorchFunctionMode):
     def intact(self) -> bool:
         """Whether every observer is still the one installed and torch calls still reach the
         mode (torch pops it while its own handler runs: a hook called during backward)."""
-        return (isinstance(autograd_variable.Variable._execution_engine, _Engine)
-                and autograd_function.Function.__dict__["apply"] is self._installed_apply
-                and (self._inside > 0 or torch._C._is_torch_function_mode_enabled()
-                     and any(mode is self for mode in _mode_stack())))
+        return (
+            isinstance(autograd_variable.Variable._execution_engine, _Engine)
+            and autograd_function.Function.__dict__["apply"] is self._installed_apply
+            and (
+                self._inside > 0
+                or torch._C._is_torch_function_mode_enabled()
+                and any(mode is self for mode in _mode_stack())
+            )
+        )
 
     # -- torch calls ----------------------------------------------------------------------
 
@@ -251,8 +265,10 @@ class Ledger(TorchFunctionMode):
         self.backward_calls += 1
         index = self.backward_calls
         self.backward_at[index] = self.generation
-        roots = [_node_of(output) for output in (outputs if isinstance(outputs, (tuple, list))
-                                                 else (outputs,))]
+        roots = [
+            _node_of(output)
+            for output in (outputs if isinstance(outputs, (tuple, list)) else (outputs,))
+        ]
         with self.paused():
             leaves, earlier = self._use(roots, index)
         self.reach[index] = len(earlier)
@@ -333,7 +349,11 @@ class Ledger(TorchFunctionMode):
         """Top of a loop iteration (`line`: the loop), or the end of a backward or a step (0)."""
         if line:
             self._loop_line = line
-            if self.problem is None and not self._inside and not torch._C._is_torch_function_mode_enabled():
+            if (
+                self.problem is None
+                and not self._inside
+                and not torch._C._is_torch_function_mode_enabled()
+            ):
                 self._switched_off()
         if self._dirty and (line or not self._loop_line):  # a new generation opens
             self._dirty = False
@@ -345,15 +365,21 @@ class Ledger(TorchFunctionMode):
         if len(self.lives) >= self._next_scan and self.on_scan is not None:
             self._scan()
         if self.on_stop is not None:
-            if (self.deadline is not None and time.monotonic() > self.deadline
-                    or self.cpu_deadline is not None and time.process_time() > self.cpu_deadline):
+            if (
+                self.deadline is not None
+                and time.monotonic() > self.deadline
+                or self.cpu_deadline is not None
+                and time.process_time() > self.cpu_deadline
+            ):
                 self.on_stop("budget")
             elif self.steps_cap is not None and self.optimizer_steps >= self.steps_cap:
                 self.on_stop("steps")
 
     def _switched_off(self) -> None:
-        self.problem = ("the snippet switched off or replaced grill's instrumentation"
-                        f" (at line {self._candidate_line() or '?'})")
+        self.problem = (
+            "the snippet switched off or replaced grill's instrumentation"
+            f" (at line {self._candidate_line() or '?'})"
+        )
 
     def _scan(self) -> None:
         with self.paused():
@@ -396,7 +422,7 @@ class Ledger(TorchFunctionMode):
         passes = self.backward_at.values()[1:]
         if not passes:
             return 0
-        return max(b - a for a, b in zip([0, *passes], passes)) + 1
+        return max(b - a for a, b in pairwise([0, *passes])) + 1
 
     def dead_weight(self) -> tuple[list[int], list[int]]:
         """Per generation: how many earlier generations were still alive after it ended, their
@@ -412,7 +438,7 @@ class Ledger(TorchFunctionMode):
                 if death <= end:
                     released[death] += 1
         series, running = [], 0
-        for value in diff[:end + 1]:
+        for value in diff[: end + 1]:
             running += value
             series.append(running)
         return series, released
@@ -448,12 +474,14 @@ class _Engine:
 
 def _wrapped_apply(ledger: Ledger, apply: Callable) -> Callable:
     """`Function.apply` that stamps a custom Function's outputs (it bypasses torch functions)."""
+
     def apply_and_observe(cls, *args, **kwargs):
         result = apply(cls, *args, **kwargs)
         if not ledger._paused and torch.is_grad_enabled():
             with ledger.paused():
                 ledger.observe(result)
         return result
+
     apply_and_observe.__module__ = apply.__module__  # what a repr shows: torch's, not grill's
     apply_and_observe.__qualname__ = apply.__qualname__
     apply_and_observe.__name__ = apply.__name__

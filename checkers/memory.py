@@ -17,9 +17,21 @@ WORD = 8
 
 
 class _MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in (
-        "arena", "ordblks", "smblks", "hblks", "hblkhd",
-        "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
 
 
 class HostHeap:
@@ -43,6 +55,7 @@ class CudaAllocator:
 
     def __init__(self) -> None:
         import torch
+
         self._torch = torch
 
     def read(self) -> tuple[int, int]:
@@ -95,7 +108,7 @@ class OffHeap:
         return (view[i] for i in range(self.length))
 
     def values(self) -> list[int]:
-        return self._view[:self.length].tolist()
+        return self._view[: self.length].tolist()
 
     def _grow(self, needed: int) -> None:
         capacity = len(self._view)
@@ -103,9 +116,9 @@ class OffHeap:
             capacity *= 2
         bigger = mmap.mmap(-1, capacity * WORD)
         view = memoryview(bigger).cast("q")
-        view[:len(self._view)] = self._view
+        view[: len(self._view)] = self._view
         if self.fill:
-            view[len(self._view):] = array("q", [self.fill]) * (capacity - len(self._view))
+            view[len(self._view) :] = array("q", [self.fill]) * (capacity - len(self._view))
         self._view.release()
         self._map.close()
         self._map, self._view = bigger, view

@@ -27,18 +27,56 @@ from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack
 
 from checkers import capabilities, guards
 from checkers.facades import stand_in
-from checkers.refusal import (CANDIDATE_CLASSES, CANDIDATE_MARK, PRIVATE_NAMES, CandidateError,
-                              Refused, candidate_line, not_available, refused_at_runtime)
+from checkers.refusal import (
+    CANDIDATE_CLASSES,
+    CANDIDATE_MARK,
+    PRIVATE_NAMES,
+    CandidateError,
+    Refused,
+    candidate_line,
+    not_available,
+    refused_at_runtime,
+)
 
-__all__ = ["Refused", "CandidateError", "Compiled", "compile_candidate", "candidate_namespace",
-           "run_candidate"]
+__all__ = [
+    "Refused",
+    "CandidateError",
+    "Compiled",
+    "compile_candidate",
+    "candidate_namespace",
+    "run_candidate",
+]
 
-DUNDER_METHODS = frozenset({
-    "__init__", "__call__", "__repr__", "__str__", "__len__", "__iter__", "__next__",
-    "__getitem__", "__setitem__", "__contains__", "__bool__", "__hash__", "__enter__",
-    "__exit__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__add__",
-    "__sub__", "__mul__", "__truediv__", "__neg__", "__post_init__",
-})
+DUNDER_METHODS = frozenset(
+    {
+        "__init__",
+        "__call__",
+        "__repr__",
+        "__str__",
+        "__len__",
+        "__iter__",
+        "__next__",
+        "__getitem__",
+        "__setitem__",
+        "__contains__",
+        "__bool__",
+        "__hash__",
+        "__enter__",
+        "__exit__",
+        "__eq__",
+        "__ne__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__truediv__",
+        "__neg__",
+        "__post_init__",
+    }
+)
 """Special methods a snippet's class may define; hooks into lookup, pickling, finalisation or
 class creation (`__getattr__`, `__reduce__`, `__del__`...) stay closed."""
 
@@ -50,19 +88,72 @@ RESERVED_PRIVATE = re.compile(r"_.*_|_print|_tmp\d+|__.*")
 `_print`, `_tmp0`) and every dunder."""
 
 CANDIDATE_BUILTINS = (
-    "abs", "all", "any", "bool", "callable", "chr", "classmethod", "complex", "dict",
-    "divmod", "enumerate", "filter", "float", "format", "frozenset", "hash", "int",
-    "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min", "next",
-    "object", "ord", "pow", "property", "range", "repr", "reversed", "round", "set",
-    "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "zip",
-    "NotImplemented", "Ellipsis",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "callable",
+    "chr",
+    "classmethod",
+    "complex",
+    "dict",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "hash",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "object",
+    "ord",
+    "pow",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "zip",
+    "NotImplemented",
+    "Ellipsis",
 )
 """Builtins beyond RestrictedPython's safe set (exceptions come from there): what training
 code uses. No open, exec, eval, compile, globals, vars, getattr, type, input, breakpoint."""
 
 REFUSED_BUILTINS = (
-    "open", "exec", "eval", "compile", "globals", "locals", "vars", "getattr", "setattr",
-    "delattr", "type", "input", "breakpoint", "memoryview", "help", "dir",
+    "open",
+    "exec",
+    "eval",
+    "compile",
+    "globals",
+    "locals",
+    "vars",
+    "getattr",
+    "setattr",
+    "delattr",
+    "type",
+    "input",
+    "breakpoint",
+    "memoryview",
+    "help",
+    "dir",
 )
 """Present as stubs that refuse when called, so that a snippet may still name a variable
 `input` and a call to `open` reads as a refusal rather than a NameError."""
@@ -71,9 +162,19 @@ UNSAFE_SAFE_BUILTINS = ("setattr", "delattr", "_getattr_")
 """RestrictedPython's safe set carries these; grill's own guards replace them."""
 
 AUGMENTED_OPERATORS = {
-    ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=",
-    ast.Mod: "%=", ast.Pow: "**=", ast.MatMult: "@=", ast.LShift: "<<=", ast.RShift: ">>=",
-    ast.BitAnd: "&=", ast.BitOr: "|=", ast.BitXor: "^=",
+    ast.Add: "+=",
+    ast.Sub: "-=",
+    ast.Mult: "*=",
+    ast.Div: "/=",
+    ast.FloorDiv: "//=",
+    ast.Mod: "%=",
+    ast.Pow: "**=",
+    ast.MatMult: "@=",
+    ast.LShift: "<<=",
+    ast.RShift: ">>=",
+    ast.BitAnd: "&=",
+    ast.BitOr: "|=",
+    ast.BitXor: "^=",
 }
 
 
@@ -111,8 +212,11 @@ class GrillPolicy(RestrictingNodeTransformer):
             return
         if allow_magic_methods and name in DUNDER_METHODS and id(node) in self.methods:
             return
-        if name in READABLE_DUNDER_NAMES and isinstance(node, ast.Name) \
-                and isinstance(node.ctx, ast.Load):
+        if (
+            name in READABLE_DUNDER_NAMES
+            and isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+        ):
             return
         if is_own_private(name):
             return
@@ -150,8 +254,9 @@ class GrillPolicy(RestrictingNodeTransformer):
         store = self.visit(retarget(node.target, ast.Store()))
         value = self.visit(node.value)
         op = ast.Constant(AUGMENTED_OPERATORS[type(node.op)])
-        call = ast.Call(func=ast.Name("_inplacevar_", ast.Load()), args=[op, load, value],
-                        keywords=[])
+        call = ast.Call(
+            func=ast.Name("_inplacevar_", ast.Load()), args=[op, load, value], keywords=[]
+        )
         return ast.copy_location(ast.Assign(targets=[store], value=call), node)
 
     def visit_AnnAssign(self, node):
@@ -166,19 +271,28 @@ class GrillPolicy(RestrictingNodeTransformer):
         name = node.attr
         if name == "__init__" and isinstance(node.ctx, ast.Load):
             # `super().__init__(...)`, `nn.Module.__init__(self)`: checked by the guard.
-            call = ast.Call(func=ast.Name("_getattr_", ast.Load()),
-                            args=[self.visit(node.value), ast.Constant(name)], keywords=[])
+            call = ast.Call(
+                func=ast.Name("_getattr_", ast.Load()),
+                args=[self.visit(node.value), ast.Constant(name)],
+                keywords=[],
+            )
             return ast.copy_location(call, node)
         if not is_own_private(name):
             return super().visit_Attribute(node)
         value = self.visit(node.value)
         if isinstance(node.ctx, ast.Load):
-            call = ast.Call(func=ast.Name("_getattr_", ast.Load()),
-                            args=[value, ast.Constant(name)], keywords=[])
+            call = ast.Call(
+                func=ast.Name("_getattr_", ast.Load()),
+                args=[value, ast.Constant(name)],
+                keywords=[],
+            )
             return ast.copy_location(call, node)
         self.private_names.add(name)
-        target = ast.Call(func=ast.Name("_write_private_", ast.Load()),
-                          args=[value, ast.Constant(name)], keywords=[])
+        target = ast.Call(
+            func=ast.Name("_write_private_", ast.Load()),
+            args=[value, ast.Constant(name)],
+            keywords=[],
+        )
         ast.copy_location(target, node.value)
         return ast.copy_location(ast.Attribute(value=target, attr=name, ctx=node.ctx), node)
 
@@ -202,8 +316,12 @@ class GrillPolicy(RestrictingNodeTransformer):
 
 def is_own_private(name: str | None) -> bool:
     """`_step`, `_buf`, `_helper`: ordinary names of the snippet's own."""
-    return bool(name) and name.startswith("_") and name != "_" \
+    return (
+        bool(name)
+        and name.startswith("_")
+        and name != "_"
         and RESERVED_PRIVATE.fullmatch(name) is None
+    )
 
 
 def defined_names(stmt: ast.stmt) -> list[str]:
@@ -220,14 +338,21 @@ def defined_names(stmt: ast.stmt) -> list[str]:
 def is_plain_slots(stmt: ast.stmt) -> bool:
     """`__slots__ = ("a", "_b")` in a class body: literal names the snippet could also use as
     attributes, so the slots declare nothing that attribute rules would refuse."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__slots__"):
+    if not (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id == "__slots__"
+    ):
         return False
     names = stmt.value.elts if isinstance(stmt.value, (ast.Tuple, ast.List)) else [stmt.value]
-    return all(isinstance(name, ast.Constant) and isinstance(name.value, str)
-               and name.value.isidentifier()
-               and (not name.value.startswith("_") or is_own_private(name.value))
-               for name in names)
+    return all(
+        isinstance(name, ast.Constant)
+        and isinstance(name.value, str)
+        and name.value.isidentifier()
+        and (not name.value.startswith("_") or is_own_private(name.value))
+        for name in names
+    )
 
 
 def is_pure(expr: ast.expr) -> bool:
@@ -252,17 +377,23 @@ def retarget(expr: ast.expr, ctx: ast.expr_context) -> ast.expr:
     return copy
 
 
-def compile_candidate(source: str, filename: str = "<snippet>",
-                      transform: Callable[[ast.Module], ast.Module] | None = None) -> Compiled:
+def compile_candidate(
+    source: str,
+    filename: str = "<snippet>",
+    transform: Callable[[ast.Module], ast.Module] | None = None,
+) -> Compiled:
     """Parse, apply the policy (raising Refused for the first violation), then the grader's
     trusted `transform`, and compile with the snippet's line numbers intact."""
     try:
         tree = ast.parse(source, filename)
     except SyntaxError as exc:
-        raise CandidateError("SyntaxError", exc.msg, exc.lineno,
-                             "".join(traceback.format_exception_only(exc))) from None
+        raise CandidateError(
+            "SyntaxError", exc.msg, exc.lineno, "".join(traceback.format_exception_only(exc))
+        ) from None
     except (ValueError, MemoryError, RecursionError) as exc:  # null bytes, absurd nesting
-        raise CandidateError(type(exc).__name__, str(exc) or "the code cannot be parsed", None) from None
+        raise CandidateError(
+            type(exc).__name__, str(exc) or "the code cannot be parsed", None
+        ) from None
     policy = GrillPolicy([], [], {})
     tree = policy.visit(tree)
     if policy.violations:
@@ -341,8 +472,9 @@ def make_class(classes: weakref.WeakSet, name, bases, ns):
         if issubclass(type(base), meta):
             meta = type(base)
     for attr in ns:
-        if is_own_private(attr) and any(guards.torch_uses(base, attr, classes) for base in bases
-                                        if isinstance(base, type)):
+        if is_own_private(attr) and any(
+            guards.torch_uses(base, attr, classes) for base in bases if isinstance(base, type)
+        ):
             raise not_available(f"{name}.{attr} (overriding a private name of its base)")
     cls = meta(name, bases, ns)
     classes.add(cls)

@@ -54,8 +54,11 @@ def render(verdict: Verdict) -> str:
     if not verdict.graded:
         parts.append(_not_graded(verdict))
     else:
-        memory = (f"memory {verdict.pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step"
-                  if verdict.pattern else "too few steps to name the memory curve's shape")
+        memory = (
+            f"memory {verdict.pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step"
+            if verdict.pattern
+            else "too few steps to name the memory curve's shape"
+        )
         parts.append(f"device {verdict.device} · {verdict.steps} training steps · {memory}")
         if verdict.samples:
             parts.append(draw_curve(verdict.samples))
@@ -65,9 +68,13 @@ def render(verdict: Verdict) -> str:
         if verdict.hint:
             parts.append(_wrap(f"Hint: {verdict.hint}"))
         if verdict.expectations:
-            parts.append("The task's contract:\n" + "\n".join(
-                _wrap(f"{'ok  ' if e.met else 'NO  '}{e.message}", indent="      ")
-                for e in verdict.expectations))
+            parts.append(
+                "The task's contract:\n"
+                + "\n".join(
+                    _wrap(f"{'ok  ' if e.met else 'NO  '}{e.message}", indent="      ")
+                    for e in verdict.expectations
+                )
+            )
         parts.extend(_wrap(f"Note: {note}") for note in verdict.notes)
     if verdict.coverage:
         parts.append(_wrap(verdict.coverage))
@@ -91,12 +98,14 @@ def _not_graded(verdict: Verdict) -> str:
 
 def _wrap(text: str, indent: str = "") -> str:
     """A paragraph filled to WIDTH, never breaking inside a word (a path or `code` stays whole)."""
-    return textwrap.fill(text, WIDTH, break_long_words=False, break_on_hyphens=False,
-                         subsequent_indent=indent)
+    return textwrap.fill(
+        text, WIDTH, break_long_words=False, break_on_hyphens=False, subsequent_indent=indent
+    )
 
 
-def draw_curve(samples: Sequence[float], height: int = CURVE_HEIGHT,
-               width: int = CURVE_WIDTH) -> str:
+def draw_curve(
+    samples: Sequence[float], height: int = CURVE_HEIGHT, width: int = CURVE_WIDTH
+) -> str:
     """Memory per step as columns of block characters, labelled with its range."""
     columns = _resample(samples, width)
     low, high = min(columns), max(columns)
@@ -116,17 +125,29 @@ def _resample(samples: Sequence[float], width: int) -> list[float]:
     if len(samples) <= width:
         return list(samples)
     per = len(samples) / width
-    return [max(samples[int(i * per):max(int((i + 1) * per), int(i * per) + 1)]) for i in range(width)]
+    return [
+        max(samples[int(i * per) : max(int((i + 1) * per), int(i * per) + 1)]) for i in range(width)
+    ]
 
 
 def retained_table(verdict: Verdict) -> str:
     header = ("path", "grad_fn", "steps", "nodes", "saved", "line")
-    rows = [(_shorten(r.path), r.grad_fn, str(r.steps), str(r.graph_nodes),
-             format_bytes(r.saved_bytes), str(r.line) if r.line else "-")
-            for r in verdict.retained[:TABLE_ROWS]]
+    rows = [
+        (
+            _shorten(r.path),
+            r.grad_fn,
+            str(r.steps),
+            str(r.graph_nodes),
+            format_bytes(r.saved_bytes),
+            str(r.line) if r.line else "-",
+        )
+        for r in verdict.retained[:TABLE_ROWS]
+    ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-             for row in [header, *rows]]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
     lines.insert(1, "  ".join("─" * w for w in widths))
     total = verdict.extra.get("retained_total", len(verdict.retained))
     if total > len(rows):
@@ -139,4 +160,4 @@ def _shorten(path: str) -> str:
     if len(path) <= PATH_CELL:
         return path
     keep = PATH_CELL - 1
-    return path[:keep - keep // 2] + "…" + path[-(keep // 2):]
+    return path[: keep - keep // 2] + "…" + path[-(keep // 2) :]

@@ -22,8 +22,21 @@ import torch
 
 MAX_OBJECTS = 100_000
 MAX_DEPTH = 24
-_ATOMS = (type(None), bool, int, float, complex, str, bytes, bytearray, range,
-          torch.dtype, torch.device, torch.Size, types.ModuleType)
+_ATOMS = (
+    type(None),
+    bool,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    bytearray,
+    range,
+    torch.dtype,
+    torch.device,
+    torch.Size,
+    types.ModuleType,
+)
 _MODULE_TABLES = ("_parameters", "_buffers", "_modules")
 
 
@@ -49,7 +62,9 @@ def grad_fn_of(tensor: torch.Tensor):
 
 def is_grader_name(name: str) -> bool:
     """Names the sandbox or grader put in the namespace (`_getattr_`, `__grill_step__`...)."""
-    return name.startswith("__") or (name.startswith("_") and name.endswith("_")) or name == "_print"
+    return (
+        name.startswith("__") or (name.startswith("_") and name.endswith("_")) or name == "_print"
+    )
 
 
 def graph_holders(roots: Mapping[str, object], filename: str) -> Iterator[Found]:
@@ -83,8 +98,10 @@ def graph_holders(roots: Mapping[str, object], filename: str) -> Iterator[Found]
             continue
         seen.add(id(value))
         if depth < MAX_DEPTH:
-            queue.extend((child_path, child, depth + 1)
-                         for child_path, child in _children(path, value, filename))
+            queue.extend(
+                (child_path, child, depth + 1)
+                for child_path, child in _children(path, value, filename)
+            )
 
 
 def frame_roots(frames) -> dict[str, object]:
@@ -149,10 +166,13 @@ def _function_children(path: str, function: types.FunctionType) -> Iterator[tupl
     keeps losses in a global it was never passed)."""
     for name in function.__code__.co_names:
         value = function.__globals__.get(name)
-        if value is not None and not isinstance(value, (type, types.FunctionType)) \
-                and not is_grader_name(name):
+        if (
+            value is not None
+            and not isinstance(value, (type, types.FunctionType))
+            and not is_grader_name(name)
+        ):
             yield name, value
-    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or (), strict=False):
         try:
             yield f"{path}.<closure>.{name}", cell.cell_contents
         except ValueError:  # a cell not yet assigned
@@ -181,8 +201,10 @@ def _attributes(path: str, value: object, filename: str) -> Iterator[tuple[str, 
 
 
 def _defined_by_snippet(cls: type, filename: str) -> bool:
-    return any(isinstance(member, types.FunctionType) and member.__code__.co_filename == filename
-               for member in vars(cls).values())
+    return any(
+        isinstance(member, types.FunctionType) and member.__code__.co_filename == filename
+        for member in vars(cls).values()
+    )
 
 
 def _key(key: object) -> str:
@@ -199,7 +221,8 @@ def saved_tensors(node) -> Iterator[torch.Tensor]:
     names = _SAVED_NAMES.get(type(node))
     if names is None:
         names = _SAVED_NAMES[type(node)] = tuple(
-            name for name in dir(type(node)) if name.startswith("_saved_"))
+            name for name in dir(type(node)) if name.startswith("_saved_")
+        )
     for name in names:
         try:
             value = getattr(node, name)

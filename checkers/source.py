@@ -10,11 +10,17 @@ import builtins
 import re
 
 MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "add", "update", "setdefault"})
-HOOK_REGISTRATIONS = frozenset({
-    "register_hook", "register_forward_hook", "register_forward_pre_hook",
-    "register_full_backward_hook", "register_full_backward_pre_hook", "register_backward_hook",
-    "register_post_accumulate_grad_hook",
-})
+HOOK_REGISTRATIONS = frozenset(
+    {
+        "register_hook",
+        "register_forward_hook",
+        "register_forward_pre_hook",
+        "register_full_backward_hook",
+        "register_full_backward_pre_hook",
+        "register_backward_hook",
+        "register_post_accumulate_grad_hook",
+    }
+)
 
 
 def assignment_line(tree: ast.Module, path: str) -> int | None:
@@ -37,9 +43,15 @@ def assignment_line(tree: ast.Module, path: str) -> int | None:
                     hit = _names(part) == name
                     if hit:
                         fills = isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign)
-                        candidates.append((node.lineno in in_loop, fills == indexed or not indexed, node.lineno))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in MUTATORS and _names(_container(node.func.value)) == name:
+                        candidates.append(
+                            (node.lineno in in_loop, fills == indexed or not indexed, node.lineno)
+                        )
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MUTATORS
+            and _names(_container(node.func.value)) == name
+        ):
             candidates.append((node.lineno in in_loop, indexed, node.lineno))
     if not candidates:
         return None
@@ -52,10 +64,16 @@ def stored_name(tree: ast.Module, line: int | None) -> str | None:
     for node in ast.walk(tree):
         if getattr(node, "lineno", None) != line:
             continue
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in MUTATORS and node.args:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MUTATORS
+            and node.args
+        ):
             value = node.args[-1]
-        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets):
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Subscript) for t in node.targets
+        ):
             value = node.value
         else:
             continue
@@ -78,8 +96,11 @@ def _container(node: ast.AST) -> ast.AST:
     while True:
         if isinstance(node, ast.Subscript):
             node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in MUTATORS:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MUTATORS
+        ):
             node = node.func.value
         else:
             return node
@@ -105,7 +126,6 @@ def _lines_in_loops(tree: ast.Module) -> set[int]:
     return lines
 
 
-
 def source_flags(tree: ast.Module) -> frozenset[str]:
     """Facts about the source that shape the hint: `retain_graph` and `create_graph` passed as
     True; `hook_in_loop` for a hook registered inside a loop; `carried:NAME` for state fed
@@ -117,16 +137,26 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             flags.update(f"feeds:{name}" for name in _fed_back(node))
         if isinstance(node, ast.Call):
-            flags.update(keyword.arg for keyword in node.keywords
-                         if keyword.arg in ("retain_graph", "create_graph")
-                         and isinstance(keyword.value, ast.Constant) and keyword.value.value is True)
+            flags.update(
+                keyword.arg
+                for keyword in node.keywords
+                if keyword.arg in ("retain_graph", "create_graph")
+                and isinstance(keyword.value, ast.Constant)
+                and keyword.value.value is True
+            )
             if _called_name(node) in HOOK_REGISTRATIONS and node.lineno in in_loop:
                 flags.add("hook_in_loop")
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                and not _calls_builtin(node.value) and not _calls_torch(node.value):
+        elif (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and not _calls_builtin(node.value)
+            and not _calls_torch(node.value)
+        ):
             # `best = min(best, loss)` keeps and `acc = torch.cat([acc, out])` collects: neither carries
             targets = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            fed_back = {n.id for a in node.value.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+            fed_back = {
+                n.id for a in node.value.args for n in ast.walk(a) if isinstance(n, ast.Name)
+            }
             flags.update(f"carried:{name}" for name in targets & fed_back)
     return frozenset(flags)
 
@@ -135,8 +165,11 @@ def _fed_back(node: ast.Assign | ast.AugAssign) -> set[str]:
     """Names an assignment computes from themselves (`total = total + loss`, `self.mean =
     0.9 * self.mean + x`, `h = cell(x, h)`, `total += loss`): state carried from step to step."""
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    flat = [part for target in targets
-            for part in (target.elts if isinstance(target, ast.Tuple) else [target])]
+    flat = [
+        part
+        for target in targets
+        for part in (target.elts if isinstance(target, ast.Tuple) else [target])
+    ]
     written = {_names(part) for part in flat} - {None}
     if isinstance(node, ast.AugAssign):
         return written
@@ -147,9 +180,13 @@ def _fed_back(node: ast.Assign | ast.AugAssign) -> set[str]:
 def hook_line(tree: ast.Module) -> int | None:
     """The line of the first hook registration inside a loop."""
     in_loop = _lines_in_loops(tree)
-    lines = [node.lineno for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and _called_name(node) in HOOK_REGISTRATIONS
-             and node.lineno in in_loop]
+    lines = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and _called_name(node) in HOOK_REGISTRATIONS
+        and node.lineno in in_loop
+    ]
     return min(lines, default=None)
 
 

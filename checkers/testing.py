@@ -20,8 +20,9 @@ from checkers.verdict import Verdict
 MIN_STEPS = 4
 
 
-def assert_no_graph_leak(step: Callable[[], object], steps: int = 50, *,
-                         device: str = "cpu") -> Verdict:
+def assert_no_graph_leak(
+    step: Callable[[], object], steps: int = 50, *, device: str = "cpu"
+) -> Verdict:
     """Call `step()` `steps` times; raise AssertionError if autograd graph keeps accumulating.
 
     `step` runs one training step (forward, backward, optimizer step) and may return its loss:

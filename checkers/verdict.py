@@ -129,7 +129,19 @@ class Verdict:
         return cls(**data)
 
     @classmethod
-    def not_graded(cls, verdict: VerdictKind, device: str, message: str,
-                   line: int | None = None, kind: str | None = None, output: str = "") -> Verdict:
-        return cls(verdict=verdict, device=device, message=message, output=output,
-                   error=ErrorInfo(kind=kind or verdict, message=message, line=line))
+    def not_graded(
+        cls,
+        verdict: VerdictKind,
+        device: str,
+        message: str,
+        line: int | None = None,
+        kind: str | None = None,
+        output: str = "",
+    ) -> Verdict:
+        return cls(
+            verdict=verdict,
+            device=device,
+            message=message,
+            output=output,
+            error=ErrorInfo(kind=kind or verdict, message=message, line=line),
+        )

@@ -57,12 +57,24 @@ def _compile_problem(doc: YamlDocument, loc: Loc, node: yaml.ScalarNode) -> Prob
         line, column = doc.text_position(node, code_line - 1, offset)
         where = "" if node.style == "|" else f" (line {code_line} of the code)"
         # Naming the version tells an author why code that compiles on a newer Python fails here.
-        return Problem(doc.path, line, column,
-                       f"'{describe_loc(loc)}' is not valid Python {_PYTHON}: {error.msg}{where}",
-                       "fix the code; write it as a literal block ('code: |') so problems point at the right line")
+        return Problem(
+            doc.path,
+            line,
+            column,
+            f"'{describe_loc(loc)}' is not valid Python {_PYTHON}: {error.msg}{where}",
+            "fix the code; write it as a literal block ('code: |') so problems point at the right line",
+        )
     except ValueError as error:  # null bytes, which only a double-quoted escape can produce
-        return doc.problem(node, f"'{describe_loc(loc)}' is not valid Python: {error}", "remove the \\0 escape")
-    except (MemoryError, RecursionError):  # Python's parser and compiler give up on deep nesting this way
-        return doc.problem(node, f"'{describe_loc(loc)}' is nested too deeply for Python {_PYTHON} to compile",
-                           "split the deepest expression into steps with names")
+        return doc.problem(
+            node, f"'{describe_loc(loc)}' is not valid Python: {error}", "remove the \\0 escape"
+        )
+    except (
+        MemoryError,
+        RecursionError,
+    ):  # Python's parser and compiler give up on deep nesting this way
+        return doc.problem(
+            node,
+            f"'{describe_loc(loc)}' is nested too deeply for Python {_PYTHON} to compile",
+            "split the deepest expression into steps with names",
+        )
     return None

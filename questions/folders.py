@@ -48,8 +48,13 @@ def searched(folder: Path) -> bool:
 
 
 def unreadable_folder(folder: Path, error: OSError) -> Problem:
-    return Problem(str(folder), 1, 1, f"cannot read this folder: {error.strerror}",
-                   "check its permissions, or remove it from GRILL_PACKS")
+    return Problem(
+        str(folder),
+        1,
+        1,
+        f"cannot read this folder: {error.strerror}",
+        "check its permissions, or remove it from GRILL_PACKS",
+    )
 
 
 def _is_folder(entry: os.DirEntry) -> bool:

@@ -20,6 +20,7 @@ from questions.yamldoc import position, read_yaml
 if TYPE_CHECKING:
     from checkers.verdict import Verdict
 
+
 class TaskGrader(Protocol):
     """Grades `source` as a fix of `task` (the app passes `checkers.api.grade_task` with the
     task's spec); tests can pass a fake one."""
@@ -52,7 +53,9 @@ def lint_paths(paths: Sequence[Path]) -> LintReport:
     Folders load together, so duplicate ids across them are found; a card file named on its
     own is checked alone.
     """
-    folders = [p for p in paths if p.is_dir()] + [p.parent for p in paths if p.name == MANIFEST_NAME]
+    folders = [p for p in paths if p.is_dir()] + [
+        p.parent for p in paths if p.name == MANIFEST_NAME
+    ]
     library = load_library(folders)
     problems, cards = list(library.problems), library.cards
     for path in paths:
@@ -64,8 +67,11 @@ def lint_paths(paths: Sequence[Path]) -> LintReport:
     return LintReport(sort_problems(problems), cards, len(library.packs))
 
 
-def grade_code_tasks(cards: Iterable[LoadedCard], grade: TaskGrader,
-                     progress: Callable[[LoadedCard, str], None] | None = None) -> list[Problem]:
+def grade_code_tasks(
+    cards: Iterable[LoadedCard],
+    grade: TaskGrader,
+    progress: Callable[[LoadedCard, str], None] | None = None,
+) -> list[Problem]:
     """Grade every code task's starter and solution as fixes of the task; each unexpected
     verdict is a Problem at its key. The starter must fail as `starter_fails` says; the
     solution must be clean."""
@@ -80,7 +86,9 @@ def grade_code_tasks(cards: Iterable[LoadedCard], grade: TaskGrader,
             verdict = grade(getattr(task, part), task)
             if verdict.verdict != expected:
                 message, hint = _mismatch(part, expected, verdict)
-                problems.append(Problem(str(loaded.path), *_key_position(loaded.path, part), message, hint))
+                problems.append(
+                    Problem(str(loaded.path), *_key_position(loaded.path, part), message, hint)
+                )
     return problems
 
 
@@ -88,15 +96,21 @@ def _mismatch(part: str, expected: str, verdict: Verdict) -> tuple[str, str]:
     where = f"code_task.{part}"
     detail = f": {verdict.message}" if verdict.message else ""
     if not verdict.graded:
-        return (f"'{where}' could not be graded ({verdict.verdict}){detail}",
-                verdict.hint or f"run it with 'grill check' to see why; it must grade {expected}")
+        return (
+            f"'{where}' could not be graded ({verdict.verdict}){detail}",
+            verdict.hint or f"run it with 'grill check' to see why; it must grade {expected}",
+        )
     if part == "starter":
         what = "leak" if expected == "leak" else "break the contract (grade wrong)"
-        return (f"'{where}' must {what} but graded {verdict.verdict}{detail}",
-                "the starter must show the bug the task is about, so the candidate has something"
-                " to fix: graphs that pile up, or results that differ from the solution's")
-    return (f"'{where}' must grade clean but graded {verdict.verdict}{detail}",
-            "the reference solution must let each iteration's graph go")
+        return (
+            f"'{where}' must {what} but graded {verdict.verdict}{detail}",
+            "the starter must show the bug the task is about, so the candidate has something"
+            " to fix: graphs that pile up, or results that differ from the solution's",
+        )
+    return (
+        f"'{where}' must grade clean but graded {verdict.verdict}{detail}",
+        "the reference solution must let each iteration's graph go",
+    )
 
 
 def _key_position(path: Path, part: str) -> tuple[int, int]:

@@ -93,20 +93,28 @@ def _load_library(paths: Iterable[Path | str]) -> Library:
                 continue
             name = result.pack.manifest.name
             if name in first_pack:
-                library.problems.append(Problem(
-                    str(root / MANIFEST_NAME), *result.name_position,
-                    f"a pack named '{name}' is already loaded from {first_pack[name]}",
-                    "give this pack another name, or remove one of the copies"))
+                library.problems.append(
+                    Problem(
+                        str(root / MANIFEST_NAME),
+                        *result.name_position,
+                        f"a pack named '{name}' is already loaded from {first_pack[name]}",
+                        "give this pack another name, or remove one of the copies",
+                    )
+                )
                 continue
             first_pack[name] = root
             kept = []
             for loaded in result.pack.cards:
                 card_id = loaded.card.id
                 if card_id in first_card:
-                    library.problems.append(Problem(
-                        str(loaded.path), *result.id_positions[loaded.path],
-                        f"duplicate card id '{card_id}' (first in {first_card[card_id]})",
-                        "card ids are unique across all packs: choose another id and rename the file"))
+                    library.problems.append(
+                        Problem(
+                            str(loaded.path),
+                            *result.id_positions[loaded.path],
+                            f"duplicate card id '{card_id}' (first in {first_card[card_id]})",
+                            "card ids are unique across all packs: choose another id and rename the file",
+                        )
+                    )
                 else:
                     first_card[card_id] = loaded.path
                     kept.append(loaded)
@@ -140,8 +148,15 @@ def pack_folders(entry: Path, problems: list[Problem]) -> list[Path]:
         problems.append(unreadable_folder(entry, error))
         return []
     if not stat.S_ISDIR(mode):
-        problems.append(Problem(str(entry), 1, 1, "packs are loaded from folders, not files",
-                                "name the pack folder, or the folder that holds pack folders"))
+        problems.append(
+            Problem(
+                str(entry),
+                1,
+                1,
+                "packs are loaded from folders, not files",
+                "name the pack folder, or the folder that holds pack folders",
+            )
+        )
         return []
     listing = list_folder(entry, problems)
     if listing is None:
@@ -152,7 +167,11 @@ def pack_folders(entry: Path, problems: list[Problem]) -> list[Path]:
         problems.append(_missing_manifest(entry))
     folders = []
     for child in listing.folders:
-        inner = list_folder(child, problems) if searched(child) and child.suffix != CARD_SUFFIX else None
+        inner = (
+            list_folder(child, problems)
+            if searched(child) and child.suffix != CARD_SUFFIX
+            else None
+        )
         if inner is not None and inner.holds(MANIFEST_NAME):
             folders.append(child)
         elif inner is not None and card_files(inner):
@@ -162,8 +181,13 @@ def pack_folders(entry: Path, problems: list[Problem]) -> list[Path]:
 
 def card_files(listing: Listing) -> list[Path]:
     """What the loader reads as cards; entries that are not plain files are reported when read."""
-    return sorted(path for path in (*listing.files, *listing.folders)
-                  if path.suffix == CARD_SUFFIX and path.name != MANIFEST_NAME and not path.name.startswith("."))
+    return sorted(
+        path
+        for path in (*listing.files, *listing.folders)
+        if path.suffix == CARD_SUFFIX
+        and path.name != MANIFEST_NAME
+        and not path.name.startswith(".")
+    )
 
 
 def _read_pack(root: Path) -> _PackResult:
@@ -175,7 +199,9 @@ def _read_pack(root: Path) -> _PackResult:
         return _PackResult(None, [_missing_manifest(root)])
     manifest = _read_manifest(root / MANIFEST_NAME)
     if manifest.newer:
-        return _PackResult(None, manifest.problems)  # its cards follow rules this grill does not know
+        return _PackResult(
+            None, manifest.problems
+        )  # its cards follow rules this grill does not know
     result = _PackResult(None, manifest.problems, manifest.name_position)
     result.problems += [_misnamed(path) for path in listing.files if path.suffix == MISNAMED_SUFFIX]
     result.problems += _cards_in_sub_folders(root, listing)
@@ -208,7 +234,9 @@ def _check_manifest(path: Path) -> _ManifestResult:
         return _ManifestResult(None, [newer], newer=True)
     manifest, invalid = validate_document(Manifest, doc)
     problems += invalid
-    return _ManifestResult(manifest if not problems else None, problems, position(doc.node_at(("name",))))
+    return _ManifestResult(
+        manifest if not problems else None, problems, position(doc.node_at(("name",)))
+    )
 
 
 def _read_card(path: Path, pack: str) -> _CardResult:
@@ -228,8 +256,13 @@ def _check_card(path: Path, pack: str) -> _CardResult:
     id_node = doc.node_at(("id",))
     card_id = doc.data.get("id")
     if isinstance(card_id, str) and card_id and path.stem != card_id:
-        problems.append(doc.problem(id_node, f"card id '{card_id}' does not match the file name '{path.name}'",
-                                    f"rename the file to {card_id}{CARD_SUFFIX}, or change the id"))
+        problems.append(
+            doc.problem(
+                id_node,
+                f"card id '{card_id}' does not match the file name '{path.name}'",
+                f"rename the file to {card_id}{CARD_SUFFIX}, or change the id",
+            )
+        )
     loaded = LoadedCard(card, path, pack) if card is not None and not problems else None
     return _CardResult(loaded, problems, position(id_node))
 
@@ -239,7 +272,9 @@ def _cards_in_sub_folders(root: Path, listing: Listing) -> list[Problem]:
     is reported, so a card filed in a sub-folder is never silently missing."""
     problems: list[Problem] = []
     seen = {root.resolve()}
-    pending = [folder for folder in listing.folders if searched(folder) and folder.suffix != CARD_SUFFIX]
+    pending = [
+        folder for folder in listing.folders if searched(folder) and folder.suffix != CARD_SUFFIX
+    ]
     while pending:
         folder = pending.pop(0)
         if folder.resolve() in seen:  # a link back up the tree
@@ -250,33 +285,69 @@ def _cards_in_sub_folders(root: Path, listing: Listing) -> list[Problem]:
             continue
         for path in inner.files:
             if path.name == MANIFEST_NAME:
-                problems.append(Problem(str(path), 1, 1, "not loaded: a pack inside another pack's folder",
-                                        f"move {folder} out of {root}, beside it"))
+                problems.append(
+                    Problem(
+                        str(path),
+                        1,
+                        1,
+                        "not loaded: a pack inside another pack's folder",
+                        f"move {folder} out of {root}, beside it",
+                    )
+                )
             elif path.suffix in (CARD_SUFFIX, MISNAMED_SUFFIX) and not path.name.startswith("."):
-                problems.append(Problem(str(path), 1, 1, "not loaded: cards are read from the pack's own folder, "
-                                        "not from its sub-folders", f"move it into {root}"))
-        pending += [child for child in inner.folders if searched(child) and child.suffix != CARD_SUFFIX]
+                problems.append(
+                    Problem(
+                        str(path),
+                        1,
+                        1,
+                        "not loaded: cards are read from the pack's own folder, "
+                        "not from its sub-folders",
+                        f"move it into {root}",
+                    )
+                )
+        pending += [
+            child for child in inner.folders if searched(child) and child.suffix != CARD_SUFFIX
+        ]
     return problems
 
 
 def _internal_error(path: Path, error: Exception) -> Problem:
-    return Problem(str(path), 1, 1, f"grill failed to check this file ({type(error).__name__}: {error})",
-                   "this is a bug in grill: please report it with the file; the other files were checked")
+    return Problem(
+        str(path),
+        1,
+        1,
+        f"grill failed to check this file ({type(error).__name__}: {error})",
+        "this is a bug in grill: please report it with the file; the other files were checked",
+    )
 
 
 def _newer_format(doc: YamlDocument) -> Problem | None:
     version = doc.data.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or version <= FORMAT_VERSION:
         return None
-    return doc.problem(doc.node_at(("format_version",)),
-                       f"this pack is written for a newer grill (card format {version}; this grill reads "
-                       f"format {FORMAT_VERSION})", "update grill to load this pack")
+    return doc.problem(
+        doc.node_at(("format_version",)),
+        f"this pack is written for a newer grill (card format {version}; this grill reads "
+        f"format {FORMAT_VERSION})",
+        "update grill to load this pack",
+    )
 
 
 def _missing_manifest(folder: Path) -> Problem:
-    return Problem(str(folder / MANIFEST_NAME), 1, 1, "this folder has card files but no pack.yaml",
-                   "create pack.yaml with name, title, description and 'format_version: 1' (grill new writes one)")
+    return Problem(
+        str(folder / MANIFEST_NAME),
+        1,
+        1,
+        "this folder has card files but no pack.yaml",
+        "create pack.yaml with name, title, description and 'format_version: 1' (grill new writes one)",
+    )
 
 
 def _misnamed(path: Path) -> Problem:
-    return Problem(str(path), 1, 1, "not loaded: card files end in .yaml", f"rename it to {path.stem}{CARD_SUFFIX}")
+    return Problem(
+        str(path),
+        1,
+        1,
+        "not loaded: card files end in .yaml",
+        f"rename it to {path.stem}{CARD_SUFFIX}",
+    )

@@ -25,7 +25,9 @@ Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=80)]
 """Lower-case words joined by hyphens, used for ids that appear in file names and history."""
-SLUG_RULE = "2 to 80 of a-z, 0-9 and '-', starting and ending with a letter or digit, like 'retained-graph'"
+SLUG_RULE = (
+    "2 to 80 of a-z, 0-9 and '-', starting and ending with a letter or digit, like 'retained-graph'"
+)
 """The pattern above in words, for messages."""
 
 Importance = Literal["must know", "should know", "nice to know"]
@@ -194,15 +196,22 @@ class Problem:
         # character from the file (a key holding a newline) is shown escaped, so a problem
         # stays one line.
         for name in ("path", "message", "hint"):
-            object.__setattr__(self, name, _printable(getattr(self, name)).translate(_CONTROL_ESCAPES))
+            object.__setattr__(
+                self, name, _printable(getattr(self, name)).translate(_CONTROL_ESCAPES)
+            )
 
     def __str__(self) -> str:
         text = f"{self.path}:{self.line}:{self.column}: {self.message}"
         return f"{text} (hint: {self.hint})" if self.hint else text
 
     def to_dict(self) -> dict:
-        return {"path": self.path, "line": self.line, "column": self.column,
-                "message": self.message, "hint": self.hint}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "hint": self.hint,
+        }
 
 
 _CONTROL_ESCAPES = {code: repr(chr(code))[1:-1] for code in (*range(32), 127)}

@@ -30,9 +30,15 @@ class ProblemList:
 
     def problems(self) -> list[Problem]:
         """What was listed, and for each kind cut short one problem where the unlisted ones start."""
-        summaries = [Problem(first.path, first.line, first.column,
-                             f"{self._count[kind] - MAX_OF_A_KIND:,} more problems like the {MAX_OF_A_KIND} above, "
-                             f"from here on: {first.message}",
-                             "fix the ones listed, then check the file again")
-                     for kind, first in self._first_unlisted.items()]
+        summaries = [
+            Problem(
+                first.path,
+                first.line,
+                first.column,
+                f"{self._count[kind] - MAX_OF_A_KIND:,} more problems like the {MAX_OF_A_KIND} above, "
+                f"from here on: {first.message}",
+                "fix the ones listed, then check the file again",
+            )
+            for kind, first in self._first_unlisted.items()
+        ]
         return self._listed + summaries

@@ -93,8 +93,11 @@ def card_skeleton(card_id: str, pack_dir: Path) -> str:
 
 def manifest_skeleton(pack_dir: Path) -> str:
     name = pack_dir.resolve().name
-    return MANIFEST_TEMPLATE.format(schema=_schema_ref(PACK_SCHEMA, pack_dir),
-                                    name=name if _is_slug(name) else "TODO", version=FORMAT_VERSION)
+    return MANIFEST_TEMPLATE.format(
+        schema=_schema_ref(PACK_SCHEMA, pack_dir),
+        name=name if _is_slug(name) else "TODO",
+        version=FORMAT_VERSION,
+    )
 
 
 def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
@@ -108,7 +111,9 @@ def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
         raise ScaffoldError(f"{pack_dir} is a file, not a pack folder")
     card_path = pack_dir / f"{card_id}{CARD_SUFFIX}"
     if card_path.exists():
-        raise ScaffoldError(f"{card_path} already exists; not overwriting it (choose another id or delete the file)")
+        raise ScaffoldError(
+            f"{card_path} already exists; not overwriting it (choose another id or delete the file)"
+        )
     try:
         pack_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -124,7 +129,9 @@ def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
 
 def _write_new(path: Path, text: str) -> None:
     try:
-        with path.open("x", encoding="utf-8") as file:  # "x": fail rather than overwrite, even in a race
+        with path.open(
+            "x", encoding="utf-8"
+        ) as file:  # "x": fail rather than overwrite, even in a race
             file.write(text)
     except FileExistsError:
         raise ScaffoldError(f"{path} already exists; not overwriting it") from None

@@ -46,16 +46,24 @@ def generated() -> dict[Path, str]:
         CARD_SCHEMA: schema_for(Card, "grill question card"),
         PACK_SCHEMA: schema_for(Manifest, "grill pack manifest (pack.yaml)"),
     }
-    return {path: json.dumps(schema, indent=2, ensure_ascii=False) + "\n" for path, schema in schemas.items()}
+    return {
+        path: json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+        for path, schema in schemas.items()
+    }
 
 
 def stale() -> list[Path]:
-    return [path for path, text in generated().items()
-            if not path.is_file() or path.read_text(encoding="utf-8") != text]
+    return [
+        path
+        for path, text in generated().items()
+        if not path.is_file() or path.read_text(encoding="utf-8") != text
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m questions.schema_export", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m questions.schema_export", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--check", action="store_true", help="only report stale schema files")
     args = parser.parse_args(argv)
     if args.check:

@@ -15,7 +15,9 @@ def task_spec(task: CodeTask) -> TaskSpec:
         starter=task.starter,
         contract=Contract(
             trains=contract.trains,
-            same_as_solution=tuple(Compared(c.name, c.rtol, c.atol) for c in contract.same_as_solution),
+            same_as_solution=tuple(
+                Compared(c.name, c.rtol, c.atol) for c in contract.same_as_solution
+            ),
             peak_memory=contract.peak_memory,
         ),
         device=task.grading.device,

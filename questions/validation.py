@@ -41,12 +41,19 @@ def validate_document(model: type[M], doc: YamlDocument) -> tuple[M | None, list
             if _is_todo(node) and detail["type"] not in ("missing", "extra_forbidden"):
                 reported_todos.add(id(node))
                 _, hint = _explain(model, detail)
-                problems.add("todo", lambda loc=detail["loc"], node=node, hint=hint: _todo_problem(doc, loc, node, hint))
+                problems.add(
+                    "todo",
+                    lambda loc=detail["loc"], node=node, hint=hint: _todo_problem(
+                        doc, loc, node, hint
+                    ),
+                )
             else:
                 problems.add(detail["type"], lambda detail=detail: _locate(model, doc, detail))
     for loc, node in doc.todos:
         if id(node) not in reported_todos:
-            problems.add("todo", lambda loc=loc, node=node: _todo_problem(doc, loc, node, _TODO_HINT))
+            problems.add(
+                "todo", lambda loc=loc, node=node: _todo_problem(doc, loc, node, _TODO_HINT)
+            )
     found = problems.problems()
     return (instance if not found else None), found
 
@@ -59,7 +66,9 @@ def _todo_problem(doc: YamlDocument, loc: Loc, node: yaml.ScalarNode, hint: str)
     lines = node.value.splitlines()
     index = next(i for i, line in enumerate(lines) if TODO in line)
     line, column = doc.text_position(node, index, lines[index].index(TODO) + 1)
-    return Problem(doc.path, line, column, f"unfinished: '{describe_loc(loc)}' still says TODO", hint)
+    return Problem(
+        doc.path, line, column, f"unfinished: '{describe_loc(loc)}' still says TODO", hint
+    )
 
 
 def _locate(model: type[BaseModel], doc: YamlDocument, detail: dict) -> Problem:
@@ -75,19 +84,30 @@ def _locate(model: type[BaseModel], doc: YamlDocument, detail: dict) -> Problem:
 
 def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
     """A message naming the field as written in YAML, and a hint saying how to fix it."""
-    loc, kind, ctx, value = detail["loc"], detail["type"], detail.get("ctx") or {}, detail.get("input")
+    loc, kind, ctx, value = (
+        detail["loc"],
+        detail["type"],
+        detail.get("ctx") or {},
+        detail.get("input"),
+    )
     where = describe_loc(loc)
     if kind == "missing":
         parent = describe_loc(loc[:-1])
         info = _walk(model, loc)[1]
         about = f". {info.description}" if info is not None and info.description else ""
-        return (f"missing required field '{loc[-1]}'" + (f" in '{parent}'" if parent else ""),
-                f"add '{loc[-1]}:'{about}")
+        return (
+            f"missing required field '{loc[-1]}'" + (f" in '{parent}'" if parent else ""),
+            f"add '{loc[-1]}:'{about}",
+        )
     if kind == "extra_forbidden":
         parent = describe_loc(loc[:-1])
         allowed = _allowed_fields(model, loc[:-1])
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else "remove it; allowed here: " + ", ".join(allowed)
+        hint = (
+            f"did you mean '{close[0]}'?"
+            if close
+            else "remove it; allowed here: " + ", ".join(allowed)
+        )
         return f"unknown field '{loc[-1]}'" + (f" in '{parent}'" if parent else ""), hint
     if kind == "string_too_short":
         return f"'{where}' is empty", "write the text, or remove the field if it is optional"
@@ -97,7 +117,11 @@ def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
         return f"'{where}' must be text, not {_kind(value)}", _as_text_hint(value)
     if kind in ("int_type", "int_parsing", "int_from_float"):
         quoted_number = isinstance(value, str) and value.strip().lstrip("-").isdigit()
-        hint = "remove the quotes around the number" if quoted_number else "write a whole number, like 40"
+        hint = (
+            "remove the quotes around the number"
+            if quoted_number
+            else "write a whole number, like 40"
+        )
         return f"'{where}' must be a whole number, not {_kind(value)}", hint
     if kind in ("greater_than_equal", "less_than_equal"):
         bound = "at least" if kind == "greater_than_equal" else "at most"
@@ -106,7 +130,10 @@ def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
     if kind == "literal_error":
         expected = str(ctx.get("expected"))
         several = " or " in expected
-        return f"'{where}' must be {expected}, not {value!r}", f"use {'one of: ' if several else ''}{expected}"
+        return (
+            f"'{where}' must be {expected}, not {value!r}",
+            f"use {'one of: ' if several else ''}{expected}",
+        )
     if kind in ("too_short", "too_long"):
         low, high = _length_bounds(_walk(model, loc)[1])
         if low is not None and high is not None:
@@ -115,16 +142,25 @@ def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
             bound = "at least" if kind == "too_short" else "at most"
             limit = ctx.get("min_length", ctx.get("max_length"))
             needs = f"{bound} {limit} item{'s' if limit != 1 else ''}"
-        return (f"'{where}' needs {needs}, has {ctx.get('actual_length')}",
-                "add items" if kind == "too_short" else "remove items")
+        return (
+            f"'{where}' needs {needs}, has {ctx.get('actual_length')}",
+            "add items" if kind == "too_short" else "remove items",
+        )
     if kind == "string_pattern_mismatch":
-        return (f"'{where}' must be lower-case words joined by hyphens, not {value!r}",
-                f"use {SLUG_RULE}")
+        return (
+            f"'{where}' must be lower-case words joined by hyphens, not {value!r}",
+            f"use {SLUG_RULE}",
+        )
     if kind == "list_type":
-        return f"'{where}' must be a list, not {_kind(value)}", "write each item on its own line, starting with '- '"
+        return (
+            f"'{where}' must be a list, not {_kind(value)}",
+            "write each item on its own line, starting with '- '",
+        )
     if kind in ("model_type", "dict_type", "model_attributes_type"):
-        return (f"'{where}' must be a mapping of fields, not {_kind(value)}",
-                "write 'field: value' lines indented under it")
+        return (
+            f"'{where}' must be a mapping of fields, not {_kind(value)}",
+            "write 'field: value' lines indented under it",
+        )
     return f"'{where}': {detail['msg']}", "see the card format in the README"
 
 

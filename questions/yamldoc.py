@@ -38,13 +38,24 @@ MAX_VALUES = 100_000
 _CORE_TAG_PREFIX = "tag:yaml.org,2002:"
 STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-_SCALAR_TAGS = {"!!null": "null", "!!bool": "yes/no value", "!!int": "whole number", "!!float": "number",
-                "!!timestamp": "date or time", "!!binary": "base64 value"}
+_SCALAR_TAGS = {
+    "!!null": "null",
+    "!!bool": "yes/no value",
+    "!!int": "whole number",
+    "!!float": "number",
+    "!!timestamp": "date or time",
+    "!!binary": "base64 value",
+}
 """The tags a plain value may carry, and what each reads; PyYAML's constructors for others build collections."""
 _COLLECTION_TAGS = frozenset({"!!map", "!!seq", "!!omap", "!!pairs", "!!set"})
-_PLAIN_COLLECTION_TAG = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
+_PLAIN_COLLECTION_TAG = {
+    yaml.MappingNode: "tag:yaml.org,2002:map",
+    yaml.SequenceNode: "tag:yaml.org,2002:seq",
+}
 """The one tag a mapping or list may carry; any other (`!!set`, `!custom`, `!!python/...`) is a problem."""
-_KEY_TAGS = frozenset(f"{_CORE_TAG_PREFIX}{name}" for name in ("str", "int", "float", "bool", "null"))
+_KEY_TAGS = frozenset(
+    f"{_CORE_TAG_PREFIX}{name}" for name in ("str", "int", "float", "bool", "null")
+)
 """Keys YAML resolves from plain words: they are read as the names written (`1:` is the field '1')."""
 _scalars = SafeConstructor()
 
@@ -75,11 +86,15 @@ class _Loader(_SafeLoader):
 
 @cache
 def _implicit_resolvers(first_character: str) -> tuple:
-    return (*_SafeLoader.yaml_implicit_resolvers.get(first_character, []),
-            *_SafeLoader.yaml_implicit_resolvers.get(None, []))
+    return (
+        *_SafeLoader.yaml_implicit_resolvers.get(first_character, []),
+        *_SafeLoader.yaml_implicit_resolvers.get(None, []),
+    )
 
 
-assert not _SafeLoader.yaml_path_resolvers, "the resolver above assumes PyYAML's safe loader has no path resolvers"
+assert not _SafeLoader.yaml_path_resolvers, (
+    "the resolver above assumes PyYAML's safe loader has no path resolvers"
+)
 
 
 @dataclass
@@ -127,11 +142,19 @@ class YamlDocument:
                 return index.fields[part][1]
             # A key that came in through `<<` is located where it is written.
             for source in index.merged:
-                found = self._child(source, part, merging | {id(node)}) if id(source) not in merging else None
+                found = (
+                    self._child(source, part, merging | {id(node)})
+                    if id(source) not in merging
+                    else None
+                )
                 if found is not None:
                     return found
             return None
-        if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+        if (
+            isinstance(node, yaml.SequenceNode)
+            and isinstance(part, int)
+            and 0 <= part < len(node.value)
+        ):
             return node.value[part]
         return None
 
@@ -141,7 +164,6 @@ class YamlDocument:
         if index is None:
             index = self._mappings[id(node)] = _MappingIndex(node)
         return index
-
 
     def problem(self, node: yaml.Node, message: str, hint: str = "") -> Problem:
         line, column = position(node)
@@ -197,7 +219,15 @@ def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
     except _NotReadable as refusal:
         return None, [Problem(shown, 1, 1, *refusal.args)]
     except OSError as error:
-        return None, [Problem(shown, 1, 1, f"cannot read the file: {error.strerror}", "check that it exists and is readable")]
+        return None, [
+            Problem(
+                shown,
+                1,
+                1,
+                f"cannot read the file: {error.strerror}",
+                "check that it exists and is readable",
+            )
+        ]
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark is not part of the first line's columns
     except UnicodeDecodeError as error:
@@ -216,17 +246,24 @@ def _read_plain_file(path: Path) -> bytes:
     try:
         mode = os.fstat(descriptor).st_mode
         if stat.S_ISDIR(mode):
-            raise _NotReadable("this is a folder, not a file", "rename the folder so its name does not end in .yaml")
+            raise _NotReadable(
+                "this is a folder, not a file",
+                "rename the folder so its name does not end in .yaml",
+            )
         if not stat.S_ISREG(mode):
-            raise _NotReadable("this is not a plain file (a pipe, socket or device)",
-                               "replace it with a plain text file, or remove it")
+            raise _NotReadable(
+                "this is not a plain file (a pipe, socket or device)",
+                "replace it with a plain text file, or remove it",
+            )
         with os.fdopen(descriptor, "rb", closefd=False) as file:
             raw = file.read(MAX_FILE_BYTES + 1)
     finally:
         os.close(descriptor)
     if len(raw) > MAX_FILE_BYTES:
-        raise _NotReadable(f"the file is larger than {MAX_FILE_BYTES:,} bytes, far more than a card holds",
-                           "a card is a few KB of text: check that this is the right file")
+        raise _NotReadable(
+            f"the file is larger than {MAX_FILE_BYTES:,} bytes, far more than a card holds",
+            "a card is a few KB of text: check that this is the right file",
+        )
     return raw
 
 
@@ -241,27 +278,59 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
         offset = found if found >= 0 else error.position
         before = text[:offset]
         line, column = before.count("\n") + 1, offset - before.rfind("\n")
-        return None, [Problem(path, line, column, f"not valid YAML: {error.reason}",
-                              "remove the control character (it is invisible in most editors)")]
+        return None, [
+            Problem(
+                path,
+                line,
+                column,
+                f"not valid YAML: {error.reason}",
+                "remove the control character (it is invisible in most editors)",
+            )
+        ]
     if root is None:
-        return None, [Problem(path, 1, 1, "the file is empty", "write the fields, or delete the file")]
+        return None, [
+            Problem(path, 1, 1, "the file is empty", "write the fields, or delete the file")
+        ]
     if not isinstance(root, yaml.MappingNode):
         kind = "a list" if isinstance(root, yaml.SequenceNode) else "plain text"
         line, column = position(root)
-        return None, [Problem(path, line, column, f"the top level must be a mapping of fields, not {kind}",
-                              "start each line with a field name, like 'id: my-card'")]
+        return None, [
+            Problem(
+                path,
+                line,
+                column,
+                f"the top level must be a mapping of fields, not {kind}",
+                "start each line with a field name, like 'id: my-card'",
+            )
+        ]
     builder = _Builder(path)
     try:
         data = builder.value(root, ())
     except RecursionError:
-        return None, [Problem(path, 1, 1, "the values are nested too deeply to read",
-                              "a card needs only a few levels of nesting: flatten the structure")]
+        return None, [
+            Problem(
+                path,
+                1,
+                1,
+                "the values are nested too deeply to read",
+                "a card needs only a few levels of nesting: flatten the structure",
+            )
+        ]
     except _TooManyValues as error:
         line, column = position(error.args[0])
-        return None, [Problem(path, line, column, f"the file expands to more than {MAX_VALUES:,} values",
-                              "a card holds a few hundred: write repeated values out instead of "
-                              "nesting aliases (*name) of aliases")]
-    return YamlDocument(path, text, root, data, builder.todos, builder.unreadable), builder.problems.problems()
+        return None, [
+            Problem(
+                path,
+                line,
+                column,
+                f"the file expands to more than {MAX_VALUES:,} values",
+                "a card holds a few hundred: write repeated values out instead of "
+                "nesting aliases (*name) of aliases",
+            )
+        ]
+    return YamlDocument(
+        path, text, root, data, builder.todos, builder.unreadable
+    ), builder.problems.problems()
 
 
 class _TooManyValues(Exception):
@@ -291,13 +360,21 @@ class _Builder:
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, loc)
         if id(node) in self.building:  # an alias inside its own anchor: `&a [*a]`
-            self.report("alias loop", node, "an alias refers to the value that contains it",
-                        "write the value out instead of using an anchor")
+            self.report(
+                "alias loop",
+                node,
+                "an alias refers to the value that contains it",
+                "write the value out instead of using an anchor",
+            )
             return None
         if node.tag != _PLAIN_COLLECTION_TAG[type(node)]:
             # Built as plain data all the same, so what is inside is still checked.
-            self.report("tag", node, f"cannot read this value: the tag {_short_tag(node.tag)} is not supported",
-                        "remove the tag: grill reads plain YAML lists and mappings")
+            self.report(
+                "tag",
+                node,
+                f"cannot read this value: the tag {_short_tag(node.tag)} is not supported",
+                "remove the tag: grill reads plain YAML lists and mappings",
+            )
         self.building.add(id(node))
         try:
             if isinstance(node, yaml.MappingNode):
@@ -314,8 +391,12 @@ class _Builder:
         tag = _short_tag(node.tag)
         construct = _scalars.yaml_constructors.get(node.tag) if tag in _SCALAR_TAGS else None
         if construct is None:
-            return self.unreadable_value(node, f"the tag {tag} is not supported" if tag not in _COLLECTION_TAGS
-                                         else f"the tag {tag} needs a collection, not a plain value")
+            return self.unreadable_value(
+                node,
+                f"the tag {tag} is not supported"
+                if tag not in _COLLECTION_TAGS
+                else f"the tag {tag} needs a collection, not a plain value",
+            )
         try:
             return construct(_scalars, node)
         except Exception:  # PyYAML's constructors trust their resolver: `!!bool x` raises KeyError
@@ -323,7 +404,9 @@ class _Builder:
 
     def unreadable_value(self, node: yaml.ScalarNode, reason: str) -> str:
         self.unreadable.add(id(node))
-        self.report("tag", node, f"cannot read this value: {reason}", "quote the value to keep it as text")
+        self.report(
+            "tag", node, f"cannot read this value: {reason}", "quote the value to keep it as text"
+        )
         return node.value
 
     def report(self, kind: str, node: yaml.Node, message: str, hint: str) -> None:
@@ -339,8 +422,12 @@ class _Builder:
                     if isinstance(source, yaml.MappingNode):
                         merged.update(self.value(source, loc) or {})  # None: it merges itself
                     else:
-                        self.report("merge", source, "'<<' can only merge mappings",
-                                    "merge a mapping ('<<: *name'), or write the fields out")
+                        self.report(
+                            "merge",
+                            source,
+                            "'<<' can only merge mappings",
+                            "merge a mapping ('<<: *name'), or write the fields out",
+                        )
                 continue
             if key_node.tag not in _KEY_TAGS:  # a mapping or list used as a key, or a tagged key
                 self.report("key", key_node, "a key must be a plain name", "write 'name: value'")
@@ -348,8 +435,12 @@ class _Builder:
             key = key_node.value
             if key in first_seen:
                 earlier = first_seen[key].start_mark.line + 1
-                self.report("duplicate key", key_node, f"duplicate key '{key}' (first at line {earlier})",
-                            "YAML would silently keep only the last one: remove or rename one of them")
+                self.report(
+                    "duplicate key",
+                    key_node,
+                    f"duplicate key '{key}' (first at line {earlier})",
+                    "YAML would silently keep only the last one: remove or rename one of them",
+                )
             first_seen[key] = key_node
             data[key] = self.value(value_node, (*loc, key))
         return {**merged, **data}
@@ -369,20 +460,33 @@ def _syntax_problem(path: str, lines: list[str], error: yaml.MarkedYAMLError) ->
     line, column = mark.line + 1, mark.column + 1
     written = lines[mark.line] if mark.line < len(lines) else ""
     if "\t" in written[: len(written) - len(written.lstrip())]:
-        return Problem(path, line, written.index("\t") + 1, "a tab is used for indentation",
-                       "YAML indents with spaces only: replace the tabs with spaces")
+        return Problem(
+            path,
+            line,
+            written.index("\t") + 1,
+            "a tab is used for indentation",
+            "YAML indents with spaces only: replace the tabs with spaces",
+        )
     context = ""
     if error.context:
         since = error.context_mark.line + 1 if error.context_mark else line
-        context = f" ({error.context}" + (f" that starts at line {since})" if since != line else ")")
-    hint = ("a ': ' inside plain text starts a new field: put the whole text in quotes"
-            if "mapping values are not allowed" in (error.problem or "")
-            else "check the quotes, brackets and indentation here and on the lines before")
+        context = f" ({error.context}" + (
+            f" that starts at line {since})" if since != line else ")"
+        )
+    hint = (
+        "a ': ' inside plain text starts a new field: put the whole text in quotes"
+        if "mapping values are not allowed" in (error.problem or "")
+        else "check the quotes, brackets and indentation here and on the lines before"
+    )
     return Problem(path, line, column, f"not valid YAML: {error.problem}{context}", hint)
 
 
 def _bad_bytes(path: str, raw: bytes, error: UnicodeDecodeError) -> Problem:
-    before = raw.removeprefix(b"\xef\xbb\xbf")[: error.start]  # utf-8-sig counts from after the mark
+    before = raw.removeprefix(b"\xef\xbb\xbf")[
+        : error.start
+    ]  # utf-8-sig counts from after the mark
     line = before.count(b"\n") + 1
-    column = len(before[before.rfind(b"\n") + 1:].decode("utf-8")) + 1  # characters, as editors count
+    column = (
+        len(before[before.rfind(b"\n") + 1 :].decode("utf-8")) + 1
+    )  # characters, as editors count
     return Problem(path, line, column, "the file is not UTF-8 text", "save it with UTF-8 encoding")

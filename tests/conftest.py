@@ -36,8 +36,15 @@ class Unprivileged:
     drop: Callable[[], None] | None
 
     def grill(self, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, env={**os.environ, **env},
-                              preexec_fn=self.drop, capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli", *args],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            preexec_fn=self.drop,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
 
 def _drop_permission_override() -> None:
@@ -56,7 +63,11 @@ def unprivileged() -> Unprivileged:
     Skipped, with the reason, where the override cannot be given up."""
     if os.geteuid() != 0:
         return Unprivileged(None)
-    probe = subprocess.run([sys.executable, "-c", "pass"], preexec_fn=_drop_permission_override, check=False)
+    probe = subprocess.run(
+        [sys.executable, "-c", "pass"], preexec_fn=_drop_permission_override, check=False
+    )
     if probe.returncode != 0:
-        pytest.skip("running as root without the right to drop CAP_DAC_OVERRIDE, so file modes cannot apply")
+        pytest.skip(
+            "running as root without the right to drop CAP_DAC_OVERRIDE, so file modes cannot apply"
+        )
     return Unprivileged(_drop_permission_override)

@@ -21,19 +21,33 @@ for step in range(60):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("number, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)],
-                         ids=["SIGTERM", "SIGHUP", "SIGINT"])
-@pytest.mark.parametrize("command", [["-m", "app.cli", "check"], ["-m", "checkers"]], ids=["grill", "checkers"])
+@pytest.mark.parametrize(
+    "number, status",
+    [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)],
+    ids=["SIGTERM", "SIGHUP", "SIGINT"],
+)
+@pytest.mark.parametrize(
+    "command", [["-m", "app.cli", "check"], ["-m", "checkers"]], ids=["grill", "checkers"]
+)
 def test_a_check_ended_by_a_signal_leaves_no_sandbox_folder(tmp_path, number, status, command):
     temp = tmp_path / "tmp"
     temp.mkdir()
     snippet = tmp_path / "loop.py"
     snippet.write_text(LOOP)
-    check = subprocess.Popen([sys.executable, *command, str(snippet)], cwd=ROOT,
-                             env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check = subprocess.Popen(
+        [sys.executable, *command, str(snippet)],
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(temp)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
-    while not list(temp.glob("grill-sandbox-*")):  # the worker is starting: torch takes seconds to import
-        assert check.poll() is None and time.monotonic() < deadline, "the check ended before its sandbox started"
+    while not list(
+        temp.glob("grill-sandbox-*")
+    ):  # the worker is starting: torch takes seconds to import
+        assert check.poll() is None and time.monotonic() < deadline, (
+            "the check ended before its sandbox started"
+        )
         time.sleep(0.01)
     check.send_signal(number)
     _, err = check.communicate(timeout=60)
@@ -44,7 +58,9 @@ def test_a_check_ended_by_a_signal_leaves_no_sandbox_folder(tmp_path, number, st
 
 def test_a_signal_someone_ignores_stays_ignored():
     """`nohup grill ...` must survive its terminal closing."""
-    code = ("import signal, sys\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\nfrom app.cli import main\n"
-            "import app.cli\napp.cli.dispatch = lambda target, args: signal.getsignal(signal.SIGHUP) is signal.SIG_IGN\n"
-            "sys.exit(0 if main(['stats']) else 1)")
+    code = (
+        "import signal, sys\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\nfrom app.cli import main\n"
+        "import app.cli\napp.cli.dispatch = lambda target, args: signal.getsignal(signal.SIGHUP) is signal.SIG_IGN\n"
+        "sys.exit(0 if main(['stats']) else 1)"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0

@@ -53,7 +53,9 @@ def test_problems_are_printed_sorted_with_hints_and_exit_1(capsys):
 def test_a_single_card_file_is_checked_on_its_own(capsys):
     code, out, _ = lint(capsys, "bad-cards/out-of-range.yaml")
     assert code == 1
-    assert out.splitlines()[0].startswith("bad-cards/out-of-range.yaml:5:12: 'frequency' must be at most 100")
+    assert out.splitlines()[0].startswith(
+        "bad-cards/out-of-range.yaml:5:12: 'frequency' must be at most 100"
+    )
 
 
 def test_a_pack_yaml_path_lints_its_pack(capsys):
@@ -67,8 +69,13 @@ def test_json_lists_every_problem_with_its_location(capsys):
     assert code == 1
     assert len(problems) == len({p["path"] for p in problems}) + 1  # misspelt-field has two
     assert all(set(p) == {"path", "line", "column", "message", "hint"} for p in problems)
-    assert {"path": "bad-cards/empty-file.yaml", "line": 1, "column": 1,
-            "message": "the file is empty", "hint": "write the fields, or delete the file"} in problems
+    assert {
+        "path": "bad-cards/empty-file.yaml",
+        "line": 1,
+        "column": 1,
+        "message": "the file is empty",
+        "hint": "write the fields, or delete the file",
+    } in problems
 
 
 def test_json_of_a_clean_pack_is_an_empty_list(capsys):
@@ -94,7 +101,10 @@ def test_a_pipe_is_a_usage_error_not_a_clean_result(capsys, tmp_path):
     os.mkfifo(tmp_path / "card.yaml")
     code, out, err = lint(capsys, str(tmp_path / "card.yaml"))
     assert (code, out) == (2, "")
-    assert err == f"grill lint: {tmp_path / 'card.yaml'}: not a plain file or folder (a pipe, socket or device)\n"
+    assert (
+        err
+        == f"grill lint: {tmp_path / 'card.yaml'}: not a plain file or folder (a pipe, socket or device)\n"
+    )
 
 
 def test_a_folder_without_packs_is_a_usage_error(capsys, tmp_path):
@@ -110,7 +120,9 @@ def test_with_no_paths_it_lints_everything_grill_loads(capsys, monkeypatch):
     assert "dup-second/shared-card.yaml" in {p["path"] for p in json.loads(out)}
 
 
-def test_with_no_paths_a_file_in_grill_packs_is_reported_as_the_app_sees_it(capsys, monkeypatch, tmp_path):
+def test_with_no_paths_a_file_in_grill_packs_is_reported_as_the_app_sees_it(
+    capsys, monkeypatch, tmp_path
+):
     """A search-path entry holds packs; a stray file there is not linted as if it were a card."""
     stray = tmp_path / "notes.txt"
     stray.write_text("shopping list\n")
@@ -118,7 +130,8 @@ def test_with_no_paths_a_file_in_grill_packs_is_reported_as_the_app_sees_it(caps
     code, out, _ = lint(capsys, "--json")
     assert code == 1
     assert [(p["path"], p["message"]) for p in json.loads(out)] == [
-        (str(stray), "packs are loaded from folders, not files")]
+        (str(stray), "packs are loaded from folders, not files")
+    ]
 
 
 def test_a_file_name_that_is_not_utf8_is_printed_not_a_crash(tmp_path):
@@ -130,8 +143,14 @@ def test_a_file_name_that_is_not_utf8_is_printed_not_a_crash(tmp_path):
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     outputs = []
     for flag in ([], ["--json"]):
-        run = subprocess.run([sys.executable, "-m", "app.cli", "lint", str(pack), *flag], env=env,
-                             cwd=Path(__file__).parents[1], capture_output=True, text=True, encoding="utf-8")
+        run = subprocess.run(
+            [sys.executable, "-m", "app.cli", "lint", str(pack), *flag],
+            env=env,
+            cwd=Path(__file__).parents[1],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+        )
         assert run.returncode == 1, run.stderr
         outputs.append(run.stdout)
     assert f"{shown}:1:1: missing required field 'basic'" in outputs[0]
@@ -140,15 +159,19 @@ def test_a_file_name_that_is_not_utf8_is_printed_not_a_crash(tmp_path):
 
 def fake_grader(verdicts: dict[str, str], calls: list):
     """Grades a snippet by a marker line it contains, recording the task it was graded for."""
+
     def grade(source, task):
         calls.append((task.grading.device, [c.name for c in task.contract.same_as_solution]))
         kind = next(v for marker, v in verdicts.items() if marker in source)
         return Verdict(verdict=kind, device="cpu", message=f"graded {kind}")
+
     return grade
 
 
 def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if line.startswith(text))
+    return next(
+        n for n, line in enumerate(path.read_text().splitlines(), 1) if line.startswith(text)
+    )
 
 
 TASK_CARD = PACKS / "good" / "detach-metrics.yaml"
@@ -177,7 +200,8 @@ def test_run_reports_a_leaking_solution_at_its_key(tmp_path):
     grade = fake_grader({"total + loss": "leak"}, [])
     problems = grade_code_tasks(lint_paths([pack]).cards, grade)
     assert [(p.line, p.column, p.message) for p in problems] == [
-        (SOLUTION_LINE, 3, "'code_task.solution' must grade clean but graded leak: graded leak")]
+        (SOLUTION_LINE, 3, "'code_task.solution' must grade clean but graded leak: graded leak")
+    ]
 
 
 def test_run_reports_a_starter_that_does_not_leak(tmp_path):
@@ -186,7 +210,8 @@ def test_run_reports_a_starter_that_does_not_leak(tmp_path):
     grade = fake_grader({"import torch": "clean"}, [])
     problems = grade_code_tasks(lint_paths([pack]).cards, grade)
     assert [(p.line, p.column, p.message) for p in problems] == [
-        (STARTER_LINE, 3, "'code_task.starter' must leak but graded clean: graded clean")]
+        (STARTER_LINE, 3, "'code_task.starter' must leak but graded clean: graded clean")
+    ]
 
 
 def test_run_holds_a_starter_that_must_break_the_contract_to_wrong(tmp_path):
@@ -197,18 +222,22 @@ def test_run_holds_a_starter_that_must_break_the_contract_to_wrong(tmp_path):
     grade = fake_grader({"loss.item()": "clean", "total + loss": "leak"}, [])
     problems = grade_code_tasks(lint_paths([pack]).cards, grade)
     assert [p.message for p in problems] == [
-        "'code_task.starter' must break the contract (grade wrong) but graded leak: graded leak"]
+        "'code_task.starter' must break the contract (grade wrong) but graded leak: graded leak"
+    ]
 
 
 def test_run_reports_a_task_that_cannot_be_graded(tmp_path):
     pack = pack_with_solution(tmp_path, "total = total + loss.item()  # refuse")
     grade = fake_grader({"# refuse": "refused", "total + loss": "leak"}, [])
     problems = grade_code_tasks(lint_paths([pack]).cards, grade)
-    assert [p.message for p in problems] == ["'code_task.solution' could not be graded (refused): graded refused"]
+    assert [p.message for p in problems] == [
+        "'code_task.solution' could not be graded (refused): graded refused"
+    ]
 
 
 def test_run_flag_uses_the_checkers_grader(capsys, monkeypatch):
     from checkers.api import TaskSpec
+
     api = types.ModuleType("checkers.api")
     api.TaskSpec = TaskSpec
     fake = fake_grader({"total + loss.item()": "leak", "total + loss": "leak"}, [])
@@ -218,7 +247,8 @@ def test_run_flag_uses_the_checkers_grader(capsys, monkeypatch):
     assert code == 1
     assert out.splitlines()[0] == (
         f"good/detach-metrics.yaml:{SOLUTION_LINE}:3: 'code_task.solution' must grade clean but graded leak: graded leak"
-        " (hint: the reference solution must let each iteration's graph go)")
+        " (hint: the reference solution must let each iteration's graph go)"
+    )
     assert "grading detach-metrics starter" in err
 
 
@@ -238,25 +268,39 @@ def test_run_with_the_real_grader_accepts_the_fixture_task(capsys):
 
 def test_lint_without_run_imports_neither_torch_nor_textual():
     """Checking content must stay fast and headless: only `--run` may load the grader."""
-    probe = ("import sys\nfrom app.cli import main\nmain(['lint', 'good'])\n"
-             "print('torch' in sys.modules, 'textual' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=PACKS, capture_output=True, text=True, check=True)
+    probe = (
+        "import sys\nfrom app.cli import main\nmain(['lint', 'good'])\n"
+        "print('torch' in sys.modules, 'textual' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=PACKS, capture_output=True, text=True, check=True
+    )
     assert out.stdout.splitlines()[-1] == "False False"
 
 
 @pytest.mark.parametrize("mode", [0o000, 0o311], ids=["mode 000", "mode 0311"])
-@pytest.mark.parametrize("named", [True, False], ids=["named on the command line", "in GRILL_PACKS"])
-def test_a_pack_folder_the_user_cannot_list_is_one_located_problem(tmp_path, unprivileged, mode, named):
+@pytest.mark.parametrize(
+    "named", [True, False], ids=["named on the command line", "in GRILL_PACKS"]
+)
+def test_a_pack_folder_the_user_cannot_list_is_one_located_problem(
+    tmp_path, unprivileged, mode, named
+):
     """Mode 000 raised PermissionError from `is_file()`; mode 0311 let `glob()` find nothing and
     lint said 'no problems; 0 cards loaded'."""
     pack = tmp_path / "locked"
     shutil.copytree(PACKS / "good", pack)
     pack.chmod(mode)
-    done = unprivileged.grill("lint", *([str(pack)] if named else []),
-                              env={"GRILL_HOME": str(tmp_path / "home"), "GRILL_PACKS": "" if named else str(pack)})
+    done = unprivileged.grill(
+        "lint",
+        *([str(pack)] if named else []),
+        env={"GRILL_HOME": str(tmp_path / "home"), "GRILL_PACKS": "" if named else str(pack)},
+    )
     assert done.returncode == 1, done.stdout
     assert "Traceback" not in done.stderr
-    assert f"{pack}:1:1: cannot read this folder: Permission denied (hint: check its permissions" in done.stdout
+    assert (
+        f"{pack}:1:1: cannot read this folder: Permission denied (hint: check its permissions"
+        in done.stdout
+    )
     assert done.stdout.count("cannot read this folder") == 1
 
 
@@ -265,7 +309,9 @@ def test_stats_with_an_unreadable_pack_says_so_in_one_line(tmp_path, unprivilege
     pack = tmp_path / "locked"
     shutil.copytree(PACKS / "good", pack)
     pack.chmod(mode)
-    done = unprivileged.grill("stats", env={"GRILL_HOME": str(tmp_path / "home"), "GRILL_PACKS": str(pack)})
+    done = unprivileged.grill(
+        "stats", env={"GRILL_HOME": str(tmp_path / "home"), "GRILL_PACKS": str(pack)}
+    )
     assert done.returncode == 0
     assert done.stderr == "grill stats: note: 1 problem in the packs; `grill lint` lists them\n"
 
@@ -274,6 +320,8 @@ def test_a_path_inside_a_folder_the_user_cannot_enter_is_a_usage_error(tmp_path,
     locked = tmp_path / "locked"
     shutil.copytree(PACKS / "good", locked / "good")
     locked.chmod(0o000)
-    done = unprivileged.grill("lint", str(locked / "good"), env={"GRILL_HOME": str(tmp_path / "home")})
+    done = unprivileged.grill(
+        "lint", str(locked / "good"), env={"GRILL_HOME": str(tmp_path / "home")}
+    )
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"grill lint: {locked / 'good'}: cannot be reached (Permission denied)\n"

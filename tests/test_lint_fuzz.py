@@ -18,13 +18,44 @@ from app.paths import SHIPPED_PACKS
 
 SHIPPED_CARDS = sorted(path for path in SHIPPED_PACKS.glob("*/*.yaml") if path.name != "pack.yaml")
 NASTY_VALUES = [
-    "", "null", "yes", "~", "-1", "1e400", "0x" + "f" * 40, "9" * 5000, "2024-13-45", "!!binary Zm9v",
-    "!!python/object/apply:os.system [echo pwned]", "!custom {a: 1}", "!!set {a: null}", "!!omap [a: 1]",
-    "&a [*a]", "*nowhere", "<<: 1", "[" * 60, "'unterminated", "{a: b", "|\n  x = (", ">-\n  folded",
-    '"\\0"', '"\\ud800"', "\t- tabbed", "- [a, [b, [c]]]", "TODO", "x: y: z",
+    "",
+    "null",
+    "yes",
+    "~",
+    "-1",
+    "1e400",
+    "0x" + "f" * 40,
+    "9" * 5000,
+    "2024-13-45",
+    "!!binary Zm9v",
+    "!!python/object/apply:os.system [echo pwned]",
+    "!custom {a: 1}",
+    "!!set {a: null}",
+    "!!omap [a: 1]",
+    "&a [*a]",
+    "*nowhere",
+    "<<: 1",
+    "[" * 60,
+    "'unterminated",
+    "{a: b",
+    "|\n  x = (",
+    ">-\n  folded",
+    '"\\0"',
+    '"\\ud800"',
+    "\t- tabbed",
+    "- [a, [b, [c]]]",
+    "TODO",
+    "x: y: z",
 ]
-NASTY_CODE = ["x = " + "-" * 20_000 + "1", "x = " + "+".join(["1"] * 20_000), "return 1", "def f(:\n",
-              "\tif x:\n  pass", "x = '''", "\x00"]
+NASTY_CODE = [
+    "x = " + "-" * 20_000 + "1",
+    "x = " + "+".join(["1"] * 20_000),
+    "return 1",
+    "def f(:\n",
+    "\tif x:\n  pass",
+    "x = '''",
+    "\x00",
+]
 
 
 @st.composite
@@ -34,7 +65,11 @@ def mutated_cards(draw) -> tuple[str, bytes]:
     lines = path.read_text().splitlines(keepends=True)
     for _ in range(draw(st.integers(1, 4))):
         at = draw(st.integers(0, max(len(lines) - 1, 0)))
-        edit = draw(st.sampled_from(["delete", "duplicate", "value", "indent", "insert", "code", "unknown fields"]))
+        edit = draw(
+            st.sampled_from(
+                ["delete", "duplicate", "value", "indent", "insert", "code", "unknown fields"]
+            )
+        )
         if not lines:
             break
         if edit == "delete":
@@ -45,16 +80,30 @@ def mutated_cards(draw) -> tuple[str, bytes]:
             key = lines[at].split(":", 1)[0]
             lines[at] = f"{key}: {draw(st.sampled_from(NASTY_VALUES))}\n"
         elif edit == "indent":
-            lines[at] = (" " * draw(st.integers(-3, 3))) + lines[at].lstrip(" ") if draw(st.booleans()) \
-                else lines[at][draw(st.integers(0, 4)):]
+            lines[at] = (
+                (" " * draw(st.integers(-3, 3))) + lines[at].lstrip(" ")
+                if draw(st.booleans())
+                else lines[at][draw(st.integers(0, 4)) :]
+            )
         elif edit == "insert":
-            lines.insert(at, draw(st.text(alphabet=st.characters(codec="utf-8"), max_size=30)) + "\n")
+            lines.insert(
+                at, draw(st.text(alphabet=st.characters(codec="utf-8"), max_size=30)) + "\n"
+            )
         elif edit == "code":
-            block = [n for n, line in enumerate(lines) if line.rstrip().endswith(("code: |", "starter: |", "solution: |"))]
+            block = [
+                n
+                for n, line in enumerate(lines)
+                if line.rstrip().endswith(("code: |", "starter: |", "solution: |"))
+            ]
             if block:
                 n = draw(st.sampled_from(block))
                 indent = len(lines[n + 1]) - len(lines[n + 1].lstrip()) if n + 1 < len(lines) else 6
-                lines.insert(n + 1, " " * indent + draw(st.sampled_from(NASTY_CODE)).replace("\n", "\n" + " " * indent) + "\n")
+                lines.insert(
+                    n + 1,
+                    " " * indent
+                    + draw(st.sampled_from(NASTY_CODE)).replace("\n", "\n" + " " * indent)
+                    + "\n",
+                )
         elif edit == "unknown fields":
             lines += [f"field_{n}: {n}\n" for n in range(draw(st.sampled_from([3, 300, 3000])))]
     data = "".join(lines).encode("utf-8", "surrogatepass")
@@ -72,7 +121,11 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.delenv("GRILL_PACKS", raising=False)
 
 
-@settings(max_examples=250, deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=250,
+    deadline=timedelta(seconds=5),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(card=mutated_cards())
 def test_lint_of_any_mutated_card_places_every_problem(isolated_home, tmp_path, capsys, card):
     name, data = card

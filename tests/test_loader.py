@@ -31,26 +31,40 @@ BAD_CARDS = {
     "decimal-frequency": ["5:12: 'frequency' must be a whole number, not a number (40.0)"],
     "out-of-range": ["5:12: 'frequency' must be at most 100, not 140"],
     "seconds-too-short": ["13:12: 'basic.seconds' must be at least 5, not 2"],
-    "unknown-level": ["3:8: 'level' must be 'junior', 'middle', 'senior' or 'principal', not 'expert'"],
+    "unknown-level": [
+        "3:8: 'level' must be 'junior', 'middle', 'senior' or 'principal', not 'expert'"
+    ],
     "too-few-key-points": ["8:3: 'key_points' needs 3 to 7 items, has 2"],
     "too-many-key-points": ["8:3: 'key_points' needs 3 to 7 items, has 8"],
     "bad-tag": ["6:8: 'tags[0]' must be lower-case words joined by hyphens, not 'No Grad'"],
     "yes-no-as-text": ["29:13: 'follow_ups[0].answer' must be text, not a yes/no value (false)"],
     "text-instead-of-list": ["6:7: 'tags' must be a list, not text ('no-grad')"],
-    "text-instead-of-mapping": ["11:8: 'basic' must be a mapping of fields, not text ('It stops autograd from recording.')"],
+    "text-instead-of-mapping": [
+        "11:8: 'basic' must be a mapping of fields, not text ('It stops autograd from recording.')"
+    ],
     "bad-device": ["67:13: 'code_task.grading.device' must be 'auto', 'cpu' or 'cuda', not 'tpu'"],
     "duplicate-key": ["6:1: duplicate key 'level' (first at line 3)"],
     "unsupported-tag": ["5:12: cannot read this value: the tag !weird is not supported"],
-    "bad-python-example": [f"29:31: 'examples[0].code' is not valid Python {PY}: '(' was never closed"],
-    "bad-python-inline": [f"25:11: 'examples[0].code' is not valid Python {PY}: invalid syntax (line 2 of the code)"],
-    "bad-python-starter": [f"54:7: 'code_task.starter' is not valid Python {PY}: unindent does not match any outer "
-                           "indentation level"],
+    "bad-python-example": [
+        f"29:31: 'examples[0].code' is not valid Python {PY}: '(' was never closed"
+    ],
+    "bad-python-inline": [
+        f"25:11: 'examples[0].code' is not valid Python {PY}: invalid syntax (line 2 of the code)"
+    ],
+    "bad-python-starter": [
+        f"54:7: 'code_task.starter' is not valid Python {PY}: unindent does not match any outer "
+        "indentation level"
+    ],
     "todo-left": ["2:11: unfinished: 'question' still says TODO"],
     "todo-in-enum": ["3:8: unfinished: 'level' still says TODO"],
-    "id-does-not-match": ["1:5: card id 'another-name' does not match the file name 'id-does-not-match.yaml'"],
+    "id-does-not-match": [
+        "1:5: card id 'another-name' does not match the file name 'id-does-not-match.yaml'"
+    ],
     "tab-indentation": ["18:1: a tab is used for indentation"],
     "colon-in-text": ["2:28: not valid YAML: mapping values are not allowed in this context"],
-    "unclosed-bracket": ["7:11: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 6)"],
+    "unclosed-bracket": [
+        "7:11: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 6)"
+    ],
     "control-character": ["2:36: not valid YAML: control characters are not allowed"],
     "plain-text": ["1:1: the top level must be a mapping of fields, not plain text"],
     "top-level-list": ["1:1: the top level must be a mapping of fields, not a list"],
@@ -125,7 +139,8 @@ def test_extra_folders_from_grill_packs_join_the_user_folder(tmp_path, monkeypat
     user_pack = tmp_path / "home" / "packs" / "mine"
     user_pack.mkdir(parents=True)
     (user_pack / "pack.yaml").write_text(
-        "name: mine\ntitle: Mine\ndescription: A user pack.\nformat_version: 1\n")
+        "name: mine\ntitle: Mine\ndescription: A user pack.\nformat_version: 1\n"
+    )
     monkeypatch.setenv("GRILL_PACKS", f"{PACKS / 'good'}:{PACKS / 'dup-first'}")
     names = {pack.manifest.name for pack in load_library(pack_search_path()).packs}
     assert {"mine", "fixture-good", "dup-first"} <= names
@@ -138,7 +153,8 @@ def test_duplicate_ids_across_packs_keep_the_first_and_report_the_second():
     assert [c.card.id for c in second.cards] == ["only-in-second"]
     assert located(library.problems) == [
         f"{PACKS / 'dup-second' / 'shared-card.yaml'}:1:5: duplicate card id 'shared-card' "
-        f"(first in {PACKS / 'dup-first' / 'shared-card.yaml'})"]
+        f"(first in {PACKS / 'dup-first' / 'shared-card.yaml'})"
+    ]
 
 
 def test_a_broken_manifest_skips_its_pack_but_not_the_others():
@@ -146,7 +162,8 @@ def test_a_broken_manifest_skips_its_pack_but_not_the_others():
     assert [p.manifest.name for p in library.packs] == ["fixture-good"]
     assert library.card("hidden-card") is None
     assert located(library.problems) == [
-        f"{PACKS / 'manifest-missing-title' / 'pack.yaml'}:1:1: missing required field 'title'"]
+        f"{PACKS / 'manifest-missing-title' / 'pack.yaml'}:1:1: missing required field 'title'"
+    ]
 
 
 def test_a_manifest_from_a_later_format_is_refused_as_written_for_a_newer_grill():
@@ -155,7 +172,8 @@ def test_a_manifest_from_a_later_format_is_refused_as_written_for_a_newer_grill(
     assert pack is None
     assert located(problems) == [
         f"{PACKS / 'manifest-future-version' / 'pack.yaml'}:4:17: this pack is written for a newer grill "
-        "(card format 2; this grill reads format 1)"]
+        "(card format 2; this grill reads format 1)"
+    ]
     assert problems[0].hint == "update grill to load this pack"
 
 
@@ -163,14 +181,16 @@ def test_cards_without_a_manifest_are_reported_not_ignored():
     library = load_library([PACKS / "no-manifest"])
     assert library.packs == []
     assert located(library.problems) == [
-        f"{PACKS / 'no-manifest' / 'pack.yaml'}:1:1: this folder has card files but no pack.yaml"]
+        f"{PACKS / 'no-manifest' / 'pack.yaml'}:1:1: this folder has card files but no pack.yaml"
+    ]
 
 
 def test_a_second_pack_with_a_taken_name_is_reported():
     library = load_library([PACKS / "good", PACKS / "same-name"])
     assert len(library.packs) == 1
     assert located(library.problems) == [
-        f"{PACKS / 'same-name' / 'pack.yaml'}:1:7: a pack named 'fixture-good' is already loaded from {PACKS / 'good'}"]
+        f"{PACKS / 'same-name' / 'pack.yaml'}:1:7: a pack named 'fixture-good' is already loaded from {PACKS / 'good'}"
+    ]
 
 
 def test_a_card_with_the_yml_extension_is_pointed_out(tmp_path):
@@ -179,13 +199,20 @@ def test_a_card_with_the_yml_extension_is_pointed_out(tmp_path):
     (pack / "pack.yaml").write_text((PACKS / "good" / "pack.yaml").read_text())
     (pack / "minimal-card.yml").write_text((PACKS / "good" / "minimal-card.yaml").read_text())
     _, problems = load_pack(pack)
-    assert located(problems) == [f"{pack / 'minimal-card.yml'}:1:1: not loaded: card files end in .yaml"]
+    assert located(problems) == [
+        f"{pack / 'minimal-card.yml'}:1:1: not loaded: card files end in .yaml"
+    ]
 
 
 def test_a_todo_inside_a_literal_block_points_at_its_own_line(tmp_path):
-    text = (PACKS / "good" / "minimal-card.yaml").read_text().replace(
-        "deep_dive: Autograd records only when grad mode is on.",
-        "deep_dive: |\n  Autograd records only when grad mode is on.\n\n  TODO explain inference_mode.")
+    text = (
+        (PACKS / "good" / "minimal-card.yaml")
+        .read_text()
+        .replace(
+            "deep_dive: Autograd records only when grad mode is on.",
+            "deep_dive: |\n  Autograd records only when grad mode is on.\n\n  TODO explain inference_mode.",
+        )
+    )
     path = tmp_path / "minimal-card.yaml"
     path.write_text(text)
     _, problems = load_card_file(path)
@@ -222,16 +249,31 @@ def test_a_file_on_the_search_path_is_reported():
     assert located(library.problems) == [f"{card}:1:1: packs are loaded from folders, not files"]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("a: &x [1, *x]\n", "1:4: an alias refers to the value that contains it"),
-    ("&root {a: *root}\n", "1:1: an alias refers to the value that contains it"),
-    ("a: " + "[" * 900 + "]" * 900 + "\n", "1:1: the values are nested too deeply to read"),
-    # PyYAML's own constructors raise AttributeError, KeyError or return a generator for these
-    ("question: !!timestamp soon\n", "1:11: cannot read this value: 'soon' is not a valid date or time"),
-    ("question: !!bool maybe\n", "1:11: cannot read this value: 'maybe' is not a valid yes/no value"),
-    ("question: 2024-13-45\n", "1:11: cannot read this value: '2024-13-45' is not a valid date or time"),
-    ("question: !!map x\n", "1:11: cannot read this value: the tag !!map needs a collection, not a plain value"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a: &x [1, *x]\n", "1:4: an alias refers to the value that contains it"),
+        ("&root {a: *root}\n", "1:1: an alias refers to the value that contains it"),
+        ("a: " + "[" * 900 + "]" * 900 + "\n", "1:1: the values are nested too deeply to read"),
+        # PyYAML's own constructors raise AttributeError, KeyError or return a generator for these
+        (
+            "question: !!timestamp soon\n",
+            "1:11: cannot read this value: 'soon' is not a valid date or time",
+        ),
+        (
+            "question: !!bool maybe\n",
+            "1:11: cannot read this value: 'maybe' is not a valid yes/no value",
+        ),
+        (
+            "question: 2024-13-45\n",
+            "1:11: cannot read this value: '2024-13-45' is not a valid date or time",
+        ),
+        (
+            "question: !!map x\n",
+            "1:11: cannot read this value: the tag !!map needs a collection, not a plain value",
+        ),
+    ],
+)
 def test_pathological_yaml_is_a_problem_not_a_crash(text, expected):
     _, problems = parse_yaml(text, "card.yaml")
     assert [f"{p.line}:{p.column}: {p.message}" for p in problems] == [expected]
@@ -252,15 +294,21 @@ def test_an_alias_bomb_is_refused_before_it_expands():
 
 def test_merge_keys_bring_in_the_fields_they_name():
     """`<<: *defaults` is YAML's merge key: its fields count, and fields written alongside win."""
-    doc, problems = parse_yaml("base: &b {junior: a, middle: b}\n"
-                               "tiers:\n  <<: [*b, {senior: c, junior: z}]\n  middle: own\n", "card.yaml")
+    doc, problems = parse_yaml(
+        "base: &b {junior: a, middle: b}\n"
+        "tiers:\n  <<: [*b, {senior: c, junior: z}]\n  middle: own\n",
+        "card.yaml",
+    )
     assert problems == []
     assert doc.data["tiers"] == {"junior": "a", "senior": "c", "middle": "own"}
 
 
 def test_a_problem_in_a_merged_field_points_where_the_field_is_written(tmp_path):
-    text = (PACKS / "good" / "minimal-card.yaml").read_text().replace(
-        "tiers:\n", "tiers:\n  <<: &more {staff: extra}\n", 1)
+    text = (
+        (PACKS / "good" / "minimal-card.yaml")
+        .read_text()
+        .replace("tiers:\n", "tiers:\n  <<: &more {staff: extra}\n", 1)
+    )
     path = tmp_path / "minimal-card.yaml"
     path.write_text(text)
     _, problems = load_card_file(path)
@@ -271,36 +319,50 @@ def test_a_problem_in_a_merged_field_points_where_the_field_is_written(tmp_path)
 def test_merging_something_that_is_not_a_mapping_is_reported():
     _, problems = parse_yaml("tiers: {<<: [1, 2]}\n", "card.yaml")
     assert sorted(f"{p.line}:{p.column}: {p.message}" for p in problems) == [
-        "1:14: '<<' can only merge mappings", "1:17: '<<' can only merge mappings"]
+        "1:14: '<<' can only merge mappings",
+        "1:17: '<<' can only merge mappings",
+    ]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("question: 'caf\u00e9 \x07'\n", "1:17"),  # libyaml counts the é as two bytes
-    ("\ufeffquestion: '\x07'\n", "1:12"),  # a byte-order mark is not a column
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("question: 'caf\u00e9 \x07'\n", "1:17"),  # libyaml counts the é as two bytes
+        ("\ufeffquestion: '\x07'\n", "1:12"),  # a byte-order mark is not a column
+    ],
+)
 def test_a_control_character_is_located_in_characters_not_bytes(tmp_path, text, expected):
     path = tmp_path / "card.yaml"
     path.write_text(text, encoding="utf-8")
     _, problems = load_card_file(path)
     assert [f"{p.line}:{p.column}: {p.message}" for p in problems] == [
-        f"{expected}: not valid YAML: control characters are not allowed"]
+        f"{expected}: not valid YAML: control characters are not allowed"
+    ]
 
 
-@pytest.mark.parametrize("raw, expected", [
-    (b"id: a\nquestion: caf\xc3\xa9 \xe9\n", "2:16"),
-    (b"\xef\xbb\xbfquestion: \xe9\n", "1:11"),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        (b"id: a\nquestion: caf\xc3\xa9 \xe9\n", "2:16"),
+        (b"\xef\xbb\xbfquestion: \xe9\n", "1:11"),
+    ],
+)
 def test_a_bad_byte_is_located_in_characters(tmp_path, raw, expected):
     path = tmp_path / "card.yaml"
     path.write_bytes(raw)
     _, problems = load_card_file(path)
-    assert [f"{p.line}:{p.column}: {p.message}" for p in problems] == [f"{expected}: the file is not UTF-8 text"]
+    assert [f"{p.line}:{p.column}: {p.message}" for p in problems] == [
+        f"{expected}: the file is not UTF-8 text"
+    ]
 
 
-@pytest.mark.parametrize("encode", [
-    pytest.param(lambda text: b"\xef\xbb\xbf" + text.encode(), id="byte-order-mark"),
-    pytest.param(lambda text: text.replace("\n", "\r\n").encode(), id="crlf"),
-])
+@pytest.mark.parametrize(
+    "encode",
+    [
+        pytest.param(lambda text: b"\xef\xbb\xbf" + text.encode(), id="byte-order-mark"),
+        pytest.param(lambda text: text.replace("\n", "\r\n").encode(), id="crlf"),
+    ],
+)
 def test_a_bom_or_crlf_file_loads_and_problems_keep_their_positions(tmp_path, encode):
     good = (PACKS / "good" / "minimal-card.yaml").read_text()
     path = tmp_path / "minimal-card.yaml"
@@ -310,7 +372,9 @@ def test_a_bom_or_crlf_file_loads_and_problems_keep_their_positions(tmp_path, en
     path.write_bytes(encode(good.replace("frequency: 40", "frequency: 101")))
     _, problems = load_card_file(path)
     line = good.splitlines().index("frequency: 40") + 1
-    assert [(p.line, p.column, p.message) for p in problems] == [(line, 12, "'frequency' must be at most 100, not 101")]
+    assert [(p.line, p.column, p.message) for p in problems] == [
+        (line, 12, "'frequency' must be at most 100, not 101")
+    ]
 
 
 def _fifo(path: Path) -> None:
@@ -325,11 +389,14 @@ def _huge(path: Path) -> None:
     path.write_text("id: huge\ntags:\n" + "  - a\n" * 200_000)
 
 
-@pytest.mark.parametrize("make, expected", [
-    (_fifo, "this is not a plain file (a pipe, socket or device)"),
-    (_folder, "this is a folder, not a file"),
-    (_huge, "the file is larger than 1,000,000 bytes, far more than a card holds"),
-])
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (_fifo, "this is not a plain file (a pipe, socket or device)"),
+        (_folder, "this is a folder, not a file"),
+        (_huge, "the file is larger than 1,000,000 bytes, far more than a card holds"),
+    ],
+)
 def test_what_is_not_a_card_sized_file_is_reported_without_reading_it(tmp_path, make, expected):
     """A pipe would block the loader forever, and tens of MB of YAML take gigabytes to compose."""
     pack = tmp_path / "pack"
@@ -340,10 +407,13 @@ def test_what_is_not_a_card_sized_file_is_reported_without_reading_it(tmp_path, 
     assert loaded is not None and len(loaded.cards) == len(load_pack(PACKS / "good")[0].cards)
 
 
-@pytest.mark.parametrize("target, expected", [
-    ("missing.yaml", "No such file or directory"),
-    ("odd.yaml", "Too many levels of symbolic links"),
-])
+@pytest.mark.parametrize(
+    "target, expected",
+    [
+        ("missing.yaml", "No such file or directory"),
+        ("odd.yaml", "Too many levels of symbolic links"),
+    ],
+)
 def test_a_broken_or_looping_symlink_is_reported(tmp_path, target, expected):
     (tmp_path / "odd.yaml").symlink_to(tmp_path / target)
     _, problems = load_card_file(tmp_path / "odd.yaml")
@@ -353,11 +423,15 @@ def test_a_broken_or_looping_symlink_is_reported(tmp_path, target, expected):
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="the syntax is valid from Python 3.12 on")
 def test_code_from_a_newer_python_names_the_python_that_refuses_it(tmp_path):
     text = (PACKS / "good" / "detach-metrics.yaml").read_text()
-    text = text.replace("    code: |\n      total = 0.0\n", "    code: |\n      type Vector = list[float]\n", 1)
+    text = text.replace(
+        "    code: |\n      total = 0.0\n", "    code: |\n      type Vector = list[float]\n", 1
+    )
     path = tmp_path / "detach-metrics.yaml"
     path.write_text(text)
     _, problems = load_card_file(path)
-    assert [(p.line, p.message) for p in problems] == [(34, f"'examples[0].code' is not valid Python {PY}: invalid syntax")]
+    assert [(p.line, p.message) for p in problems] == [
+        (34, f"'examples[0].code' is not valid Python {PY}: invalid syntax")
+    ]
 
 
 def _card_in(folder: Path, name: str = "minimal-card", change=lambda text: text) -> Path:
@@ -377,21 +451,33 @@ DEEP_CODE = {
 @pytest.mark.parametrize("code", DEEP_CODE.values(), ids=DEEP_CODE.keys())
 def test_code_too_deep_for_python_to_compile_is_a_problem_at_its_field(tmp_path, code):
     """compile() raises MemoryError or RecursionError there, not SyntaxError."""
-    path = _card_in(tmp_path / "pack", "detach-metrics",
-                    lambda text: text.replace("      total = 0.0\n      for batch", f"      {code}\n      for batch", 1))
+    path = _card_in(
+        tmp_path / "pack",
+        "detach-metrics",
+        lambda text: text.replace(
+            "      total = 0.0\n      for batch", f"      {code}\n      for batch", 1
+        ),
+    )
     card, problems = load_card_file(path)
     assert card is None
-    assert located(problems) == [f"{path}:33:11: 'examples[0].code' is nested too deeply for Python {PY} to compile"]
+    assert located(problems) == [
+        f"{path}:33:11: 'examples[0].code' is nested too deeply for Python {PY} to compile"
+    ]
 
 
 def test_one_card_too_deep_to_compile_hides_no_other_card_or_pack(tmp_path, monkeypatch):
     """In GRILL_PACKS it crashed `load_library`, so the shipped pack vanished from the app and stats."""
-    _card_in(tmp_path / "pack", "detach-metrics",
-             lambda text: text.replace("      total = 0.0\n", "      x = " + "-" * 30_000 + "1\n", 1))
+    _card_in(
+        tmp_path / "pack",
+        "detach-metrics",
+        lambda text: text.replace("      total = 0.0\n", "      x = " + "-" * 30_000 + "1\n", 1),
+    )
     monkeypatch.setenv("GRILL_PACKS", str(tmp_path / "pack"))
     library = load_library(pack_search_path())
     shipped = load_library([pack_search_path()[0]])
-    assert {c.card.id for c in library.cards} == {c.card.id for c in shipped.cards} | {"minimal-card"}
+    assert {c.card.id for c in library.cards} == {c.card.id for c in shipped.cards} | {
+        "minimal-card"
+    }
     assert [Path(p.path).name for p in library.problems] == ["detach-metrics.yaml"]
 
 
@@ -405,48 +491,82 @@ def test_a_fault_in_a_check_costs_that_file_alone(tmp_path, monkeypatch):
         if doc.path.endswith("minimal-card.yaml"):
             raise RuntimeError("a bug in a check")
         return real(model, doc)
+
     monkeypatch.setattr("questions.loader.validate_document", faulty)
     loaded, problems = load_pack(pack)
     assert [c.card.id for c in loaded.cards] == ["detach-metrics"]
     assert located(problems) == [
-        f"{pack / 'minimal-card.yaml'}:1:1: grill failed to check this file (RuntimeError: a bug in a check)"]
+        f"{pack / 'minimal-card.yaml'}:1:1: grill failed to check this file (RuntimeError: a bug in a check)"
+    ]
 
 
-@pytest.mark.parametrize("tagged, expected", [
-    ("tags: !!python/object/apply:os.system [echo pwned]", [
-        "6:7: cannot read this value: the tag !!python/object/apply:os.system is not supported",
-        "6:40: 'tags[0]' must be lower-case words joined by hyphens, not 'echo pwned'"]),
-    ("tags: !custom [no-grad]", ["6:7: cannot read this value: the tag !custom is not supported"]),
-    ("tags: !!set {no-grad: null}", ["6:7: cannot read this value: the tag !!set is not supported",
-                                     "6:7: 'tags' must be a list, not a mapping"]),
-    ("tags: !!omap [no-grad: 1]", ["6:7: cannot read this value: the tag !!omap is not supported",
-                                   "6:15: 'tags[0]' must be text, not a mapping"]),
-])
+@pytest.mark.parametrize(
+    "tagged, expected",
+    [
+        (
+            "tags: !!python/object/apply:os.system [echo pwned]",
+            [
+                "6:7: cannot read this value: the tag !!python/object/apply:os.system is not supported",
+                "6:40: 'tags[0]' must be lower-case words joined by hyphens, not 'echo pwned'",
+            ],
+        ),
+        (
+            "tags: !custom [no-grad]",
+            ["6:7: cannot read this value: the tag !custom is not supported"],
+        ),
+        (
+            "tags: !!set {no-grad: null}",
+            [
+                "6:7: cannot read this value: the tag !!set is not supported",
+                "6:7: 'tags' must be a list, not a mapping",
+            ],
+        ),
+        (
+            "tags: !!omap [no-grad: 1]",
+            [
+                "6:7: cannot read this value: the tag !!omap is not supported",
+                "6:15: 'tags[0]' must be text, not a mapping",
+            ],
+        ),
+    ],
+)
 def test_a_tag_on_a_list_or_mapping_is_a_problem(tmp_path, tagged, expected):
     """Only plain values were checked: these linted clean, against the README's promise. What is
     inside is still read as plain data and checked."""
-    path = _card_in(tmp_path / "pack", change=lambda text: text.replace("tags: [no-grad]", tagged, 1))
+    path = _card_in(
+        tmp_path / "pack", change=lambda text: text.replace("tags: [no-grad]", tagged, 1)
+    )
     card, problems = load_card_file(path)
     assert card is None
     assert located(problems) == [f"{path}:{line}" for line in expected]
 
 
 def test_a_tagged_key_is_a_problem(tmp_path):
-    path = _card_in(tmp_path / "pack", change=lambda text: text.replace("level: middle", "!custom level: middle", 1))
+    path = _card_in(
+        tmp_path / "pack",
+        change=lambda text: text.replace("level: middle", "!custom level: middle", 1),
+    )
     _, problems = load_card_file(path)
     assert f"{path}:3:1: a key must be a plain name" in located(problems)
 
 
 def test_thousands_of_unknown_fields_list_a_few_then_say_how_many_more(tmp_path):
     """Each error rescanned every key (15,000 fields took 40 s); now 50 are listed and the rest counted."""
-    path = _card_in(tmp_path / "pack", change=lambda text: text + "".join(f"extra_{n}: {n}\n" for n in range(30_000)))
+    path = _card_in(
+        tmp_path / "pack",
+        change=lambda text: text + "".join(f"extra_{n}: {n}\n" for n in range(30_000)),
+    )
     _, problems = load_card_file(path)
     first_line = len((PACKS / "good" / "minimal-card.yaml").read_text().splitlines()) + 1
     assert len(problems) == 51
-    assert located(problems[:2]) == [f"{path}:{first_line}:1: unknown field 'extra_0'",
-                                     f"{path}:{first_line + 1}:1: unknown field 'extra_1'"]
-    assert located(problems[-1:]) == [f"{path}:{first_line + 50}:1: 29,950 more problems like the 50 above, "
-                                      "from here on: unknown field 'extra_50'"]
+    assert located(problems[:2]) == [
+        f"{path}:{first_line}:1: unknown field 'extra_0'",
+        f"{path}:{first_line + 1}:1: unknown field 'extra_1'",
+    ]
+    assert located(problems[-1:]) == [
+        f"{path}:{first_line + 50}:1: 29,950 more problems like the 50 above, "
+        "from here on: unknown field 'extra_50'"
+    ]
 
 
 def test_cards_in_a_sub_folder_of_a_pack_are_reported_not_ignored(tmp_path):
@@ -463,7 +583,8 @@ def test_cards_in_a_sub_folder_of_a_pack_are_reported_not_ignored(tmp_path):
     assert located(problems) == [
         f"{pack / 'extra' / 'minimal-card.yaml'}:1:1: not loaded: cards are read from the pack's own folder, "
         "not from its sub-folders",
-        f"{pack / 'extra' / 'deeper' / 'pack.yaml'}:1:1: not loaded: a pack inside another pack's folder"]
+        f"{pack / 'extra' / 'deeper' / 'pack.yaml'}:1:1: not loaded: a pack inside another pack's folder",
+    ]
 
 
 def test_a_folder_linked_back_into_its_pack_is_walked_once(tmp_path):
@@ -476,12 +597,18 @@ def test_a_folder_linked_back_into_its_pack_is_walked_once(tmp_path):
 
 def test_code_is_checked_in_the_same_pass_as_the_other_fields(tmp_path):
     """A syntax error showed only after the schema problems were fixed; lint promises every problem at once."""
-    path = _card_in(tmp_path / "pack", "detach-metrics", lambda text: text.replace(
-        "frequency: 70", "frequency: often", 1).replace("      total = 0.0\n", "      total = (0.0\n", 1))
+    path = _card_in(
+        tmp_path / "pack",
+        "detach-metrics",
+        lambda text: text.replace("frequency: 70", "frequency: often", 1).replace(
+            "      total = 0.0\n", "      total = (0.0\n", 1
+        ),
+    )
     _, problems = load_card_file(path)
     assert [(p.line, p.message) for p in problems] == [
         (6, "'frequency' must be a whole number, not text ('often')"),
-        (34, f"'examples[0].code' is not valid Python {PY}: '(' was never closed")]
+        (34, f"'examples[0].code' is not valid Python {PY}: '(' was never closed"),
+    ]
 
 
 def _tags(node, found: list[str]) -> list[str]:
@@ -509,7 +636,9 @@ e: !!str 10
 
 
 RESOLVED = {"plain values": PLAIN_VALUES} | {
-    p.stem: p.read_text() for p in sorted([*SHIPPED_PACKS.glob("*/*.yaml"), *(PACKS / "good").glob("*.yaml")])}
+    p.stem: p.read_text()
+    for p in sorted([*SHIPPED_PACKS.glob("*/*.yaml"), *(PACKS / "good").glob("*.yaml")])
+}
 
 
 @pytest.mark.parametrize("text", RESOLVED.values(), ids=RESOLVED.keys())

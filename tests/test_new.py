@@ -39,7 +39,9 @@ def test_every_todo_left_is_a_problem_and_nothing_else_is(tmp_path):
     main(["new", str(pack), "retained-loss"])
     card_path = pack / "retained-loss.yaml"
     card, problems = load_card_file(card_path)
-    todo_lines = {n for n, line in enumerate(card_path.read_text().splitlines(), 1) if "TODO" in line}
+    todo_lines = {
+        n for n, line in enumerate(card_path.read_text().splitlines(), 1) if "TODO" in line
+    }
     assert card is None
     assert all(p.message.startswith("unfinished: ") for p in problems)
     assert sorted(p.line for p in problems) == sorted(todo_lines)
@@ -84,12 +86,16 @@ def test_an_id_already_loaded_elsewhere_is_refused(tmp_path, monkeypatch, capsys
     assert not (tmp_path / "my-pack").exists()
 
 
-@pytest.mark.parametrize("card_id", ["Retained Loss", "trailing-hyphen-", "under_score", "x", "a" * 81])
+@pytest.mark.parametrize(
+    "card_id", ["Retained Loss", "trailing-hyphen-", "under_score", "x", "a" * 81]
+)
 def test_an_id_that_is_not_a_slug_is_refused_with_the_whole_rule(tmp_path, capsys, card_id):
     """The rule names length too: 'x' and an 81-letter id are lower-case words, yet refused."""
     assert main(["new", str(tmp_path / "my-pack"), card_id]) == 1
-    assert capsys.readouterr().err == (f"grill new: '{card_id}' is not a valid card id: use 2 to 80 of a-z, 0-9 "
-                                       "and '-', starting and ending with a letter or digit, like 'retained-graph'\n")
+    assert capsys.readouterr().err == (
+        f"grill new: '{card_id}' is not a valid card id: use 2 to 80 of a-z, 0-9 "
+        "and '-', starting and ending with a letter or digit, like 'retained-graph'\n"
+    )
 
 
 def test_a_file_in_place_of_the_pack_folder_is_refused(tmp_path, capsys):
@@ -101,22 +107,30 @@ def test_a_file_in_place_of_the_pack_folder_is_refused(tmp_path, capsys):
 def test_a_pack_folder_that_cannot_be_created_is_a_message_not_a_traceback(tmp_path, capsys):
     (tmp_path / "a-file").write_text("")
     assert main(["new", str(tmp_path / "a-file" / "my-pack"), "some-card"]) == 1
-    assert capsys.readouterr().err == (f"grill new: cannot create the folder {tmp_path / 'a-file' / 'my-pack'}: "
-                                       "Not a directory\n")
+    assert capsys.readouterr().err == (
+        f"grill new: cannot create the folder {tmp_path / 'a-file' / 'my-pack'}: Not a directory\n"
+    )
 
 
 def test_a_card_that_cannot_be_written_is_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
     def read_only(self, *args, **kwargs):
         raise PermissionError(13, "Permission denied")
+
     monkeypatch.setattr(Path, "open", read_only)
     assert main(["new", str(tmp_path), "some-card"]) == 1
-    assert capsys.readouterr().err == f"grill new: cannot write {tmp_path / 'pack.yaml'}: Permission denied\n"
+    assert (
+        capsys.readouterr().err
+        == f"grill new: cannot write {tmp_path / 'pack.yaml'}: Permission denied\n"
+    )
 
 
 def test_the_schema_comment_leads_editors_to_the_shipped_schema(tmp_path):
     pack = tmp_path / "my-pack"
     main(["new", str(pack), "retained-loss"])
-    for name, schema in [("retained-loss.yaml", "card.schema.json"), ("pack.yaml", "pack.schema.json")]:
+    for name, schema in [
+        ("retained-loss.yaml", "card.schema.json"),
+        ("pack.yaml", "pack.schema.json"),
+    ]:
         first_line = (pack / name).read_text().splitlines()[0]
         reference = first_line.removeprefix("# yaml-language-server: $schema=")
         assert reference.endswith(schema)

@@ -23,7 +23,15 @@ PACK = ROOT / "questions" / "autograd-memory"
 CARD_FILES = sorted(path for path in PACK.glob("*.yaml") if path.name != "pack.yaml")
 
 # What the sandbox lets a snippet import, and the one underscore name it allows.
-ALLOWED_IMPORTS = {"torch", "torch.nn", "torch.nn.functional", "torch.optim", "math", "random", "collections"}
+ALLOWED_IMPORTS = {
+    "torch",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.optim",
+    "math",
+    "random",
+    "collections",
+}
 STEPS_LINE = re.compile(r"^STEPS = (\d+)$", re.MULTILINE)
 
 
@@ -79,7 +87,9 @@ def test_card_has_every_part_a_practice_session_uses(path: Path):
     assert len(card.follow_ups) >= 3
     assert len(card.red_flags) >= 4
     assert card.examples
-    assert all(2 <= len(point.signals) <= 4 for point in card.key_points), "2-4 signals per key point"
+    assert all(2 <= len(point.signals) <= 4 for point in card.key_points), (
+        "2-4 signals per key point"
+    )
     assert all(flag.signals for flag in card.red_flags), "every red flag needs signal phrases"
 
 
@@ -129,14 +139,24 @@ def sandbox_violations(source: str) -> list[str]:
     problems = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            problems += [f"import {alias.name}" for alias in node.names if alias.name not in ALLOWED_IMPORTS]
+            problems += [
+                f"import {alias.name}" for alias in node.names if alias.name not in ALLOWED_IMPORTS
+            ]
         elif isinstance(node, ast.ImportFrom) and node.module not in ALLOWED_IMPORTS:
             problems.append(f"from {node.module} import")
         elif isinstance(node, ast.Name) and node.id.startswith("_"):
             problems.append(f"name {node.id}")
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and node.attr != "__init__":
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and node.attr != "__init__"
+        ):
             problems.append(f"attribute {node.attr}")
-        elif isinstance(node, ast.FunctionDef) and node.name.startswith("_") and node.name != "__init__":
+        elif (
+            isinstance(node, ast.FunctionDef)
+            and node.name.startswith("_")
+            and node.name != "__init__"
+        ):
             problems.append(f"function {node.name}")
         elif isinstance(node, ast.Attribute) and node.attr in {"data", "save", "load"}:
             problems.append(f"attribute {node.attr}")

@@ -26,7 +26,7 @@ def test_backward_with_create_graph_leaves_a_grad_cycle_that_gc_does_not_free():
     def parameter_with_graph_in_its_grad() -> weakref.ref:
         p = nn.Parameter(torch.randn(5))
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")           # PyTorch warns about exactly this cycle
+            warnings.simplefilter("ignore")  # PyTorch warns about exactly this cycle
             p.pow(3).sum().backward(create_graph=True)
         assert p.grad.grad_fn is not None
         return p
@@ -40,7 +40,7 @@ def test_backward_with_create_graph_leaves_a_grad_cycle_that_gc_does_not_free():
 
     p = parameter_with_graph_in_its_grad()
     cleared = weakref.ref(p)
-    p.grad = None                                      # what zero_grad(set_to_none=True) does
+    p.grad = None  # what zero_grad(set_to_none=True) does
     del p
     assert cleared() is None
 
@@ -48,7 +48,7 @@ def test_backward_with_create_graph_leaves_a_grad_cycle_that_gc_does_not_free():
 def test_create_graph_alone_gives_second_order_gradients():
     """create-graph-higher-order-gradients, red flag 5: retain_graph defaults to create_graph."""
     x = torch.tensor(2.0, requires_grad=True)
-    (first,) = torch.autograd.grad(x ** 3, x, create_graph=True)
+    (first,) = torch.autograd.grad(x**3, x, create_graph=True)
     (second,) = torch.autograd.grad(first, x)
     assert (first.item(), second.item()) == (12.0, 12.0)
 
@@ -57,9 +57,21 @@ class HostHeap:
     """glibc's count of heap bytes in use (what the grader's host probe reads)."""
 
     class Info(ctypes.Structure):
-        _fields_ = [(name, ctypes.c_size_t) for name in (
-            "arena", "ordblks", "smblks", "hblks", "hblkhd",
-            "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+        _fields_ = [
+            (name, ctypes.c_size_t)
+            for name in (
+                "arena",
+                "ordblks",
+                "smblks",
+                "hblks",
+                "hblkhd",
+                "usmblks",
+                "fsmblks",
+                "uordblks",
+                "fordblks",
+                "keepcost",
+            )
+        ]
 
     def __init__(self) -> None:
         function = getattr(ctypes.CDLL(None), "mallinfo2", None)
@@ -87,7 +99,7 @@ def saved_tensor_bytes(root: torch.Tensor) -> int:
                 continue
             try:
                 value = getattr(node, name)
-            except RuntimeError:                       # freed by backward
+            except RuntimeError:  # freed by backward
                 continue
             for item in value if isinstance(value, (tuple, list)) else [value]:
                 if isinstance(item, torch.Tensor):
@@ -96,7 +108,9 @@ def saved_tensor_bytes(root: torch.Tensor) -> int:
     return sum(storages.values())
 
 
-def kept_total(backpropagate: bool, steps: int, heap: HostHeap | None = None) -> tuple[torch.Tensor, float]:
+def kept_total(
+    backpropagate: bool, steps: int, heap: HostHeap | None = None
+) -> tuple[torch.Tensor, float]:
     """A loop that adds each step's loss tensor to a running total; returns the total and the
     host heap growth per step measured between step 20 and the last step."""
     torch.manual_seed(0)
@@ -124,14 +138,14 @@ def test_a_kept_backpropagated_loss_pins_graph_nodes_in_host_memory_not_tensor_d
     can stay flat); a kept loss that was never back-propagated keeps every activation."""
     walked, _ = kept_total(backpropagate=True, steps=30)
     never, _ = kept_total(backpropagate=False, steps=30)
-    activations_per_step = 128 * 256 * 4                    # the tanh output, float32
+    activations_per_step = 128 * 256 * 4  # the tanh output, float32
     assert saved_tensor_bytes(walked) == 0
     assert saved_tensor_bytes(never) >= 30 * activations_per_step
 
 
 def test_the_host_heap_grows_by_kilobytes_for_a_walked_graph_and_by_the_activations_otherwise():
     heap = HostHeap()
-    kept_total(backpropagate=True, steps=30, heap=heap)      # warm up torch's one-time allocations
+    kept_total(backpropagate=True, steps=30, heap=heap)  # warm up torch's one-time allocations
     _, walked = kept_total(backpropagate=True, steps=60, heap=heap)
     _, never = kept_total(backpropagate=False, steps=60, heap=heap)
     activations_per_step = 128 * 256 * 4
@@ -145,7 +159,7 @@ def test_an_index_or_slice_keeps_the_whole_batch_storage_until_cloned():
     torch.manual_seed(0)
     attention = nn.MultiheadAttention(8, num_heads=2, batch_first=True)
     tokens = torch.randn(16, 6, 8)
-    _, weights = attention(tokens, tokens, tokens)             # need_weights defaults to True
+    _, weights = attention(tokens, tokens, tokens)  # need_weights defaults to True
     first_map = weights[0].detach()
     assert first_map.untyped_storage().nbytes() == 16 * 6 * 6 * 4 == 2304
     assert first_map.clone().untyped_storage().nbytes() == 6 * 6 * 4 == 144
@@ -167,7 +181,7 @@ def accumulated_step(optimizer_class, divide_by: int) -> float:
     x, y = torch.randn(32, 4), torch.randn(32, 1)
     before = model.weight.detach().clone()
     optimizer = optimizer_class(model.parameters(), lr=0.01)
-    for xs, ys in zip(x.chunk(4), y.chunk(4)):
+    for xs, ys in zip(x.chunk(4), y.chunk(4), strict=True):
         (F.mse_loss(model(xs), ys) / divide_by).backward()
     optimizer.step()
     return (model.weight.detach() - before).norm().item()
@@ -197,8 +211,8 @@ def test_an_inference_tensor_can_feed_autograd_but_cannot_be_saved_for_backward(
     with torch.inference_mode():
         frozen = torch.randn(3)
     weight = torch.randn(3, requires_grad=True)
-    (weight + frozen).sum().backward()                  # addition saves neither input
+    (weight + frozen).sum().backward()  # addition saves neither input
     assert weight.grad.tolist() == [1.0, 1.0, 1.0]
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
-        (weight * frozen).sum().backward()              # multiplication must save `frozen`
-    (weight * frozen.clone()).sum().backward()          # a clone is an ordinary tensor
+        (weight * frozen).sum().backward()  # multiplication must save `frozen`
+    (weight * frozen.clone()).sum().backward()  # a clone is an ordinary tensor

@@ -21,10 +21,27 @@ ROOT = Path(__file__).resolve().parents[1]
 NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training")
 
 SANDBOX_IMPORTS = {
-    "torch", "torch.nn", "torch.nn.functional", "torch.optim", "torch.optim.lr_scheduler",
-    "torch.autograd", "torch.utils.data", "torch.amp", "torch.distributions", "torch.linalg",
-    "math", "random", "collections", "itertools", "functools", "copy", "dataclasses",
-    "statistics", "time", "typing", "torch.utils.checkpoint",
+    "torch",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.optim",
+    "torch.optim.lr_scheduler",
+    "torch.autograd",
+    "torch.utils.data",
+    "torch.amp",
+    "torch.distributions",
+    "torch.linalg",
+    "math",
+    "random",
+    "collections",
+    "itertools",
+    "functools",
+    "copy",
+    "dataclasses",
+    "statistics",
+    "time",
+    "typing",
+    "torch.utils.checkpoint",
 }
 
 
@@ -64,12 +81,21 @@ def test_task_declares_a_contract_its_starter_breaks(card_id: str):
 def module_level_names(source: str) -> set[str]:
     names = set()
     for node in ast.parse(source).body:
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) else [])
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else (
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+            )
+        )
         for target in targets:
             names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         if isinstance(node, (ast.With, ast.For, ast.If, ast.While)):
-            names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            names |= {
+                n.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
     return names
 
 
@@ -99,7 +125,9 @@ def test_task_code_imports_only_what_the_sandbox_offers(card_id: str):
         tree = ast.parse(source)
         attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
         keywords = {node.arg for node in ast.walk(tree) if isinstance(node, ast.keyword)}
-        assert not {"distributed", "multiprocessing"} & attributes, "ranks are simulated in one process"
+        assert not {"distributed", "multiprocessing"} & attributes, (
+            "ranks are simulated in one process"
+        )
         assert "num_workers" not in keywords, "the sandbox's DataLoader is single-process"
 
 

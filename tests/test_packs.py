@@ -130,7 +130,9 @@ def test_tags_are_meaningful_filters(pack: str):
         assert 2 <= len(card.tags) <= 6, card.id
         assert len(set(card.tags)) == len(card.tags), card.id
         assert not {"todo", "misc", "general", "pytorch", pack} & set(card.tags), card.id
-        assert any(tag_counts[tag] > 1 for tag in card.tags), f"{card.id} shares no tag with its pack"
+        assert any(tag_counts[tag] > 1 for tag in card.tags), (
+            f"{card.id} shares no tag with its pack"
+        )
     assert len(tag_counts) >= 12
 
 
@@ -148,7 +150,9 @@ def test_card_has_every_part_a_practice_session_uses(path: Path):
     assert len(card.follow_ups) >= 3
     assert len(card.red_flags) >= 4
     assert card.examples
-    assert all(2 <= len(point.signals) <= 4 for point in card.key_points), "2-4 signals per key point"
+    assert all(2 <= len(point.signals) <= 4 for point in card.key_points), (
+        "2-4 signals per key point"
+    )
     assert all(flag.signals for flag in card.red_flags), "every red flag needs signal phrases"
 
 
@@ -196,8 +200,9 @@ def test_python_in_examples_and_tasks_parses(path: Path):
 # --- the README ---------------------------------------------------------------------------
 
 
-README_ROW = re.compile(r"^\| `(?P<pack>[a-z0-9-]+)` \| [^|]+ \| (?P<cards>\d+) \| (?P<tasks>\d+) \|$",
-                        re.MULTILINE)
+README_ROW = re.compile(
+    r"^\| `(?P<pack>[a-z0-9-]+)` \| [^|]+ \| (?P<cards>\d+) \| (?P<tasks>\d+) \|$", re.MULTILINE
+)
 
 
 def test_readme_lists_every_pack_with_its_card_and_task_counts():
@@ -206,7 +211,10 @@ def test_readme_lists_every_pack_with_its_card_and_task_counts():
     actual = {}
     for pack in pack_dirs():
         pack_cards = cards(pack.name)
-        actual[pack.name] = (len(pack_cards), sum(card.code_task is not None for card in pack_cards))
+        actual[pack.name] = (
+            len(pack_cards),
+            sum(card.code_task is not None for card in pack_cards),
+        )
     assert listed == actual
 
 
@@ -226,10 +234,18 @@ print(json.dumps(failures))
 @pytest.mark.slow
 def test_every_python_example_runs():
     """Examples are trusted content: one interpreter runs them all, each in a fresh namespace."""
-    examples = {f"{card.id}:example{i}": example.code
-                for card in (loaded.card for loaded in load_library([ROOT / "questions"]).cards)
-                for i, example in enumerate(card.examples) if example.language == "python"}
-    result = subprocess.run([sys.executable, "-W", "ignore", "-c", EXAMPLE_RUNNER],
-                            input=json.dumps(examples), capture_output=True, text=True, timeout=300)
+    examples = {
+        f"{card.id}:example{i}": example.code
+        for card in (loaded.card for loaded in load_library([ROOT / "questions"]).cards)
+        for i, example in enumerate(card.examples)
+        if example.language == "python"
+    }
+    result = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", EXAMPLE_RUNNER],
+        input=json.dumps(examples),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert len(examples) >= 40
     assert json.loads(result.stdout) == {}, result.stderr[-2000:]

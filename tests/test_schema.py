@@ -49,7 +49,9 @@ def test_generated_schemas_are_valid_json_schema():
 
 def test_schema_carries_the_model_docstrings_for_editors():
     schema = json.loads(CARD_SCHEMA.read_text())
-    assert schema["properties"]["question"]["description"] == "The question as an interviewer asks it."
+    assert (
+        schema["properties"]["question"]["description"] == "The question as an interviewer asks it."
+    )
     assert schema["additionalProperties"] is False
 
 

@@ -22,8 +22,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         with History.open() as history:
             if args.format == "json":
-                text = json.dumps(export_document(history, now=utc_now()), indent=1, ensure_ascii=False,
-                                  allow_nan=False) + "\n"
+                text = (
+                    json.dumps(
+                        export_document(history, now=utc_now()),
+                        indent=1,
+                        ensure_ascii=False,
+                        allow_nan=False,
+                    )
+                    + "\n"
+                )
             else:
                 library = load_library(pack_search_path())
                 text = markdown_report(compute_stats(history, library.cards))
@@ -37,22 +44,32 @@ def run(args: argparse.Namespace) -> int:
         return 0
     output = Path(args.output)
     if output.resolve() in _history_files(history.path):
-        print(f"grill export: {args.output} is the history itself (or its journal); choose another file",
-              file=sys.stderr)
+        print(
+            f"grill export: {args.output} is the history itself (or its journal); choose another file",
+            file=sys.stderr,
+        )
         return 1
     try:
         _replace(output, text)
     except OSError as error:
-        print(f"grill export: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+        print(
+            f"grill export: cannot write {args.output}: {error.strerror or error}", file=sys.stderr
+        )
         return 1
-    print(f"Wrote the {'history' if args.format == 'json' else 'progress report'} to {args.output}.", file=sys.stderr)
+    print(
+        f"Wrote the {'history' if args.format == 'json' else 'progress report'} to {args.output}.",
+        file=sys.stderr,
+    )
     return 0
 
 
 def _history_files(history: Path) -> set[Path]:
     """The database and SQLite's files beside it: overwriting any of them loses the history."""
     database = history.resolve()
-    return {database, *(database.with_name(database.name + suffix) for suffix in ("-wal", "-shm", "-journal"))}
+    return {
+        database,
+        *(database.with_name(database.name + suffix) for suffix in ("-wal", "-shm", "-journal")),
+    }
 
 
 def _replace(path: Path, text: str) -> None:

@@ -19,5 +19,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"grill import: {error}", file=sys.stderr)
         return 1
     report_unreadable("import", history)
-    print(f"Imported {result.added} new attempts from {args.file} ({result.already_present} were already here).")
+    print(
+        f"Imported {result.added} new attempts from {args.file} ({result.already_present} were already here)."
+    )
     return 0

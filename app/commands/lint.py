@@ -65,7 +65,9 @@ def _usage_error(path: Path) -> str:
     if stat.S_ISREG(mode) and path.suffix != CARD_SUFFIX:
         return f"not a card file (cards end in {CARD_SUFFIX})"
     if stat.S_ISDIR(mode):
-        found: list[Problem] = []  # a folder of cards without pack.yaml, or one that cannot be read, is a lint problem
+        found: list[
+            Problem
+        ] = []  # a folder of cards without pack.yaml, or one that cannot be read, is a lint problem
         if not pack_folders(path, found) and not found:
             return "no pack here (no pack.yaml in it or in its sub-folders)"
     return ""

@@ -28,8 +28,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE if isinstance(error, MockSetupError) else EXIT_HISTORY
     report_pack_problems("mock", library)
     if len(session.cards) < args.questions:
-        print(f"grill mock: note: only {count(len(session.cards), 'card')} fit; asked for {args.questions}",
-              file=sys.stderr)
+        print(
+            f"grill mock: note: only {count(len(session.cards), 'card')} fit; asked for {args.questions}",
+            file=sys.stderr,
+        )
     report_path = Path(args.report).expanduser() if args.report else None
     from app.ui.app import GrillApp, mock_screen
 
@@ -45,14 +47,24 @@ def _prepare(args: argparse.Namespace, open_history):
     from questions.loader import load_library
 
     if args.report and Path(args.report).expanduser().is_dir():
-        raise MockSetupError(f"--report {args.report} is a folder; give a file name such as "
-                             f"{Path(args.report) / 'mock.md'}")
+        raise MockSetupError(
+            f"--report {args.report} is a folder; give a file name such as "
+            f"{Path(args.report) / 'mock.md'}"
+        )
     library = load_library(pack_search_path())
     cards = cards_for(library, args.pack)
     history = open_history()
     try:
-        session = build_session(cards, level=args.level, questions=args.questions, minutes=args.minutes,
-                                seed=args.seed, interviewer=args.interviewer, history=history, now=utc_now())
+        session = build_session(
+            cards,
+            level=args.level,
+            questions=args.questions,
+            minutes=args.minutes,
+            seed=args.seed,
+            interviewer=args.interviewer,
+            history=history,
+            now=utc_now(),
+        )
         return library, history, session
     except BaseException:
         history.close()

@@ -17,7 +17,10 @@ def run(args: argparse.Namespace) -> int:
     pack_dir = Path(args.pack_dir)
     taken = load_library([*pack_search_path(), pack_dir]).card(args.card_id)
     if taken is not None:
-        print(f"grill new: the id '{args.card_id}' is already used by {taken.path}; choose another", file=sys.stderr)
+        print(
+            f"grill new: the id '{args.card_id}' is already used by {taken.path}; choose another",
+            file=sys.stderr,
+        )
         return EXIT_REFUSED
     try:
         written = write_card_skeleton(pack_dir, args.card_id)

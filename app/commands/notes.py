@@ -14,15 +14,24 @@ def report_unreadable(command: str, history: History) -> None:
     """One line per attempt the history could not give back."""
     left_out = list(history.unreadable.items())
     for attempt_id, problem in left_out[:MAX_SHOWN]:
-        print(f"grill {command}: note: left out attempt {attempt_id!r}, which grill cannot read: {problem} "
-              f"(another program may have changed it)", file=sys.stderr)
+        print(
+            f"grill {command}: note: left out attempt {attempt_id!r}, which grill cannot read: {problem} "
+            f"(another program may have changed it)",
+            file=sys.stderr,
+        )
     if len(left_out) > MAX_SHOWN:
-        print(f"grill {command}: note: ... and {len(left_out) - MAX_SHOWN} more attempts left out", file=sys.stderr)
+        print(
+            f"grill {command}: note: ... and {len(left_out) - MAX_SHOWN} more attempts left out",
+            file=sys.stderr,
+        )
 
 
 def report_pack_problems(command: str, library: Library) -> None:
     """One line: the cards of a broken or unreadable pack are missing from what follows."""
     count = len(library.problems)
     if count:
-        print(f"grill {command}: note: {count} problem{'s' if count != 1 else ''} in the packs; "
-              "`grill lint` lists them", file=sys.stderr)
+        print(
+            f"grill {command}: note: {count} problem{'s' if count != 1 else ''} in the packs; "
+            "`grill lint` lists them",
+            file=sys.stderr,
+        )

@@ -28,7 +28,12 @@ def _library_of(names: list[str]):
     known = {pack.manifest.name for pack in library.packs}
     unknown = [name for name in names if name not in known]
     if unknown:
-        print(f"grill: no pack named {', '.join(map(repr, unknown))}; "
-              f"loaded packs: {', '.join(sorted(known)) or 'none'}", file=sys.stderr)
+        print(
+            f"grill: no pack named {', '.join(map(repr, unknown))}; "
+            f"loaded packs: {', '.join(sorted(known)) or 'none'}",
+            file=sys.stderr,
+        )
         return None
-    return Library(packs=[p for p in library.packs if p.manifest.name in names], problems=library.problems)
+    return Library(
+        packs=[p for p in library.packs if p.manifest.name in names], problems=library.problems
+    )

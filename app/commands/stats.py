@@ -24,5 +24,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     report_pack_problems("stats", library)
     report_unreadable("stats", history)
-    print(json.dumps(stats.to_dict(), indent=2, allow_nan=False) if args.json else markdown_report(stats))
+    print(
+        json.dumps(stats.to_dict(), indent=2, allow_nan=False)
+        if args.json
+        else markdown_report(stats)
+    )
     return 0

@@ -8,9 +8,9 @@ first, so the same seed gives the same questions whatever order the packs were l
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Mapping, Sequence
 
 from questions.model import LEVELS, Level, LoadedCard
 

@@ -24,19 +24,21 @@ phrases, and a full stemmer (or NLTK) would buy little for its weight.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 from questions.model import Card
 
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a an the and or but if so as of to in on at by for with from into onto about over under
 is are was were be been being am do does did done have has had having it its it's this that
 these those there here then than too very just also only even such which who whom whose what
 when where why how i me my we our you your he she they them their his her can could will would
 should shall may might must one ones some any each every all both more most other same own
-""".split())
+""".split()
+)
 """Function words that carry no meaning on their own; dropped from phrases and answers alike."""
 
 NEGATIONS = frozenset({"not", "no", "never", "nor", "without", "avoid", "instead", "neither"})
@@ -102,8 +104,14 @@ def tokens(text: str) -> list[str]:
     """
     text = text.lower().replace("’", "'").replace("n't", " not")
     words = (SAME_WORD.get(word, word) for word in _TOKEN.findall(text))
-    return [BOUNDARY if word[0] in ".,;:!?" else stem(word[:-1]) + CALL if word.endswith("(") else stem(word)
-            for word in words]
+    return [
+        BOUNDARY
+        if word[0] in ".,;:!?"
+        else stem(word[:-1]) + CALL
+        if word.endswith("(")
+        else stem(word)
+        for word in words
+    ]
 
 
 def bare(words: Iterable[str]) -> list[str]:
@@ -149,8 +157,13 @@ class Marks:
         return frozenset(i for i, mark in enumerate(self.red_flags) if mark.hit)
 
 
-def find_phrase(phrase: str, answer: Sequence[str], *, reject_negated: bool = False,
-                plain: Sequence[str] | None = None) -> bool:
+def find_phrase(
+    phrase: str,
+    answer: Sequence[str],
+    *,
+    reject_negated: bool = False,
+    plain: Sequence[str] | None = None,
+) -> bool:
     """Whether all required words of `phrase` occur within one window of the answer's stems.
 
     With `reject_negated`, an occurrence preceded closely by a negation does not count, unless
@@ -168,7 +181,9 @@ def find_phrase(phrase: str, answer: Sequence[str], *, reject_negated: bool = Fa
     for start, word in enumerate(plain):
         if word not in wanted:
             continue
-        if not wanted.issubset(plain[start : start + window]) or not calls.issubset(answer[start : start + window]):
+        if not wanted.issubset(plain[start : start + window]) or not calls.issubset(
+            answer[start : start + window]
+        ):
             continue
         if check_negation and _negated(answer, start, needed, window):
             continue
@@ -182,8 +197,14 @@ def _negated(answer: Sequence[str], start: int, needed: Sequence[str], window: i
     if NEGATIONS.intersection(before):
         return True
     wanted = set(bare(needed))
-    end = max(start + i for i, word in enumerate(bare(answer[start : start + window])) if word in wanted)
-    after = [word for word in _clause(answer[end + 1 : end + 1 + 3 * DENIAL_REACH]) if word not in STOP_WORDS]
+    end = max(
+        start + i for i, word in enumerate(bare(answer[start : start + window])) if word in wanted
+    )
+    after = [
+        word
+        for word in _clause(answer[end + 1 : end + 1 + 3 * DENIAL_REACH])
+        if word not in STOP_WORDS
+    ]
     return bool(DENIALS.intersection(after[:DENIAL_REACH]))
 
 
@@ -197,9 +218,13 @@ def _clause(words: Iterable[str]) -> list[str]:
     return result
 
 
-def _first_match(phrases: Iterable[str], answer: Sequence[str], plain: Sequence[str], *,
-                 reject_negated: bool) -> str | None:
-    return next((p for p in phrases if find_phrase(p, answer, reject_negated=reject_negated, plain=plain)), None)
+def _first_match(
+    phrases: Iterable[str], answer: Sequence[str], plain: Sequence[str], *, reject_negated: bool
+) -> str | None:
+    return next(
+        (p for p in phrases if find_phrase(p, answer, reject_negated=reject_negated, plain=plain)),
+        None,
+    )
 
 
 def pre_mark(card: Card, answer: str) -> Marks:

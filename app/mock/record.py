@@ -14,7 +14,7 @@ def attempts(report: MockReport) -> list[Attempt]:
     would punish the card for the session's clock.
     """
     result = []
-    for run, score in zip(report.runs, report.score.questions):
+    for run, score in zip(report.runs, report.score.questions, strict=True):
         if not run.reached:
             continue
         phases = {"answer": run.answer.seconds}
@@ -22,13 +22,22 @@ def attempts(report: MockReport) -> list[Attempt]:
             phases["code"] = run.code.seconds
         if run.follow_ups:
             phases["follow_ups"] = sum(r.seconds for r in run.follow_ups)
-        result.append(Attempt(
-            card_id=run.card.id, mode="mock", rating=score.rating, tier=report.level,
-            phase_seconds=phases, key_points_hit=score.key_points_hit,
-            key_points_missed=score.key_points_missed, red_flags_said=score.red_flags_said,
-            answer_text=run.answer.text, code=_code_result(run), session_id=report.session_id,
-            started_at=report.started_at,
-        ))
+        result.append(
+            Attempt(
+                card_id=run.card.id,
+                mode="mock",
+                rating=score.rating,
+                tier=report.level,
+                phase_seconds=phases,
+                key_points_hit=score.key_points_hit,
+                key_points_missed=score.key_points_missed,
+                red_flags_said=score.red_flags_said,
+                answer_text=run.answer.text,
+                code=_code_result(run),
+                session_id=report.session_id,
+                started_at=report.started_at,
+            )
+        )
     return result
 
 
@@ -37,7 +46,9 @@ def _code_result(run: QuestionRun) -> CodeResult | None:
         return None
     verdict = run.code.verdict
     return CodeResult(
-        verdict=verdict.verdict, pattern=verdict.pattern,
+        verdict=verdict.verdict,
+        pattern=verdict.pattern,
         growth_bytes_per_step=verdict.growth_bytes_per_step,
-        retained_paths=tuple(r.path for r in verdict.retained), code=run.code.text,
+        retained_paths=tuple(r.path for r in verdict.retained),
+        code=run.code.text,
     )

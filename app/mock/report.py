@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from app.mock.score import Judgement, MockScore, QuestionScore, score_session
-from app.mock.session import MockSession, Role, QuestionRun, StepRecord
+from app.mock.session import MockSession, QuestionRun, Role, StepRecord
 from questions.model import Level
 
 
@@ -21,7 +21,7 @@ class MockReport:
     ended_early: bool
     runs: tuple[QuestionRun, ...]
     score: MockScore
-    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     @property
     def seconds(self) -> float:
@@ -33,19 +33,27 @@ class MockReport:
 
     def study_next(self) -> list[tuple[QuestionRun, QuestionScore]]:
         """Questions not fully answered, weakest first: what to practise after this mock."""
-        pairs = [(r, s) for r, s in zip(self.runs, self.score.questions)
-                 if s.score < 1.0 or s.key_points_missed or s.red_flags_said]
+        pairs = [
+            (r, s)
+            for r, s in zip(self.runs, self.score.questions, strict=True)
+            if s.score < 1.0 or s.key_points_missed or s.red_flags_said
+        ]
         return sorted(pairs, key=lambda pair: pair[1].score)
 
 
 def build_report(session: MockSession, judgements: list[Judgement]) -> MockReport:
     runs = session.runs()
     return MockReport(
-        session_id=session.session_id, level=session.level, role=session.role, seed=session.seed,
-        minutes=session.minutes, session_overrun=session.session_overrun, ended_early=session.ended_early,
+        session_id=session.session_id,
+        level=session.level,
+        role=session.role,
+        seed=session.seed,
+        minutes=session.minutes,
+        session_overrun=session.session_overrun,
+        ended_early=session.ended_early,
         runs=tuple(runs),
         score=score_session(runs, judgements),
-        started_at=session.started_at or datetime.now(timezone.utc),
+        started_at=session.started_at or datetime.now(UTC),
     )
 
 
@@ -79,17 +87,25 @@ def render_markdown(report: MockReport) -> str:
         f" of {clock(report.budget)} budgeted",
     ]
     if report.ended_early:
-        lines += ["", "You ended the interview before the last question; questions not reached score 0."]
+        lines += [
+            "",
+            "You ended the interview before the last question; questions not reached score 0.",
+        ]
     elif report.session_overrun:
-        lines += ["", "The session's time limit ran out before the end; questions not reached score 0."]
+        lines += [
+            "",
+            "The session's time limit ran out before the end; questions not reached score 0.",
+        ]
     # The number shares the card's column: a column of its own is squeezed to nothing when the
     # report screen lays the table out at 80 columns.
     lines += ["", "| Card | Score | Time | Red flags | Code |", "| --- | --- | --- | --- | --- |"]
-    for n, (run, score) in enumerate(zip(report.runs, report.score.questions), 1):
+    for n, (run, score) in enumerate(zip(report.runs, report.score.questions, strict=True), 1):
         time_cell = f"{clock(run.seconds)} / {clock(run.budget)}" if run.reached else "not reached"
-        lines.append(f"| {n}. `{run.card.id}` | {percent(score.score)} | {time_cell} | "
-                     f"{len(score.red_flags_said) or '-'} | {score.verdict or '-'} |")
-    for n, (run, score) in enumerate(zip(report.runs, report.score.questions), 1):
+        lines.append(
+            f"| {n}. `{run.card.id}` | {percent(score.score)} | {time_cell} | "
+            f"{len(score.red_flags_said) or '-'} | {score.verdict or '-'} |"
+        )
+    for n, (run, score) in enumerate(zip(report.runs, report.score.questions, strict=True), 1):
         lines += ["", *_question_section(n, run, score, report)]
     lines += ["", "## What to study next", ""]
     study = report.study_next()
@@ -111,21 +127,38 @@ def _listed(sentences: tuple[str, ...]) -> str:
     return "; ".join(sentence.rstrip(".") for sentence in sentences)
 
 
-def _question_section(n: int, run: QuestionRun, score: QuestionScore, report: MockReport) -> list[str]:
-    lines = [f"## {n}. {run.card.question}", "",
-             f"Card `{run.card.id}` · score {percent(score.score)} · rating {score.rating}"]
+def _question_section(
+    n: int, run: QuestionRun, score: QuestionScore, report: MockReport
+) -> list[str]:
+    lines = [
+        f"## {n}. {run.card.question}",
+        "",
+        f"Card `{run.card.id}` · score {percent(score.score)} · rating {score.rating}",
+    ]
     if not run.reached:
-        why = "you ended the interview before it" if report.ended_early else "the session's time ran out first"
+        why = (
+            "you ended the interview before it"
+            if report.ended_early
+            else "the session's time ran out first"
+        )
         return [*lines, "", f"Not reached: {why}."]
     lines += ["", f"- Answer: {_timing(run.answer)}"]
     if run.code:
         lines.append(f"- Code task: {_timing(run.code)}")
     lines += ["", "Key points:"]
-    lines += [f"- [{'x' if kp.point in score.key_points_hit else ' '}] {kp.point}" for kp in run.card.key_points]
+    lines += [
+        f"- [{'x' if kp.point in score.key_points_hit else ' '}] {kp.point}"
+        for kp in run.card.key_points
+    ]
     if score.red_flags_said:
         lines += ["", "Red flags said:", *[f"- {flag}" for flag in score.red_flags_said]]
     if run.answer.text.strip():
-        lines += ["", "Your answer:", "", *[f"> {line}" for line in run.answer.text.strip().splitlines()]]
+        lines += [
+            "",
+            "Your answer:",
+            "",
+            *[f"> {line}" for line in run.answer.text.strip().splitlines()],
+        ]
     if run.code:
         verdict = run.code.verdict
         message = f": {verdict.message}" if verdict and verdict.message else ""

@@ -53,19 +53,24 @@ class MockScore:
 def score_question(run: QuestionRun, judgement: Judgement) -> QuestionScore:
     card = run.card
     hit = tuple(kp.point for i, kp in enumerate(card.key_points) if i in judgement.key_points)
-    missed = tuple(kp.point for i, kp in enumerate(card.key_points) if i not in judgement.key_points)
+    missed = tuple(
+        kp.point for i, kp in enumerate(card.key_points) if i not in judgement.key_points
+    )
     flags = tuple(rf.flag for i, rf in enumerate(card.red_flags) if i in judgement.red_flags)
     verdict = None
     if run.code is not None:
         verdict = run.code.verdict.verdict if run.code.verdict else NOT_RUN
     if not run.reached:
-        return QuestionScore(card.id, False, (), tuple(kp.point for kp in card.key_points), (),
-                             verdict, 0.0, "again")
+        return QuestionScore(
+            card.id, False, (), tuple(kp.point for kp in card.key_points), (), verdict, 0.0, "again"
+        )
     score = question_score(len(hit), len(card.key_points), bool(flags), verdict)
-    return QuestionScore(card.id, True, hit, missed, flags, verdict, score, rating_for(score, verdict))
+    return QuestionScore(
+        card.id, True, hit, missed, flags, verdict, score, rating_for(score, verdict)
+    )
 
 
 def score_session(runs: list[QuestionRun], judgements: list[Judgement]) -> MockScore:
     if len(runs) != len(judgements):
         raise ValueError(f"{len(runs)} questions but {len(judgements)} judgements")
-    return MockScore(tuple(score_question(r, j) for r, j in zip(runs, judgements)))
+    return MockScore(tuple(score_question(r, j) for r, j in zip(runs, judgements, strict=True)))

@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable, Literal, Sequence
+from datetime import UTC, datetime
+from typing import Literal
 
 from checkers.verdict import Verdict
 from questions.model import Card, Level, LoadedCard
@@ -69,13 +70,24 @@ def plan(cards: Sequence[LoadedCard], level: Level, budgets: Budgets) -> list[St
     steps: list[Step] = []
     for index, loaded in enumerate(cards):
         card = loaded.card
-        steps.append(Step(index, "answer", card.question, spoken_seconds(card, level) * budgets.answer_factor))
+        steps.append(
+            Step(
+                index, "answer", card.question, spoken_seconds(card, level) * budgets.answer_factor
+            )
+        )
         if card.code_task:
             steps.append(Step(index, "code", card.code_task.prompt, budgets.code_seconds))
         asked = 1 if card.code_task else budgets.follow_ups
         for n, follow_up in enumerate(card.follow_ups[:asked]):
-            steps.append(Step(index, "follow_up", follow_up.question,
-                              card.basic.seconds * budgets.answer_factor, follow_up=n))
+            steps.append(
+                Step(
+                    index,
+                    "follow_up",
+                    follow_up.question,
+                    card.basic.seconds * budgets.answer_factor,
+                    follow_up=n,
+                )
+            )
     return steps
 
 
@@ -216,7 +228,7 @@ class MockSession:
         if self.state != "ready":
             raise RuntimeError("the session has already started")
         self._started = self._step_started = self._clock()
-        self.started_at = datetime.now(timezone.utc)
+        self.started_at = datetime.now(UTC)
         self.state = "running"
 
     def set_draft(self, text: str) -> None:
@@ -261,7 +273,7 @@ class MockSession:
             self.session_overrun = True
         self.index += 1
         if end or self.index >= len(self.steps) or self.session_overrun:
-            for skipped in self.records[self.index:]:
+            for skipped in self.records[self.index :]:
                 skipped.reached = False
             self.state = "finished"
             return "finished"
@@ -279,12 +291,14 @@ class MockSession:
         runs = []
         for index, loaded in enumerate(self.cards):
             mine = [r for r in self.records if r.step.question == index]
-            runs.append(QuestionRun(
-                loaded=loaded,
-                answer=next(r for r in mine if r.step.kind == "answer"),
-                code=next((r for r in mine if r.step.kind == "code"), None),
-                follow_ups=tuple(r for r in mine if r.step.kind == "follow_up"),
-            ))
+            runs.append(
+                QuestionRun(
+                    loaded=loaded,
+                    answer=next(r for r in mine if r.step.kind == "answer"),
+                    code=next((r for r in mine if r.step.kind == "code"), None),
+                    follow_ups=tuple(r for r in mine if r.step.kind == "follow_up"),
+                )
+            )
         return runs
 
 

@@ -25,14 +25,24 @@ def cards_for(library: Library, pack_names: Sequence[str]) -> list[LoadedCard]:
     known = {pack.manifest.name for pack in library.packs}
     unknown = [name for name in pack_names if name not in known]
     if unknown:
-        raise MockSetupError(f"no pack named {', '.join(map(repr, unknown))}; "
-                             f"loaded packs: {', '.join(sorted(known)) or 'none'}")
+        raise MockSetupError(
+            f"no pack named {', '.join(map(repr, unknown))}; "
+            f"loaded packs: {', '.join(sorted(known)) or 'none'}"
+        )
     return [c for c in library.cards if not pack_names or c.pack in pack_names]
 
 
-def build_session(cards: Sequence[LoadedCard], *, level: Level, questions: int = 5,
-                  minutes: float | None = None, seed: int | None = None, interviewer: bool = False,
-                  history=None, now: datetime | None = None) -> MockSession:
+def build_session(
+    cards: Sequence[LoadedCard],
+    *,
+    level: Level,
+    questions: int = 5,
+    minutes: float | None = None,
+    seed: int | None = None,
+    interviewer: bool = False,
+    history=None,
+    now: datetime | None = None,
+) -> MockSession:
     """Draw the questions and wrap them in a session ready to start.
 
     With a `history` (anything with `.progress(card_id)`) and `now`, due and weak cards are
@@ -41,12 +51,19 @@ def build_session(cards: Sequence[LoadedCard], *, level: Level, questions: int =
     if questions < 1:
         raise MockSetupError(f"the number of questions must be at least 1, not {questions}")
     if minutes is not None and minutes <= 0:
-        raise MockSetupError(f"the time limit must be a positive number of minutes, not {minutes:g}")
+        raise MockSetupError(
+            f"the time limit must be a positive number of minutes, not {minutes:g}"
+        )
     if not eligible(cards, level):
         raise MockSetupError(f"no card at {level} level or below in the chosen packs")
     standings = None
     if history is not None and now is not None:
         standings = standings_from(history, [c.card.id for c in cards], now)
     chosen = draw(cards, questions, level=level, rng=random.Random(seed), standings=standings)
-    return MockSession(chosen, level=level, role="interviewer" if interviewer else "candidate",
-                       minutes=minutes, seed=seed)
+    return MockSession(
+        chosen,
+        level=level,
+        role="interviewer" if interviewer else "candidate",
+        minutes=minutes,
+        seed=seed,
+    )

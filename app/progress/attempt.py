@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal
 
 from checkers.verdict import Pattern, VerdictKind
@@ -47,6 +47,6 @@ class Attempt:
     code: CodeResult | None = None
     session_id: str | None = None
     """Groups the attempts of one mock interview."""
-    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     """Stable identity, so importing the same export twice changes nothing."""

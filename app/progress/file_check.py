@@ -40,7 +40,9 @@ def check_usable(path: Path, busy_timeout_s: float) -> None:
 
 def _inspect(path: Path, busy_timeout_s: float) -> None:
     try:
-        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=busy_timeout_s)
+        probe = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=busy_timeout_s
+        )
     except sqlite3.Error as error:
         raise error_for(path, error, busy_timeout_s) from error
     try:
@@ -61,17 +63,26 @@ def _inspect(path: Path, busy_timeout_s: float) -> None:
 
 def _check_identity(path: Path, application_id: int, version: int, has_tables: bool) -> None:
     if application_id != APPLICATION_ID and (version or has_tables):
-        raise HistoryError(path, "it is an SQLite database, but not one grill wrote",
-                           "grill left it untouched: point GRILL_HOME at another folder, or move the file aside")
+        raise HistoryError(
+            path,
+            "it is an SQLite database, but not one grill wrote",
+            "grill left it untouched: point GRILL_HOME at another folder, or move the file aside",
+        )
     if version > SCHEMA_VERSION:
-        raise HistoryError(path, f"it was written by a newer grill (schema version {version}; "
-                                 f"this grill reads up to {SCHEMA_VERSION})",
-                           "upgrade grill to use it; grill left the file untouched")
+        raise HistoryError(
+            path,
+            f"it was written by a newer grill (schema version {version}; "
+            f"this grill reads up to {SCHEMA_VERSION})",
+            "upgrade grill to use it; grill left the file untouched",
+        )
     if version < 0 or (version == 0 and has_tables):
         # grill sets the version in the same transaction that creates its tables.
-        raise HistoryError(path, f"its schema version {version} is not one grill ever wrote",
-                           "grill left it untouched: move it aside to start a fresh history, "
-                           "or restore it from a backup")
+        raise HistoryError(
+            path,
+            f"its schema version {version} is not one grill ever wrote",
+            "grill left it untouched: move it aside to start a fresh history, "
+            "or restore it from a backup",
+        )
 
 
 def _roll_back(path: Path, busy_timeout_s: float) -> None:
@@ -79,7 +90,9 @@ def _roll_back(path: Path, busy_timeout_s: float) -> None:
     that may write: the journal holds the pages as they were before that write began, so the
     file returns to its last committed state (SQLite's own crash recovery)."""
     try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=busy_timeout_s)
+        connection = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=busy_timeout_s
+        )
         try:
             connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
         finally:
@@ -87,10 +100,13 @@ def _roll_back(path: Path, busy_timeout_s: float) -> None:
     except sqlite3.Error as error:
         if getattr(error, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
             raise damaged(path) from error
-        raise HistoryError(path, f"a crash interrupted a write and left {path.name}-journal, which SQLite "
-                                 f"must roll back before the file can be read, and it cannot ({error})",
-                           "check that you can write to the file and its folder (SQLite rolls the journal "
-                           "back and deletes it), then try again") from error
+        raise HistoryError(
+            path,
+            f"a crash interrupted a write and left {path.name}-journal, which SQLite "
+            f"must roll back before the file can be read, and it cannot ({error})",
+            "check that you can write to the file and its folder (SQLite rolls the journal "
+            "back and deletes it), then try again",
+        ) from error
 
 
 def check_before_writing(connection: sqlite3.Connection, path: Path) -> None:

@@ -25,8 +25,16 @@ from typing import Any, get_args
 import fsrs
 
 from app import paths
-from app.progress.attempt import RATINGS, Attempt, SessionKind, Rating
-from app.progress.clock import day_start, end_of_local_day, local_day, parse_stamp, stamp, to_utc, utc_now
+from app.progress.attempt import RATINGS, Attempt, Rating, SessionKind
+from app.progress.clock import (
+    day_start,
+    end_of_local_day,
+    local_day,
+    parse_stamp,
+    stamp,
+    to_utc,
+    utc_now,
+)
 from app.progress.errors import HistoryError, error_for
 from app.progress.file_check import check_before_writing, check_usable
 from app.progress.rating import cap_for_verdict
@@ -41,11 +49,25 @@ DEFAULT_NEW_PER_DAY = 10
 """New cards introduced per day when the `new_per_day` setting is unset."""
 
 _JSON_COLUMNS = ("phase_seconds", "key_points_hit", "key_points_missed", "red_flags_said", "code")
-_ATTEMPT_COLUMNS = ("id", "card_id", "mode", "rating", "tier", "started_at", *_JSON_COLUMNS,
-                    "answer_text", "session_id", "answer_seconds", "is_review")
-_SELECT_ATTEMPTS = f"SELECT {', '.join(_ATTEMPT_COLUMNS[:-2])} FROM attempts"
-_INSERT_ATTEMPT = (f"INSERT OR IGNORE INTO attempts ({', '.join(_ATTEMPT_COLUMNS)}) "
-                   f"VALUES ({', '.join('?' * len(_ATTEMPT_COLUMNS))})")
+_ATTEMPT_COLUMNS = (
+    "id",
+    "card_id",
+    "mode",
+    "rating",
+    "tier",
+    "started_at",
+    *_JSON_COLUMNS,
+    "answer_text",
+    "session_id",
+    "answer_seconds",
+    "is_review",
+)
+_READ_COLUMNS = _ATTEMPT_COLUMNS[:-2]  # answer_seconds and is_review are for SQL queries only
+_SELECT_ATTEMPTS = f"SELECT {', '.join(_READ_COLUMNS)} FROM attempts"
+_INSERT_ATTEMPT = (
+    f"INSERT OR IGNORE INTO attempts ({', '.join(_ATTEMPT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_ATTEMPT_COLUMNS))})"
+)
 
 
 @dataclass(frozen=True)
@@ -63,9 +85,13 @@ class CardProgress:
 def _check_fields(attempt: Attempt) -> None:
     """A programming error is named as such, rather than surfacing as a SQL constraint failure."""
     if attempt.rating not in RATINGS:
-        raise ValueError(f"attempt {attempt.id}: rating {attempt.rating!r} is not one of {', '.join(RATINGS)}")
+        raise ValueError(
+            f"attempt {attempt.id}: rating {attempt.rating!r} is not one of {', '.join(RATINGS)}"
+        )
     if attempt.mode not in get_args(SessionKind):
-        raise ValueError(f"attempt {attempt.id}: mode {attempt.mode!r} is not one of {', '.join(get_args(SessionKind))}")
+        raise ValueError(
+            f"attempt {attempt.id}: mode {attempt.mode!r} is not one of {', '.join(get_args(SessionKind))}"
+        )
 
 
 def effective_rating(attempt: Attempt) -> Rating:
@@ -100,16 +126,20 @@ class _UnreadableRow(Exception):
 
 
 def _attempt_from_row(row: Sequence) -> Attempt:
-    data = dict(zip(_ATTEMPT_COLUMNS, row))
+    data = dict(zip(_READ_COLUMNS, row, strict=True))
     damaged = [column for column, value in data.items() if isinstance(value, DamagedText)]
     if damaged:
         raise _UnreadableRow(f"{damaged[0]} holds bytes that are not UTF-8 text")
     for column in _JSON_COLUMNS:
         if data[column] is not None:
             try:
-                data[column] = json.loads(data[column], parse_float=_finite_float, parse_constant=_not_a_number)
+                data[column] = json.loads(
+                    data[column], parse_float=_finite_float, parse_constant=_not_a_number
+                )
             except (TypeError, ValueError, RecursionError) as error:
-                raise _UnreadableRow(f"{column} is not JSON grill can read ({_shown(data[column])})") from error
+                raise _UnreadableRow(
+                    f"{column} is not JSON grill can read ({_shown(data[column])})"
+                ) from error
     _parsed_stamp(data["started_at"])
     try:
         return attempt_from_dict(data)
@@ -147,7 +177,9 @@ def _shown(value: object) -> str:
 class History:
     """One open history file. Safe to share between the UI thread and its workers."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path, *, checked_for_writing: bool = False):
+    def __init__(
+        self, connection: sqlite3.Connection, path: Path, *, checked_for_writing: bool = False
+    ):
         self.connection = connection
         """Prefer `reading()`, which also holds the lock; writes go through the methods."""
         self.path = path
@@ -163,27 +195,40 @@ class History:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise HistoryError(path, f"its folder cannot be created ({error.strerror})",
-                               "check the permissions, or set GRILL_HOME to a writable folder") from error
+            raise HistoryError(
+                path,
+                f"its folder cannot be created ({error.strerror})",
+                "check the permissions, or set GRILL_HOME to a writable folder",
+            ) from error
         try:
             status = path.stat()
         except FileNotFoundError:
             status = None
         except OSError as error:
-            raise HistoryError(path, f"its folder cannot be read ({error.strerror})",
-                               "check the folder's permissions, or set GRILL_HOME to a folder you can use") from error
+            raise HistoryError(
+                path,
+                f"its folder cannot be read ({error.strerror})",
+                "check the folder's permissions, or set GRILL_HOME to a folder you can use",
+            ) from error
         if status is not None and not stat.S_ISREG(status.st_mode):
-            raise HistoryError(path, "it is a folder or a special file, not a history file",
-                               "grill left it untouched: move it aside, or set GRILL_HOME to another folder")
+            raise HistoryError(
+                path,
+                "it is a folder or a special file, not a history file",
+                "grill left it untouched: move it aside, or set GRILL_HOME to another folder",
+            )
         existing = status is not None and status.st_size > 0
         if existing:
             check_usable(path, BUSY_TIMEOUT_S)
         connection = None
         try:
-            connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+            connection = sqlite3.connect(
+                path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
+            )
             connection.text_factory = _decode_text
-            upgrading = existing and (connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
-                                      or schema_version(connection) < SCHEMA_VERSION)
+            upgrading = existing and (
+                connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
+                or schema_version(connection) < SCHEMA_VERSION
+            )
             if upgrading:  # switching to WAL and migrating both write
                 check_before_writing(connection, path)
             connection.execute("PRAGMA journal_mode = WAL")
@@ -243,8 +288,9 @@ class History:
             if not self._insert(connection, attempt, is_review=current is not None):
                 return
             if in_order:
-                self._save_schedule(connection, attempt.card_id,
-                                    review(current, effective_rating(attempt), started))
+                self._save_schedule(
+                    connection, attempt.card_id, review(current, effective_rating(attempt), started)
+                )
             else:
                 self._replay_card(connection, attempt.card_id)
 
@@ -266,33 +312,57 @@ class History:
 
     def _insert(self, connection: sqlite3.Connection, attempt: Attempt, *, is_review: bool) -> bool:
         _check_fields(attempt)
-        cursor = connection.execute(_INSERT_ATTEMPT, _attempt_row(attempt, effective_rating(attempt), is_review))
+        cursor = connection.execute(
+            _INSERT_ATTEMPT, _attempt_row(attempt, effective_rating(attempt), is_review)
+        )
         if cursor.rowcount == 0:
             return False
-        misses = [(attempt.id, attempt.card_id, "key_point", text) for text in attempt.key_points_missed]
-        misses += [(attempt.id, attempt.card_id, "red_flag", text) for text in attempt.red_flags_said]
-        connection.executemany("INSERT INTO misses (attempt_id, card_id, kind, text) VALUES (?, ?, ?, ?)", misses)
+        misses = [
+            (attempt.id, attempt.card_id, "key_point", text) for text in attempt.key_points_missed
+        ]
+        misses += [
+            (attempt.id, attempt.card_id, "red_flag", text) for text in attempt.red_flags_said
+        ]
+        connection.executemany(
+            "INSERT INTO misses (attempt_id, card_id, kind, text) VALUES (?, ?, ?, ?)", misses
+        )
         return True
 
     def _replay_card(self, connection: sqlite3.Connection, card_id: str) -> None:
         ratings = []
         for attempt_id, rating, started_at in connection.execute(
-                "SELECT id, rating, started_at FROM attempts WHERE card_id = ? ORDER BY started_at, id", (card_id,)):
+            "SELECT id, rating, started_at FROM attempts WHERE card_id = ? ORDER BY started_at, id",
+            (card_id,),
+        ):
             try:
                 ratings.append((attempt_id, rating, _parsed_stamp(started_at)))
             except _UnreadableRow as unreadable:
                 self.unreadable[attempt_id] = str(unreadable)
         # The caller has just stored one readable attempt of this card, so `ratings` is never empty.
-        connection.execute("UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id))
-        self._save_schedule(connection, card_id, replay([(rating, at) for _, rating, at in ratings]))
+        connection.execute(
+            "UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id)
+        )
+        self._save_schedule(
+            connection, card_id, replay([(rating, at) for _, rating, at in ratings])
+        )
 
     @staticmethod
-    def _save_schedule(connection: sqlite3.Connection, card_id: str, schedule: CardSchedule) -> None:
+    def _save_schedule(
+        connection: sqlite3.Connection, card_id: str, schedule: CardSchedule
+    ) -> None:
         connection.execute(
             "INSERT OR REPLACE INTO card_state (card_id, memory, due, reps, lapses, last_rating, last_seen, "
             "introduced_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (card_id, json.dumps(schedule.memory.to_dict()), stamp(schedule.due), schedule.reps,
-             schedule.lapses, schedule.last_rating, stamp(schedule.last_seen), stamp(schedule.introduced_at)),
+            (
+                card_id,
+                json.dumps(schedule.memory.to_dict()),
+                stamp(schedule.due),
+                schedule.reps,
+                schedule.lapses,
+                schedule.last_rating,
+                stamp(schedule.last_seen),
+                stamp(schedule.introduced_at),
+            ),
         )
 
     @staticmethod
@@ -304,8 +374,14 @@ class History:
         if row is None:
             return None
         memory, reps, lapses, last_rating, last_seen, introduced_at = row
-        return CardSchedule(fsrs.Card.from_dict(json.loads(memory)), reps, lapses, last_rating,
-                            parse_stamp(last_seen), parse_stamp(introduced_at))
+        return CardSchedule(
+            fsrs.Card.from_dict(json.loads(memory)),
+            reps,
+            lapses,
+            last_rating,
+            parse_stamp(last_seen),
+            parse_stamp(introduced_at),
+        )
 
     # -- reading -------------------------------------------------------------------------
 
@@ -315,7 +391,9 @@ class History:
             if card_id is None:
                 rows = connection.execute(f"{_SELECT_ATTEMPTS} ORDER BY started_at, id")
             else:
-                rows = connection.execute(f"{_SELECT_ATTEMPTS} WHERE card_id = ? ORDER BY started_at, id", (card_id,))
+                rows = connection.execute(
+                    f"{_SELECT_ATTEMPTS} WHERE card_id = ? ORDER BY started_at, id", (card_id,)
+                )
             found = []
             for row in rows:
                 try:
@@ -329,11 +407,23 @@ class History:
             schedule = self._schedule(connection, card_id)
         if schedule is None:
             return None
-        return CardProgress(due=schedule.due, state=schedule.state, reps=schedule.reps, lapses=schedule.lapses,
-                            last_rating=schedule.last_rating, last_seen=schedule.last_seen)
+        return CardProgress(
+            due=schedule.due,
+            state=schedule.state,
+            reps=schedule.reps,
+            lapses=schedule.lapses,
+            last_rating=schedule.last_rating,
+            last_seen=schedule.last_seen,
+        )
 
-    def due_queue(self, card_ids: Sequence[str], *, now: datetime | None = None,
-                  new_per_day: int | None = None, extra: int = 0) -> list[str]:
+    def due_queue(
+        self,
+        card_ids: Sequence[str],
+        *,
+        now: datetime | None = None,
+        new_per_day: int | None = None,
+        extra: int = 0,
+    ) -> list[str]:
         """What to practise next, from among `card_ids` (the cards the caller can show).
 
         First the cards due by the end of today (local time), most overdue first; then new
@@ -348,7 +438,8 @@ class History:
         with self.reading() as connection:
             known = dict(connection.execute("SELECT card_id, due FROM card_state"))
             introduced_today = connection.execute(
-                "SELECT count(*) FROM card_state WHERE introduced_at >= ?", (stamp(day_start(local_day(now))),)
+                "SELECT count(*) FROM card_state WHERE introduced_at >= ?",
+                (stamp(day_start(local_day(now))),),
             ).fetchone()[0]
         cutoff = stamp(end_of_local_day(now))
         wanted = list(dict.fromkeys(card_ids))
@@ -376,4 +467,6 @@ class History:
         except TypeError as error:
             raise ValueError(f"setting {key!r} must be JSON-serialisable: {error}") from error
         with self._transaction() as connection:
-            connection.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, text))
+            connection.execute(
+                "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, text)
+            )

@@ -63,34 +63,65 @@ def compute_outlook(history: History, cards: Sequence[LoadedCard], *, now: datet
     now = to_utc(now)
     today = local_day(now)
     with history.reading() as db:
-        db.execute("CREATE TEMP TABLE IF NOT EXISTS outlook_groups (card_id TEXT, kind TEXT, name TEXT)")
+        db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS outlook_groups (card_id TEXT, kind TEXT, name TEXT)"
+        )
         db.execute("DELETE FROM temp.outlook_groups")
-        db.executemany("INSERT INTO temp.outlook_groups VALUES (?, ?, ?)",
-                       [(c.card.id, "pack", c.pack) for c in cards]
-                       + [(c.card.id, "tag", tag) for c in cards for tag in c.card.tags])
-        mastered = _per_group(db, "SELECT g.kind, g.name, count(*) FROM temp.outlook_groups AS g "
-                                  "JOIN card_state AS s USING (card_id) "
-                                  f"WHERE s.last_rating IN {MASTERED} GROUP BY g.kind, g.name")
-        reviews = _per_group(db, "SELECT g.kind, g.name, sum(a.is_review) FROM temp.outlook_groups AS g "
-                                 "JOIN attempts AS a USING (card_id) GROUP BY g.kind, g.name")
-        recalled = _per_group(db, "SELECT g.kind, g.name, sum(a.is_review AND a.rating != 'again') "
-                                  "FROM temp.outlook_groups AS g JOIN attempts AS a USING (card_id) "
-                                  "GROUP BY g.kind, g.name")
+        db.executemany(
+            "INSERT INTO temp.outlook_groups VALUES (?, ?, ?)",
+            [(c.card.id, "pack", c.pack) for c in cards]
+            + [(c.card.id, "tag", tag) for c in cards for tag in c.card.tags],
+        )
+        mastered = _per_group(
+            db,
+            "SELECT g.kind, g.name, count(*) FROM temp.outlook_groups AS g "
+            "JOIN card_state AS s USING (card_id) "
+            f"WHERE s.last_rating IN {MASTERED} GROUP BY g.kind, g.name",
+        )
+        reviews = _per_group(
+            db,
+            "SELECT g.kind, g.name, sum(a.is_review) FROM temp.outlook_groups AS g "
+            "JOIN attempts AS a USING (card_id) GROUP BY g.kind, g.name",
+        )
+        recalled = _per_group(
+            db,
+            "SELECT g.kind, g.name, sum(a.is_review AND a.rating != 'again') "
+            "FROM temp.outlook_groups AS g JOIN attempts AS a USING (card_id) "
+            "GROUP BY g.kind, g.name",
+        )
         horizon = stamp(day_start(today + timedelta(days=FORECAST_DAYS)))
         loaded = {c.card.id for c in cards}
-        due = Counter(max(today, local_day(parse_stamp(when))) for card_id, when in db.execute(
-            "SELECT card_id, due FROM card_state WHERE due < ?", (horizon,)) if card_id in loaded)
-    sizes = Counter(("pack", c.pack) for c in cards) + Counter(("tag", t) for c in cards for t in c.card.tags)
+        due = Counter(
+            max(today, local_day(parse_stamp(when)))
+            for card_id, when in db.execute(
+                "SELECT card_id, due FROM card_state WHERE due < ?", (horizon,)
+            )
+            if card_id in loaded
+        )
+    sizes = Counter(("pack", c.pack) for c in cards) + Counter(
+        ("tag", t) for c in cards for t in c.card.tags
+    )
 
     def groups(kind: str) -> tuple[Mastery, ...]:
         names = sorted(name for k, name in sizes if k == kind)
-        return tuple(Mastery(name, sizes[kind, name], mastered[kind, name], reviews[kind, name],
-                             recalled[kind, name]) for name in names)
+        return tuple(
+            Mastery(
+                name,
+                sizes[kind, name],
+                mastered[kind, name],
+                reviews[kind, name],
+                recalled[kind, name],
+            )
+            for name in names
+        )
 
     return Outlook(
         packs=groups("pack"),
         tags=groups("tag"),
-        forecast=tuple(DayCount(day, due[day]) for day in (today + timedelta(days=n) for n in range(FORECAST_DAYS))),
+        forecast=tuple(
+            DayCount(day, due[day])
+            for day in (today + timedelta(days=n) for n in range(FORECAST_DAYS))
+        ),
     )
 
 

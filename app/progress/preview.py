@@ -16,5 +16,7 @@ from app.progress.scheduler import replay, review
 
 def next_due(history: History, card_id: str, at: datetime) -> dict[Rating, datetime]:
     """For each rating, when the card is due again if that rating is recorded at `at`."""
-    schedule = replay([(effective_rating(attempt), attempt.started_at) for attempt in history.attempts(card_id)])
+    schedule = replay(
+        [(effective_rating(attempt), attempt.started_at) for attempt in history.attempts(card_id)]
+    )
     return {rating: review(schedule, rating, at).due for rating in RATINGS}

@@ -22,7 +22,9 @@ RATING_FLOORS: tuple[tuple[float, Rating], ...] = ((1.0, "easy"), (0.75, "good")
 """The lowest score of each rating above Again."""
 
 
-def question_score(points_hit: int, points_total: int, red_flag_said: bool, code_verdict: str | None) -> float:
+def question_score(
+    points_hit: int, points_total: int, red_flag_said: bool, code_verdict: str | None
+) -> float:
     """The share of a question earned, between 0 and 1.
 
     `code_verdict` is None for a question without code, else the last run's verdict kind (or

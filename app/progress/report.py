@@ -21,7 +21,9 @@ def activity_strip(counts: list[int]) -> str:
     top = max(counts, default=0)
     if top == 0:
         return SPARK[0] * len(counts)
-    return "".join(SPARK[0] if n == 0 else SPARK[max(1, round(n / top * (len(SPARK) - 1)))] for n in counts)
+    return "".join(
+        SPARK[0] if n == 0 else SPARK[max(1, round(n / top * (len(SPARK) - 1)))] for n in counts
+    )
 
 
 def markdown_report(stats: Stats) -> str:
@@ -34,13 +36,20 @@ def markdown_report(stats: Stats) -> str:
         "",
         "## Packs",
         "",
-        *_table(["pack", "cards", "seen", "due today", "reviews", "retention"],
-                [[p.pack, p.cards, p.seen, p.due, p.reviews, percent(p.retention)] for p in stats.packs]),
+        *_table(
+            ["pack", "cards", "seen", "due today", "reviews", "retention"],
+            [
+                [p.pack, p.cards, p.seen, p.due, p.reviews, percent(p.retention)]
+                for p in stats.packs
+            ],
+        ),
         "",
         "## Retention by tier",
         "",
-        *_table(["tier", "reviews", "retention"],
-                [[t.tier, t.reviews, percent(t.retention)] for t in stats.tiers]),
+        *_table(
+            ["tier", "reviews", "retention"],
+            [[t.tier, t.reviews, percent(t.retention)] for t in stats.tiers],
+        ),
         "",
         "## Time per answer",
         "",
@@ -60,7 +69,9 @@ def markdown_report(stats: Stats) -> str:
         "",
         f"`{activity_strip([day.attempts for day in stats.activity])}` "
         f"({stats.activity[0].day} to {stats.activity[-1].day}, "
-        f"{sum(day.attempts for day in stats.activity)} attempts)" if stats.activity else "No days.",
+        f"{sum(day.attempts for day in stats.activity)} attempts)"
+        if stats.activity
+        else "No days.",
         "",
     ]
     return "\n".join(lines)
@@ -69,8 +80,11 @@ def markdown_report(stats: Stats) -> str:
 def _table(header: list[str], rows: list[list]) -> list[str]:
     if not rows:
         return ["Nothing yet."]
-    return [f"| {' | '.join(header)} |", "| --- |" + " ---: |" * (len(header) - 1),
-            *(f"| {' | '.join(str(cell) for cell in row)} |" for row in rows)]
+    return [
+        f"| {' | '.join(header)} |",
+        "| --- |" + " ---: |" * (len(header) - 1),
+        *(f"| {' | '.join(str(cell) for cell in row)} |" for row in rows),
+    ]
 
 
 def _misses(missed: tuple[Missed, ...]) -> list[str]:

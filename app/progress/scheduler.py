@@ -68,7 +68,9 @@ def review(schedule: CardSchedule | None, rating: Rating, at: datetime) -> CardS
     lapsed = rating == "again" and memory.state == fsrs.State.Review
     memory, _ = SCHEDULER.review_card(memory, FSRS_RATING[rating], review_datetime=at)
     if schedule is None:
-        return CardSchedule(memory, reps=1, lapses=0, last_rating=rating, last_seen=at, introduced_at=at)
+        return CardSchedule(
+            memory, reps=1, lapses=0, last_rating=rating, last_seen=at, introduced_at=at
+        )
     return replace(
         schedule,
         memory=memory,

@@ -124,46 +124,63 @@ class Stats:
     def to_dict(self) -> dict:
         data = asdict(self)
         data["generated_at"] = stamp(self.generated_at)
-        data["activity"] = [{"day": a.day.isoformat(), "attempts": a.attempts} for a in self.activity]
+        data["activity"] = [
+            {"day": a.day.isoformat(), "attempts": a.attempts} for a in self.activity
+        ]
         for key, figures in (("packs", self.packs), ("tiers", self.tiers)):
-            for row, item in zip(data[key], figures):
+            for row, item in zip(data[key], figures, strict=True):
                 row["retention"] = item.retention
         data["answer_time"]["within_basic_share"] = self.answer_time.within_basic_share
         data["answer_time"]["within_solid_share"] = self.answer_time.within_solid_share
         return data
 
 
-def compute_stats(history: History, cards: Sequence[LoadedCard] | None = None, *,
-                  now: datetime | None = None) -> Stats:
+def compute_stats(
+    history: History, cards: Sequence[LoadedCard] | None = None, *, now: datetime | None = None
+) -> Stats:
     """All the figures at `now`; without `cards`, per-pack figures collapse into one group."""
     now = to_utc(now) if now is not None else utc_now()
     today = local_day(now)
     with history.reading() as db:
         _leave_out_unreadable(db, history)
-        db.execute("CREATE TEMP TABLE IF NOT EXISTS stats_cards "
-                   "(card_id TEXT PRIMARY KEY, pack TEXT NOT NULL, basic REAL, solid REAL)")
+        db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS stats_cards "
+            "(card_id TEXT PRIMARY KEY, pack TEXT NOT NULL, basic REAL, solid REAL)"
+        )
         db.execute("DELETE FROM temp.stats_cards")
-        db.executemany("INSERT OR IGNORE INTO temp.stats_cards VALUES (?, ?, ?, ?)",
-                       [(c.card.id, c.pack, c.card.basic.seconds, c.card.solid.seconds) for c in cards or ()])
+        db.executemany(
+            "INSERT OR IGNORE INTO temp.stats_cards VALUES (?, ?, ?, ?)",
+            [(c.card.id, c.pack, c.card.basic.seconds, c.card.solid.seconds) for c in cards or ()],
+        )
         unknown = ALL_PACKS if cards is None else OTHER_PACK
         attempts = db.execute("SELECT count(*) FROM temp.stats_attempts").fetchone()[0]
         packs = _pack_figures(db, cards, unknown, cutoff=stamp(end_of_local_day(now)))
         tiers = _tier_figures(db)
-        answer_time = AnswerTime(*db.execute(
-            "SELECT count(a.answer_seconds), avg(a.answer_seconds), count(c.basic), "
-            "coalesce(sum(a.answer_seconds <= c.basic), 0), coalesce(sum(a.answer_seconds <= c.solid), 0), "
-            "avg(c.basic), avg(c.solid) "
-            "FROM temp.stats_attempts AS a LEFT JOIN temp.stats_cards AS c ON c.card_id = a.card_id "
-            f"WHERE {_COUNTED_ANSWER}").fetchone())
+        answer_time = AnswerTime(
+            *db.execute(
+                "SELECT count(a.answer_seconds), avg(a.answer_seconds), count(c.basic), "
+                "coalesce(sum(a.answer_seconds <= c.basic), 0), coalesce(sum(a.answer_seconds <= c.solid), 0), "
+                "avg(c.basic), avg(c.solid) "
+                "FROM temp.stats_attempts AS a LEFT JOIN temp.stats_cards AS c ON c.card_id = a.card_id "
+                f"WHERE {_COUNTED_ANSWER}"
+            ).fetchone()
+        )
         missed = [_top_misses(db, kind) for kind in ("key_point", "red_flag")]
-        days = [date.fromisoformat(d) for (d,) in db.execute(
-            "SELECT DISTINCT date(started_at, 'localtime') AS d FROM temp.stats_attempts "
-            "WHERE d IS NOT NULL ORDER BY d DESC")]  # NULL: an index's copy of the time is damaged
+        days = [
+            date.fromisoformat(d)
+            for (d,) in db.execute(
+                "SELECT DISTINCT date(started_at, 'localtime') AS d FROM temp.stats_attempts "
+                "WHERE d IS NOT NULL ORDER BY d DESC"
+            )
+        ]  # NULL: an index's copy of the time is damaged
         since = stamp(day_start(today - timedelta(days=ACTIVITY_DAYS - 1)))
-        recent = dict(db.execute(
-            "SELECT date(started_at, 'localtime') AS d, count(*) FROM temp.stats_attempts "
-            "WHERE started_at >= ? GROUP BY d",
-            (since,)))
+        recent = dict(
+            db.execute(
+                "SELECT date(started_at, 'localtime') AS d, count(*) FROM temp.stats_attempts "
+                "WHERE started_at >= ? GROUP BY d",
+                (since,),
+            )
+        )
     return Stats(
         generated_at=now,
         attempts=attempts,
@@ -175,8 +192,10 @@ def compute_stats(history: History, cards: Sequence[LoadedCard] | None = None, *
         answer_time=answer_time,
         missed_key_points=missed[0],
         red_flags_said=missed[1],
-        activity=tuple(DayActivity(day, recent.get(day.isoformat(), 0))
-                       for day in (today - timedelta(days=n) for n in range(ACTIVITY_DAYS - 1, -1, -1))),
+        activity=tuple(
+            DayActivity(day, recent.get(day.isoformat(), 0))
+            for day in (today - timedelta(days=n) for n in range(ACTIVITY_DAYS - 1, -1, -1))
+        ),
     )
 
 
@@ -184,50 +203,81 @@ def _leave_out_unreadable(db, history: History) -> None:
     """Point the figures at the rows whose time they can read, and name the others in
     `history.unreadable`. The views filter only when there is something to leave out, so a
     history without such rows pays for one scan of the start times alone."""
-    unreadable = db.execute(f"SELECT id, started_at FROM main.attempts WHERE NOT {_READABLE_TIME}").fetchall()
+    unreadable = db.execute(
+        f"SELECT id, started_at FROM main.attempts WHERE NOT {_READABLE_TIME}"
+    ).fetchall()
     for attempt_id, started_at in unreadable:
         history.unreadable[attempt_id] = f"started_at {started_at!r} is not a time"
     db.execute("CREATE TEMP TABLE IF NOT EXISTS stats_unreadable (id TEXT PRIMARY KEY)")
     db.execute("DELETE FROM temp.stats_unreadable")
-    db.executemany("INSERT OR IGNORE INTO temp.stats_unreadable VALUES (?)", [(row[0],) for row in unreadable])
-    for view, table, key in (("stats_attempts", "attempts", "id"), ("stats_misses", "misses", "attempt_id")):
+    db.executemany(
+        "INSERT OR IGNORE INTO temp.stats_unreadable VALUES (?)", [(row[0],) for row in unreadable]
+    )
+    for view, table, key in (
+        ("stats_attempts", "attempts", "id"),
+        ("stats_misses", "misses", "attempt_id"),
+    ):
         db.execute(f"DROP VIEW IF EXISTS temp.{view}")
         keep = f" WHERE {key} NOT IN temp.stats_unreadable" if unreadable else ""
         db.execute(f"CREATE TEMP VIEW {view} AS SELECT * FROM main.{table}{keep}")
 
 
-def _pack_figures(db, cards: Sequence[LoadedCard] | None, unknown: str, cutoff: str) -> tuple[PackFigures, ...]:
+def _pack_figures(
+    db, cards: Sequence[LoadedCard] | None, unknown: str, cutoff: str
+) -> tuple[PackFigures, ...]:
     size = Counter(c.pack for c in cards or ())
     seen, due = Counter(), Counter()
     for pack, is_due in db.execute(
-            "SELECT coalesce(c.pack, ?), s.due < ? FROM card_state AS s "
-            "LEFT JOIN temp.stats_cards AS c USING (card_id)", (unknown, cutoff)):
+        "SELECT coalesce(c.pack, ?), s.due < ? FROM card_state AS s "
+        "LEFT JOIN temp.stats_cards AS c USING (card_id)",
+        (unknown, cutoff),
+    ):
         seen[pack] += 1
         if is_due and pack != OTHER_PACK:
             due[pack] += 1
-    reviewed = {pack: (reviews, recalled) for pack, reviews, recalled in db.execute(
-        "SELECT coalesce(c.pack, ?) AS pack, sum(a.is_review), sum(a.is_review AND a.rating != 'again') "
-        "FROM temp.stats_attempts AS a LEFT JOIN temp.stats_cards AS c USING (card_id) GROUP BY pack", (unknown,))}
+    reviewed = {
+        pack: (reviews, recalled)
+        for pack, reviews, recalled in db.execute(
+            "SELECT coalesce(c.pack, ?) AS pack, sum(a.is_review), sum(a.is_review AND a.rating != 'again') "
+            "FROM temp.stats_attempts AS a LEFT JOIN temp.stats_cards AS c USING (card_id) GROUP BY pack",
+            (unknown,),
+        )
+    }
     names = list(size) + sorted(set(seen) - set(size))
-    return tuple(PackFigures(pack, size[pack] or seen[pack], seen[pack], due[pack], *reviewed.get(pack, (0, 0)))
-                 for pack in names)
+    return tuple(
+        PackFigures(
+            pack, size[pack] or seen[pack], seen[pack], due[pack], *reviewed.get(pack, (0, 0))
+        )
+        for pack in names
+    )
 
 
 def _tier_figures(db) -> tuple[TierFigures, ...]:
-    rows = {tier: (reviews, recalled) for tier, reviews, recalled in db.execute(
-        "SELECT tier, sum(is_review), sum(is_review AND rating != 'again') FROM temp.stats_attempts GROUP BY tier")}
+    rows = {
+        tier: (reviews, recalled)
+        for tier, reviews, recalled in db.execute(
+            "SELECT tier, sum(is_review), sum(is_review AND rating != 'again') FROM temp.stats_attempts GROUP BY tier"
+        )
+    }
     return tuple(TierFigures(tier, *rows[tier]) for tier in LEVELS if tier in rows)
 
 
 def _top_misses(db, kind: str) -> tuple[Missed, ...]:
-    return tuple(Missed(*row) for row in db.execute(
-        "SELECT card_id, text, count(*) AS times FROM temp.stats_misses WHERE kind = ? "
-        "GROUP BY card_id, text ORDER BY times DESC, card_id, text LIMIT ?", (kind, TOP_MISSES)))
+    return tuple(
+        Missed(*row)
+        for row in db.execute(
+            "SELECT card_id, text, count(*) AS times FROM temp.stats_misses WHERE kind = ? "
+            "GROUP BY card_id, text ORDER BY times DESC, card_id, text LIMIT ?",
+            (kind, TOP_MISSES),
+        )
+    )
 
 
 def _streak(days_newest_first: list[date], today: date) -> int:
     days_newest_first = [day for day in days_newest_first if day <= today]
-    expected = today if days_newest_first and days_newest_first[0] == today else today - timedelta(days=1)
+    expected = (
+        today if days_newest_first and days_newest_first[0] == today else today - timedelta(days=1)
+    )
     streak = 0
     for day in days_newest_first:
         if day != expected:

@@ -12,7 +12,7 @@ import math
 import os
 import stat
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from app.progress.records import attempt_to_dict
 EXPORT_FORMAT = "grill-history"
 EXPORT_VERSION = 1
 MAX_PROBLEMS_SHOWN = 10
-EARLIEST_ATTEMPT = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EARLIEST_ATTEMPT = datetime(1970, 1, 1, tzinfo=UTC)
 CLOCK_SKEW = timedelta(days=1)
 """How far ahead of this machine's clock an imported attempt may be (another machine's clock, zones)."""
 MAX_DIGITS = 20
@@ -43,7 +43,9 @@ class ExportFileError(Exception):
     def __str__(self) -> str:
         shown = [f"{self.path}: {problem}" for problem in self.problems[:MAX_PROBLEMS_SHOWN]]
         if len(self.problems) > MAX_PROBLEMS_SHOWN:
-            shown.append(f"{self.path}: ... and {len(self.problems) - MAX_PROBLEMS_SHOWN} more problems")
+            shown.append(
+                f"{self.path}: ... and {len(self.problems) - MAX_PROBLEMS_SHOWN} more problems"
+            )
         return "\n".join(shown)
 
 
@@ -73,15 +75,24 @@ def read_export(path: Path) -> list[Attempt]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        before = raw[:error.start]
+        before = raw[: error.start]
         line = before.count(b"\n") + 1
-        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1  # characters, as editors count
-        raise ExportFileError(path, [f"line {line} column {column}: not UTF-8 text (byte "
-                                     f"0x{raw[error.start]:02x} cannot be decoded)"]) from error
+        column = (
+            len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+        )  # characters, as editors count
+        raise ExportFileError(
+            path,
+            [
+                f"line {line} column {column}: not UTF-8 text (byte "
+                f"0x{raw[error.start]:02x} cannot be decoded)"
+            ],
+        ) from error
     try:
         document = json.loads(text, parse_int=_whole_number)
     except json.JSONDecodeError as error:
-        raise ExportFileError(path, [f"line {error.lineno} column {error.colno}: not valid JSON ({error.msg})"]) from error
+        raise ExportFileError(
+            path, [f"line {error.lineno} column {error.colno}: not valid JSON ({error.msg})"]
+        ) from error
     except RecursionError as error:
         raise ExportFileError(path, ["nested too deeply to be a grill export"]) from error
     _check_envelope(path, document)
@@ -96,8 +107,10 @@ def read_export(path: Path) -> list[Attempt]:
         attempt_id = item.get("id") if isinstance(item, dict) else None
         if isinstance(attempt_id, str) and attempt_id in first_with_id:
             # Importing would keep the first and skip this one as "already here".
-            problems.append(f"{where}.id: {attempt_id!r} is also the id of attempts[{first_with_id[attempt_id]}]; "
-                            f"each attempt has its own id")
+            problems.append(
+                f"{where}.id: {attempt_id!r} is also the id of attempts[{first_with_id[attempt_id]}]; "
+                f"each attempt has its own id"
+            )
             continue
         if isinstance(attempt_id, str):
             first_with_id[attempt_id] = index
@@ -119,16 +132,28 @@ def import_file(history: History, path: Path) -> ImportResult:
 
 def _check_envelope(path: Path, document: object) -> None:
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-        raise ExportFileError(path, [f"not a grill history export (expected a JSON object with "
-                                     f"\"format\": \"{EXPORT_FORMAT}\"; make one with `grill export --format json`)"])
+        raise ExportFileError(
+            path,
+            [
+                f"not a grill history export (expected a JSON object with "
+                f'"format": "{EXPORT_FORMAT}"; make one with `grill export --format json`)'
+            ],
+        )
     version = document.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise ExportFileError(path, ["version: expected a whole number"])
     if version < 1:
-        raise ExportFileError(path, [f"version: {version} is not a version grill writes (exports start at 1)"])
+        raise ExportFileError(
+            path, [f"version: {version} is not a version grill writes (exports start at 1)"]
+        )
     if version > EXPORT_VERSION:
-        raise ExportFileError(path, [f"version: {version} was written by a newer grill (this one reads up to "
-                                     f"{EXPORT_VERSION}); upgrade grill to import it"])
+        raise ExportFileError(
+            path,
+            [
+                f"version: {version} was written by a newer grill (this one reads up to "
+                f"{EXPORT_VERSION}); upgrade grill to import it"
+            ],
+        )
     if not isinstance(document.get("attempts"), list):
         raise ExportFileError(path, ["attempts: expected a list of attempts"])
 
@@ -145,7 +170,9 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
     from pydantic import ValidationError
 
     if isinstance(item, dict) and not (isinstance(item.get("id"), str) and item["id"]):
-        return None, [f"{where}.id: required, a non-empty string (it is what makes importing twice harmless)"]
+        return None, [
+            f"{where}.id: required, a non-empty string (it is what makes importing twice harmless)"
+        ]
     try:
         # Strict, as JSON reads: `true` is not a number of seconds, nor 1700000000 a time.
         attempt = _attempt_adapter().validate_json(json.dumps(item), strict=True)
@@ -158,15 +185,28 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
     if not _plausible(attempt.started_at):
         # Year 1 or 9999 overflows converting to UTC; a future time would outrank every real
         # attempt in the card's schedule.
-        return None, [f"{where}.started_at: {attempt.started_at.isoformat()} is not a time an attempt can have "
-                      f"been made (from 1970 to today)"]
-    out_of_range = [f"{_member(f'{where}.phase_seconds', phase)}: " + (
-                        f"{seconds} is negative" if seconds < 0 else
-                        f"{seconds:g} s is longer than any phase grill records (at most {MAX_PHASE_SECONDS:,} s, a year)")
-                    for phase, seconds in attempt.phase_seconds.items() if not 0 <= seconds <= MAX_PHASE_SECONDS]
-    if attempt.code is not None and abs(attempt.code.growth_bytes_per_step) > MAX_GROWTH_BYTES_PER_STEP:
-        out_of_range.append(f"{where}.code.growth_bytes_per_step: {attempt.code.growth_bytes_per_step:g} bytes "
-                            f"is more than any machine holds (at most {MAX_GROWTH_BYTES_PER_STEP:g} a step)")
+        return None, [
+            f"{where}.started_at: {attempt.started_at.isoformat()} is not a time an attempt can have "
+            f"been made (from 1970 to today)"
+        ]
+    out_of_range = [
+        f"{_member(f'{where}.phase_seconds', phase)}: "
+        + (
+            f"{seconds} is negative"
+            if seconds < 0
+            else f"{seconds:g} s is longer than any phase grill records (at most {MAX_PHASE_SECONDS:,} s, a year)"
+        )
+        for phase, seconds in attempt.phase_seconds.items()
+        if not 0 <= seconds <= MAX_PHASE_SECONDS
+    ]
+    if (
+        attempt.code is not None
+        and abs(attempt.code.growth_bytes_per_step) > MAX_GROWTH_BYTES_PER_STEP
+    ):
+        out_of_range.append(
+            f"{where}.code.growth_bytes_per_step: {attempt.code.growth_bytes_per_step:g} bytes "
+            f"is more than any machine holds (at most {MAX_GROWTH_BYTES_PER_STEP:g} a step)"
+        )
     return (None, out_of_range) if out_of_range else (attempt, [])
 
 
@@ -203,19 +243,29 @@ def _unstorable(value: object, where: str) -> list[str]:
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:
-                problems.append(f"{place}: text with an unpaired surrogate escape, which is not valid Unicode")
+                problems.append(
+                    f"{place}: text with an unpaired surrogate escape, which is not valid Unicode"
+                )
         elif isinstance(item, _HugeNumber):
-            problems.append(f"{place}: a number with {item.digits:,} digits, far more than any attempt holds")
+            problems.append(
+                f"{place}: a number with {item.digits:,} digits, far more than any attempt holds"
+            )
         elif isinstance(item, float) and not math.isfinite(item):
             problems.append(f"{place}: {item} is not a finite number")
         elif isinstance(item, (dict, list)) and depth >= MAX_NESTING:
             problems.append(f"{place}: nested deeper than any attempt ({MAX_NESTING} levels)")
         elif isinstance(item, dict):
-            children = [(key, _member(place, key)) for key in item] + [(child, _member(place, key))
-                                                                       for key, child in item.items()]
-            pending += [(child, child_place, depth + 1) for child, child_place in reversed(children)]
+            children = [(key, _member(place, key)) for key in item] + [
+                (child, _member(place, key)) for key, child in item.items()
+            ]
+            pending += [
+                (child, child_place, depth + 1) for child, child_place in reversed(children)
+            ]
         elif isinstance(item, list):
-            pending += [(child, f"{place}[{index}]", depth + 1) for index, child in reversed(list(enumerate(item)))]
+            pending += [
+                (child, f"{place}[{index}]", depth + 1)
+                for index, child in reversed(list(enumerate(item)))
+            ]
     return problems
 
 

@@ -21,8 +21,8 @@ from textual.screen import Screen
 
 from app.progress.clock import utc_now
 from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
-from app.ui.commands import ScreenCommands
 from app.ui.code_runner import CodeRunner, SandboxRunner
+from app.ui.commands import ScreenCommands
 from app.ui.messages import LibraryLoaded
 from app.ui.settings import Settings
 from questions.model import Library, LoadedCard, Problem
@@ -41,16 +41,34 @@ class GrillApp(App):
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
-        Binding("f1", "help", "Help", show=False, tooltip="What this screen is for, and every key on it."),
-        Binding("question_mark", "help", "Help", show=False, key_display="?",
-                tooltip="What this screen is for, and every key on it."),
+        Binding(
+            "f1",
+            "help",
+            "Help",
+            show=False,
+            tooltip="What this screen is for, and every key on it.",
+        ),
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            show=False,
+            key_display="?",
+            tooltip="What this screen is for, and every key on it.",
+        ),
     ]
 
-    def __init__(self, library: Library | None = None, history: History | None = None, *,
-                 start_screen: Callable[[], Screen] | None = None,
-                 start_with_due: bool = False, runner: CodeRunner | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 now: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self,
+        library: Library | None = None,
+        history: History | None = None,
+        *,
+        start_screen: Callable[[], Screen] | None = None,
+        start_with_due: bool = False,
+        runner: CodeRunner | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = utc_now,
+    ) -> None:
         """`start_with_due` opens today's queue once packs are loaded; `runner`, `clock` (for
         timers) and `now` (for dates: due, statistics) serve tests."""
         super().__init__()
@@ -77,8 +95,13 @@ class GrillApp(App):
 
         self.push_screen(HomeScreen())
         if self.history_error:
-            self.notify(self.history_error, title="History unavailable", severity="error", timeout=10,
-                        markup=False)
+            self.notify(
+                self.history_error,
+                title="History unavailable",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
         # `grill practice --due` asked to start at once; the first-run screen waits for a plain start.
         if self.history is not None and not self.settings.welcomed and not self._start_with_due:
             from app.ui.dialogs.welcome import WelcomeDialog
@@ -101,7 +124,9 @@ class GrillApp(App):
         try:
             library = load_library(pack_search_path())
         except Exception as error:  # shown on home like any load problem, never as a traceback
-            library = Library(problems=[Problem("<pack search path>", 0, 0, f"could not load packs: {error}")])
+            library = Library(
+                problems=[Problem("<pack search path>", 0, 0, f"could not load packs: {error}")]
+            )
         self.post_message(LibraryLoaded(library))
 
     @on(LibraryLoaded)
@@ -139,8 +164,13 @@ class GrillApp(App):
         from app.mock.setup import MockSetupError, build_session
 
         try:
-            session = build_session(cards, level=self.settings.tier, questions=questions,
-                                    history=self.history, now=self.now())
+            session = build_session(
+                cards,
+                level=self.settings.tier,
+                questions=questions,
+                history=self.history,
+                now=self.now(),
+            )
         except MockSetupError as error:
             self.notify(str(error), title="No mock", severity="warning", markup=False)
             return
@@ -152,7 +182,9 @@ class GrillApp(App):
             from app.progress.history import HistoryError
 
             try:
-                return self.history.due_queue(card_ids, now=self.now(), new_per_day=self.settings.new_per_day)
+                return self.history.due_queue(
+                    card_ids, now=self.now(), new_per_day=self.settings.new_per_day
+                )
             except HistoryError as error:
                 self._lose_history(error)
         return card_ids[: self.settings.new_per_day]
@@ -163,8 +195,11 @@ class GrillApp(App):
             from app.progress.history import HistoryError
 
             try:
-                return {card_id: progress.due for card_id in card_ids
-                        if (progress := self.history.progress(card_id)) is not None}
+                return {
+                    card_id: progress.due
+                    for card_id in card_ids
+                    if (progress := self.history.progress(card_id)) is not None
+                }
             except HistoryError as error:
                 self._lose_history(error)
         return {}
@@ -185,7 +220,13 @@ class GrillApp(App):
         """The history failed mid-session: say so and carry on without it."""
         self.history_error = str(error)
         self.history = None
-        self.notify(self.history_error, title="History unavailable", severity="error", timeout=10, markup=False)
+        self.notify(
+            self.history_error,
+            title="History unavailable",
+            severity="error",
+            timeout=10,
+            markup=False,
+        )
 
     def record(self, attempts: Iterable[Attempt]) -> str | None:
         """Store attempts; None when stored, else a sentence saying why they were not."""
@@ -217,13 +258,20 @@ class GrillApp(App):
             self.screen.refresh_all()
 
     def action_toggle_theme(self) -> None:
-        self._apply_settings(replace(self.settings, theme="light" if self.settings.theme == "dark" else "dark"))
+        self._apply_settings(
+            replace(self.settings, theme="light" if self.settings.theme == "dark" else "dark")
+        )
 
     def _save_settings(self) -> None:
         """Settings live in the history file, so without it they last until grill closes: say so."""
         if self.history is None:
-            self.notify("Settings apply until grill closes: they are saved in the history, which is "
-                        "unavailable.", title="Settings not saved", severity="warning", markup=False)
+            self.notify(
+                "Settings apply until grill closes: they are saved in the history, which is "
+                "unavailable.",
+                title="Settings not saved",
+                severity="warning",
+                markup=False,
+            )
             return
         from app.progress.history import HistoryError
 

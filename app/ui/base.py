@@ -34,8 +34,10 @@ class TooSmallNotice(Static):
     """
 
     def __init__(self) -> None:
-        super().__init__(f"Make the terminal at least {MIN_WIDTH}x{MIN_HEIGHT} to use grill "
-                         f"(ctrl+q quits).", classes="too-small-notice")
+        super().__init__(
+            f"Make the terminal at least {MIN_WIDTH}x{MIN_HEIGHT} to use grill (ctrl+q quits).",
+            classes="too-small-notice",
+        )
 
 
 class GrillScreen(Screen):

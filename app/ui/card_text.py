@@ -25,7 +25,7 @@ def card_text(text: str) -> Content:
         code = match.group(2)
         if code.strip(" ") and code.startswith(" ") and code.endswith(" "):
             code = code[1:-1]  # "`` `x` ``" shows `x`
-        parts += [text[end:match.start()], (code, CODE_STYLE)]
+        parts += [text[end : match.start()], (code, CODE_STYLE)]
         end = match.end()
     parts.append(text[end:])
     return Content.assemble(*parts)

@@ -45,8 +45,9 @@ def searchable_text(loaded: LoadedCard) -> str:
     return " ".join(parts).lower()
 
 
-def filter_cards(cards: Iterable[LoadedCard], card_filter: CardFilter, *,
-                 due: set[str], seen: set[str]) -> list[LoadedCard]:
+def filter_cards(
+    cards: Iterable[LoadedCard], card_filter: CardFilter, *, due: set[str], seen: set[str]
+) -> list[LoadedCard]:
     return [card for card in cards if card_filter.matches(card, due=due, seen=seen)]
 
 

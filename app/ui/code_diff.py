@@ -12,7 +12,9 @@ DIFF_STYLES = {"-": "$text-error", "+": "$text-success", "@": "$text-muted"}
 
 def code_diff(before: str, after: str, *, names: tuple[str, str], same: str) -> Content:
     """A unified diff from `before` to `after` with two lines of context; `same` when they agree."""
-    lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), *names, lineterm="", n=2))
+    lines = list(
+        difflib.unified_diff(before.splitlines(), after.splitlines(), *names, lineterm="", n=2)
+    )
     if not lines:
         return Content(same)
     return Content("\n").join(Content.styled(line, DIFF_STYLES.get(line[:1], "")) for line in lines)

@@ -14,8 +14,8 @@ from checkers.verdict import Verdict
 from questions.model import CodeTask
 
 if TYPE_CHECKING:
-    from checkers.sandbox import Sandbox
     from checkers.device import Device
+    from checkers.sandbox import Sandbox
 
 
 class CodeRunner(Protocol):

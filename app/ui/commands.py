@@ -17,7 +17,9 @@ from textual.screen import Screen
 
 # Textual's own bindings on every screen (tab, shift+tab, copy, quit) and the palette's own key:
 # not this screen's commands, and Quit is already among the palette's system commands.
-_NOT_COMMANDS = {b.action for b in [*Screen.BINDINGS, *App.BINDINGS] if isinstance(b, Binding)} | {"command_palette"}
+_NOT_COMMANDS = {b.action for b in [*Screen.BINDINGS, *App.BINDINGS] if isinstance(b, Binding)} | {
+    "command_palette"
+}
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,10 @@ def screen_commands(screen: Screen) -> list[Command]:
         else:
             run = partial(active.node.call_later, active.node.run_action, binding.action)
             found[binding.description] = ([key], binding.tooltip, run)
-    return [Command(name, ", ".join(dict.fromkeys(keys)), tooltip, run)
-            for name, (keys, tooltip, run) in found.items()]
+    return [
+        Command(name, ", ".join(dict.fromkeys(keys)), tooltip, run)
+        for name, (keys, tooltip, run) in found.items()
+    ]
 
 
 class ScreenCommands(Provider):

@@ -16,8 +16,17 @@ from app.progress.rating import NOT_RUN, cap_for_verdict, question_score, rating
 from checkers.verdict import Verdict
 from questions.model import Card, Level
 
-StepKind = Literal["key_points", "basic", "solid", "tier", "deep_dive", "examples",
-                   "follow_up_question", "follow_up_answer", "red_flags"]
+StepKind = Literal[
+    "key_points",
+    "basic",
+    "solid",
+    "tier",
+    "deep_dive",
+    "examples",
+    "follow_up_question",
+    "follow_up_answer",
+    "red_flags",
+]
 
 
 @dataclass(frozen=True)
@@ -33,7 +42,10 @@ class RevealStep:
 
 def reveal_plan(card: Card) -> tuple[RevealStep, ...]:
     """The order of the progressive reveal: model answers first, then depth, then follow-ups."""
-    steps = [RevealStep(kind) for kind in ("key_points", "basic", "solid", "tier", "deep_dive", "examples")]
+    steps = [
+        RevealStep(kind)
+        for kind in ("key_points", "basic", "solid", "tier", "deep_dive", "examples")
+    ]
     for index in range(len(card.follow_ups)):
         steps += [RevealStep("follow_up_question", index), RevealStep("follow_up_answer", index)]
     steps.append(RevealStep("red_flags"))
@@ -91,8 +103,9 @@ class Suggestion:
     """The highest rating the history will record, given the code verdict."""
 
 
-def suggest(card: Card, points_hit: frozenset[int], flags_said: frozenset[int],
-            verdict: Verdict | None) -> Suggestion:
+def suggest(
+    card: Card, points_hit: frozenset[int], flags_said: frozenset[int], verdict: Verdict | None
+) -> Suggestion:
     """The mock's rule: key points, and for a code task half key points and half code."""
     code = None if card.code_task is None else verdict.verdict if verdict is not None else NOT_RUN
     score = question_score(len(points_hit), len(card.key_points), bool(flags_said), code)
@@ -110,8 +123,17 @@ class SelfGrade:
     rating: Rating
 
 
-def build_attempt(card: Card, grade: SelfGrade, *, tier: Level, phase_seconds: dict[str, float],
-                  answer: str, verdict: Verdict | None, code: str, started_at: datetime) -> Attempt:
+def build_attempt(
+    card: Card,
+    grade: SelfGrade,
+    *,
+    tier: Level,
+    phase_seconds: dict[str, float],
+    answer: str,
+    verdict: Verdict | None,
+    code: str,
+    started_at: datetime,
+) -> Attempt:
     code_result = None
     if card.code_task is not None and verdict is not None:
         code_result = CodeResult(
@@ -127,8 +149,12 @@ def build_attempt(card: Card, grade: SelfGrade, *, tier: Level, phase_seconds: d
         rating=cap_for_verdict(grade.rating, code_result.verdict if code_result else None),
         tier=tier,
         phase_seconds=phase_seconds,
-        key_points_hit=tuple(p.point for i, p in enumerate(card.key_points) if i in grade.points_hit),
-        key_points_missed=tuple(p.point for i, p in enumerate(card.key_points) if i not in grade.points_hit),
+        key_points_hit=tuple(
+            p.point for i, p in enumerate(card.key_points) if i in grade.points_hit
+        ),
+        key_points_missed=tuple(
+            p.point for i, p in enumerate(card.key_points) if i not in grade.points_hit
+        ),
         red_flags_said=tuple(f.flag for i, f in enumerate(card.red_flags) if i in grade.flags_said),
         answer_text=answer,
         code=code_result,

@@ -37,8 +37,14 @@ class Settings:
             raise ValueError(f"tier must be one of {', '.join(LEVELS)}, not {self.tier!r}")
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
-        if isinstance(self.new_per_day, bool) or not isinstance(self.new_per_day, int) or not 0 <= self.new_per_day <= 500:
-            raise ValueError(f"new cards per day must be a whole number from 0 to 500, not {self.new_per_day!r}")
+        if (
+            isinstance(self.new_per_day, bool)
+            or not isinstance(self.new_per_day, int)
+            or not 0 <= self.new_per_day <= 500
+        ):
+            raise ValueError(
+                f"new cards per day must be a whole number from 0 to 500, not {self.new_per_day!r}"
+            )
         if self.theme not in THEMES:
             raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
         if not isinstance(self.welcomed, bool):

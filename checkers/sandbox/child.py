@@ -35,8 +35,13 @@ CRASH_FRAME = re.compile(r'File "(.*)", line (\d+) in ')
 Answer = Callable[[dict], NoReturn]
 
 
-def run(job: Callable[[dict, Callable[[dict], NoReturn]], dict], request: dict, out_fd: int,
-        result_fd: int, control: socket.socket) -> NoReturn:
+def run(
+    job: Callable[[dict, Callable[[dict], NoReturn]], dict],
+    request: dict,
+    out_fd: int,
+    result_fd: int,
+    control: socket.socket,
+) -> NoReturn:
     """Never returns: the process exits once the result is written."""
     answer = answerer(result_fd, bytes.fromhex(request.pop("key")))
     try:
@@ -44,8 +49,11 @@ def run(job: Callable[[dict, Callable[[dict], NoReturn]], dict], request: dict, 
         isolate(out_fd)
         warnings_shown.install()
         report_fatal_signals()
-        apply_limits(request["limits"], address_space=request["device"] != "cuda",
-                     shared_user=request["shared_user"])
+        apply_limits(
+            request["limits"],
+            address_space=request["device"] != "cuda",
+            shared_user=request["shared_user"],
+        )
         if request["device"] != "cuda":  # the driver's device files and /sys: untried here
             landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"])
         seccomp.install(seccomp.program(seccomp.NETWORK_X86_64))
@@ -86,10 +94,12 @@ def isolate(out_fd: int) -> None:
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     os.close(out_fd)
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), errors="replace",
-                                  line_buffering=True)
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), errors="replace",
-                                  line_buffering=True)
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False), errors="replace", line_buffering=True
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), errors="replace", line_buffering=True
+    )
 
 
 def report_fatal_signals() -> None:
@@ -119,6 +129,7 @@ def set_parent_death_signal() -> None:
     if not sys.platform.startswith("linux"):
         return
     import ctypes
+
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
@@ -179,6 +190,7 @@ def unused_descriptor() -> int:
 
 def call(job: Callable[[dict, Answer], dict], payload: dict, answer: Answer) -> dict:
     """Run the job; it may also finish early through `finish` (a spent budget)."""
+
     def finish(result: dict) -> NoReturn:
         answer({"status": "ok", "result": result})
 
@@ -197,15 +209,20 @@ def call(job: Callable[[dict, Answer], dict], payload: dict, answer: Answer) -> 
     return {"status": "ok", "result": result}
 
 
-def failure(status: str, kind: str, message: str, line: int | None = None,
-            traceback: str = "") -> dict:
-    return {"status": status, "error": {"kind": kind, "message": message, "line": line},
-            "traceback": traceback}
+def failure(
+    status: str, kind: str, message: str, line: int | None = None, traceback: str = ""
+) -> dict:
+    return {
+        "status": status,
+        "error": {"kind": kind, "message": message, "line": line},
+        "traceback": traceback,
+    }
 
 
 def internal_error(exc: BaseException) -> dict:
-    return failure("error", "internal",
-                   f"grill could not run this snippet ({type(exc).__name__}: {exc})")
+    return failure(
+        "error", "internal", f"grill could not run this snippet ({type(exc).__name__}: {exc})"
+    )
 
 
 def flush_output() -> None:

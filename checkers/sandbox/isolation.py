@@ -25,17 +25,28 @@ from checkers.sandbox.errors import SandboxError
 
 IsolationKind = Literal["bubblewrap", "process"]
 
-BUBBLEWRAP = ("bubblewrap: no network, own PID namespace and host name, {user}, read-only "
-              "Python installation, a small empty /tmp, no home, no environment; rlimits per run")
-PROCESS_ONLY = ("process only (bubblewrap unavailable): {user}, rlimits, a killed process tree"
-                " and a measured scratch folder per run")
-LANDLOCK = ("; Landlock: reads only the Python installation, writes only its own directory"
-            "{tcp}")
+BUBBLEWRAP = (
+    "bubblewrap: no network, own PID namespace and host name, {user}, read-only "
+    "Python installation, a small empty /tmp, no home, no environment; rlimits per run"
+)
+PROCESS_ONLY = (
+    "process only (bubblewrap unavailable): {user}, rlimits, a killed process tree"
+    " and a measured scratch folder per run"
+)
+LANDLOCK = "; Landlock: reads only the Python installation, writes only its own directory{tcp}"
 SECCOMP = "; seccomp: no ptrace, mounts, namespaces, BPF, keys, io_uring or new sockets"
 NO_LANDLOCK = "; the snippet policy is the only guard on files and network"
 
-SYSTEM_READABLE = ("/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache", "/proc/self",
-                   "/dev/urandom", "/dev/random")
+SYSTEM_READABLE = (
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/bin",
+    "/etc/ld.so.cache",
+    "/proc/self",
+    "/dev/urandom",
+    "/dev/random",
+)
 """What a run may read besides the Python installation (Landlock; CPU runs)."""
 
 SANDBOX_ENV = {
@@ -51,8 +62,13 @@ SANDBOX_ENV = {
 initialising CUDA before it forks (a forked child cannot use a CUDA context it inherits)."""
 
 CUDA_DEVICE_GLOBS = ("/dev/nvidia*", "/dev/nvidia-caps")
-CUDA_LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64",
-                     "/usr/local/nvidia/lib", "/usr/lib/wsl/lib")
+CUDA_LIBRARY_DIRS = (
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib64",
+    "/usr/local/nvidia/lib64",
+    "/usr/local/nvidia/lib",
+    "/usr/lib/wsl/lib",
+)
 
 
 @dataclass(frozen=True)
@@ -79,8 +95,9 @@ def bubblewrap_works() -> bool:
 def process_only(note: str = "") -> Isolation:
     user = "runs as nobody" if os.geteuid() == 0 else "runs as you"
     filtered = SECCOMP if seccomp.supported() else ""
-    return Isolation("process", PROCESS_ONLY.format(user=user) + note + filtered
-                     + landlock_note(NO_LANDLOCK))
+    return Isolation(
+        "process", PROCESS_ONLY.format(user=user) + note + filtered + landlock_note(NO_LANDLOCK)
+    )
 
 
 def landlock_note(otherwise: str = "") -> str:
@@ -107,8 +124,10 @@ def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isol
         filtered = SECCOMP if seccomp.supported() else ""
         return Isolation("bubblewrap", BUBBLEWRAP.format(user=user) + filtered + landlock_note())
     if requested == "bubblewrap":
-        raise SandboxError("bubblewrap isolation was requested, but bwrap is not installed or "
-                           "cannot create namespaces here (install the 'bubblewrap' package)")
+        raise SandboxError(
+            "bubblewrap isolation was requested, but bwrap is not installed or "
+            "cannot create namespaces here (install the 'bubblewrap' package)"
+        )
     return process_only()
 
 
@@ -117,11 +136,14 @@ def package_root() -> Path:
     return Path(__file__).resolve().parent.parent.parent
 
 
-def worker_argv(own_pid_namespace: bool, job_paths: tuple[str, ...] = (),
-                run_as: tuple[int, int] | None = None, warm: bool = True) -> list[str]:
+def worker_argv(
+    own_pid_namespace: bool,
+    job_paths: tuple[str, ...] = (),
+    run_as: tuple[int, int] | None = None,
+    warm: bool = True,
+) -> list[str]:
     path = [str(package_root()), *job_paths]
-    boot = (f"import sys; sys.path[:0] = {path!r}; "
-            "from checkers.sandbox.worker import main; main()")
+    boot = f"import sys; sys.path[:0] = {path!r}; from checkers.sandbox.worker import main; main()"
     argv = [sys.executable, "-I", "-c", boot]
     if run_as is not None:
         argv += ["--run-as", f"{run_as[0]}:{run_as[1]}"]
@@ -134,15 +156,22 @@ def unprivileged_ids() -> tuple[int, int]:
     """Whom a worker started by root becomes: root ignores RLIMIT_NPROC, nobody does not."""
     try:
         import pwd
+
         entry = pwd.getpwnam("nobody")
         return entry.pw_uid, entry.pw_gid
     except (ImportError, KeyError):
         return 65534, 65534
 
 
-def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ...] = (),
-                   seccomp_fd: int | None = None, scratch_bytes: int = 64 * 1024 * 1024,
-                   warm: bool = True) -> tuple[list[str], dict[str, str]]:
+def worker_command(
+    isolation: Isolation,
+    *,
+    cuda: bool,
+    job_paths: tuple[str, ...] = (),
+    seccomp_fd: int | None = None,
+    scratch_bytes: int = 64 * 1024 * 1024,
+    warm: bool = True,
+) -> tuple[list[str], dict[str, str]]:
     """The worker's argv and environment for the chosen isolation. `job_paths` are extra
     directories holding job modules, bound read-only and put first on sys.path;
     `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`). A worker started
@@ -157,27 +186,62 @@ def worker_command(isolation: Isolation, *, cuda: bool, job_paths: tuple[str, ..
         argv = worker_argv(False, job_paths, run_as, warm)
         return argv + (["--seccomp"] if seccomp.supported() else []), env
     argv = worker_argv(True, job_paths, run_as, warm)
-    args = bwrap_arguments(env, cuda=cuda, extra=job_paths, as_root=as_root,
-                           scratch_bytes=scratch_bytes)
+    args = bwrap_arguments(
+        env, cuda=cuda, extra=job_paths, as_root=as_root, scratch_bytes=scratch_bytes
+    )
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     return args + ["--"] + argv, env
 
 
-def bwrap_arguments(env: dict[str, str], *, cuda: bool, extra: tuple[str, ...] = (),
-                    as_root: bool = False, scratch_bytes: int = 64 * 1024 * 1024) -> list[str]:
+def bwrap_arguments(
+    env: dict[str, str],
+    *,
+    cuda: bool,
+    extra: tuple[str, ...] = (),
+    as_root: bool = False,
+    scratch_bytes: int = 64 * 1024 * 1024,
+) -> list[str]:
     """As a normal user, bwrap adds a user namespace. As root it would map root to root,
     whom the kernel exempts from RLIMIT_NPROC; so root's worker keeps only the right to
     change its ids and becomes `nobody` before it loads anything."""
     if as_root:
-        namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-                      "--unshare-cgroup-try", "--cap-drop", "ALL",
-                      "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        namespaces = [
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--cap-drop",
+            "ALL",
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+        ]
     else:
         namespaces = ["--unshare-all", "--cap-drop", "ALL"]
-    args = ["bwrap", *namespaces, "--die-with-parent", "--new-session", "--hostname", "grill",
-            "--proc", "/proc", "--dev", "/dev", "--perms", "1777",
-            "--size", str(scratch_bytes), "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv"]
+    args = [
+        "bwrap",
+        *namespaces,
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "grill",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(scratch_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--chdir",
+        "/tmp",
+        "--clearenv",
+    ]
     for top in ("/bin", "/lib", "/lib64", "/sbin"):
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
@@ -201,8 +265,12 @@ def bwrap_arguments(env: dict[str, str], *, cuda: bool, extra: tuple[str, ...] =
 def read_only_paths() -> list[str]:
     """The Python installation, the venv, where torch and RestrictedPython live, and grill's
     `checkers` package: nothing else of the host's files."""
-    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)),
-             str(Path(__file__).resolve().parent.parent)}
+    paths = {
+        sys.base_prefix,
+        sys.prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+        str(Path(__file__).resolve().parent.parent),
+    }
     for package in ("torch", "RestrictedPython"):
         spec = importlib.util.find_spec(package)
         if spec and spec.submodule_search_locations:

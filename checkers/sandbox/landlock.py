@@ -33,8 +33,11 @@ SCOPES = 0b11
 
 
 class RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class PathBeneathAttr(ctypes.Structure):
@@ -50,8 +53,12 @@ def abi() -> int:
     """The kernel's Landlock ABI version, 0 where there is none (or not Linux)."""
     if not sys.platform.startswith("linux"):
         return 0
-    version = _libc().syscall(ctypes.c_long(CREATE_RULESET), None, ctypes.c_size_t(0),
-                              ctypes.c_uint(CREATE_RULESET_VERSION))
+    version = _libc().syscall(
+        ctypes.c_long(CREATE_RULESET),
+        None,
+        ctypes.c_size_t(0),
+        ctypes.c_uint(CREATE_RULESET_VERSION),
+    )
     return max(version, 0)
 
 
@@ -65,8 +72,9 @@ def restrict(readable: list[str], writable: list[str]) -> int:
     fs_rights = (1 << FS_BITS_BY_ABI.get(version, 16)) - 1
     attr = RulesetAttr(fs_rights, NET_TCP if version >= 4 else 0, SCOPES if version >= 6 else 0)
     size = 8 if version < 4 else 16 if version < 6 else 24
-    ruleset = libc.syscall(ctypes.c_long(CREATE_RULESET), ctypes.byref(attr),
-                           ctypes.c_size_t(size), ctypes.c_uint(0))
+    ruleset = libc.syscall(
+        ctypes.c_long(CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint(0)
+    )
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
@@ -74,8 +82,11 @@ def restrict(readable: list[str], writable: list[str]) -> int:
             allow(libc, ruleset, path, READ & fs_rights)
         for path in writable:
             allow(libc, ruleset, path, fs_rights)
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or libc.syscall(
-                ctypes.c_long(RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint(0)) != 0:
+        if (
+            libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            or libc.syscall(ctypes.c_long(RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint(0))
+            != 0
+        ):
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
         os.close(ruleset)
@@ -92,8 +103,13 @@ def allow(libc, ruleset: int, path: str, rights: int) -> None:
         if not os.path.isdir(path):
             rights &= FILE_RIGHTS
         rule = PathBeneathAttr(rights, fd)
-        if libc.syscall(ctypes.c_long(ADD_RULE), ctypes.c_int(ruleset),
-                        ctypes.c_int(RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint(0)):
+        if libc.syscall(
+            ctypes.c_long(ADD_RULE),
+            ctypes.c_int(ruleset),
+            ctypes.c_int(RULE_PATH_BENEATH),
+            ctypes.byref(rule),
+            ctypes.c_uint(0),
+        ):
             raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
     finally:
         os.close(fd)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import atexit
 import os
+import secrets
 import selectors
 import shutil
-import secrets
 import signal
 import socket
 import subprocess
@@ -28,7 +28,6 @@ from checkers.sandbox.limits import Limits
 from checkers.sandbox.outcome import Outcome
 from checkers.verdict import ErrorInfo
 
-
 STARTUP_SECONDS = 180.0
 """Importing torch and warming it takes seconds; on a busy machine, many."""
 KILL_GRACE_SECONDS = 3.0
@@ -41,9 +40,14 @@ class Sandbox:
     """Runs `module:function` jobs on untrusted payloads in fresh processes forked from one
     warm worker, one run at a time. Use as a context manager, or call close()."""
 
-    def __init__(self, device: Device = "auto", limits: Limits = Limits(),
-                 isolation: Literal["auto", "bubblewrap", "process"] = "auto",
-                 job_paths: tuple[str, ...] = (), warm: bool = True):
+    def __init__(
+        self,
+        device: Device = "auto",
+        limits: Limits = Limits(),
+        isolation: Literal["auto", "bubblewrap", "process"] = "auto",
+        job_paths: tuple[str, ...] = (),
+        warm: bool = True,
+    ):
         """`isolation`: auto uses bubblewrap where it works. `job_paths`: directories of job
         modules outside grill's own `checkers` package, bound read-only into the box. `warm`:
         run the common training paths once at start so later runs start fast (for repeated
@@ -104,13 +108,21 @@ class Sandbox:
         chosen = self._chosen_isolation()
         cuda_nodes = isolation_layer.host_has_cuda_devices()
         if self.requested_device == "cuda" and not cuda_nodes:
-            raise SandboxError("No CUDA device is available on this machine (no NVIDIA GPU was"
-                               " found), so nothing ran. Grade on the CPU instead (--device cpu"
-                               " or auto).", kind="device")
+            raise SandboxError(
+                "No CUDA device is available on this machine (no NVIDIA GPU was"
+                " found), so nothing ran. Grade on the CPU instead (--device cpu"
+                " or auto).",
+                kind="device",
+            )
         seccomp_fd = seccomp.filter_fd() if chosen.kind == "bubblewrap" else None
         argv, env = isolation_layer.worker_command(
-            chosen, cuda=cuda_nodes and self.requested_device != "cpu", job_paths=self.job_paths,
-            seccomp_fd=seccomp_fd, scratch_bytes=self.limits.scratch_bytes, warm=self.warm)
+            chosen,
+            cuda=cuda_nodes and self.requested_device != "cpu",
+            job_paths=self.job_paths,
+            seccomp_fd=seccomp_fd,
+            scratch_bytes=self.limits.scratch_bytes,
+            warm=self.warm,
+        )
         started = time.monotonic()
         self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
         try:
@@ -126,14 +138,18 @@ class Sandbox:
             self._stop_worker()
             raise
         timings = ready.get("timings")
-        self.timings = {"start": round(time.monotonic() - started, 3),
-                        **(timings if isinstance(timings, dict) else {})}
+        self.timings = {
+            "start": round(time.monotonic() - started, 3),
+            **(timings if isinstance(timings, dict) else {}),
+        }
         cuda = bool(ready.get("cuda"))
         if self.requested_device == "cuda" and not cuda:
             self.close()
-            raise SandboxError("No CUDA device is usable here (torch cannot use the GPU), so"
-                               " nothing ran. Grade on the CPU instead (--device cpu or auto).",
-                               kind="device")
+            raise SandboxError(
+                "No CUDA device is usable here (torch cannot use the GPU), so"
+                " nothing ran. Grade on the CPU instead (--device cpu or auto).",
+                kind="device",
+            )
         self.device = "cuda" if cuda and self.requested_device != "cpu" else "cpu"
 
     def _launch(self, chosen, argv: list[str], env: dict, seccomp_fd: int | None) -> dict:
@@ -144,9 +160,16 @@ class Sandbox:
         ours, theirs = socket.socketpair()
         try:
             self._process = subprocess.Popen(
-                argv, stdin=theirs, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env, cwd=self._workdir, start_new_session=True, close_fds=True,
-                pass_fds=() if seccomp_fd is None else (seccomp_fd,))
+                argv,
+                stdin=theirs,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=self._workdir,
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+            )
         except OSError as exc:
             ours.close()
             raise SandboxError(f"could not start the sandbox worker: {exc}") from None
@@ -166,8 +189,9 @@ class Sandbox:
         except (OSError, protocol.ProtocolError) as exc:
             self._stop_worker()
             tail = self._stderr_tail.decode(errors="replace").strip()[-2000:]
-            raise SandboxError(f"the sandbox worker did not start ({exc})"
-                               + (f":\n{tail}" if tail else "")) from None
+            raise SandboxError(
+                f"the sandbox worker did not start ({exc})" + (f":\n{tail}" if tail else "")
+            ) from None
         finally:
             if self._control is not None:
                 self._control.settimeout(None)
@@ -204,11 +228,16 @@ class Sandbox:
         out_read, out_write = os.pipe()
         result_read, result_write = os.pipe()
         key = secrets.token_bytes(32)
-        request = {"op": "run", "job": job, "payload": payload, "device": self.device,
-                   "key": key.hex(),
-                   "limits": self.limits.to_dict(),
-                   "readable": isolation_layer.readable_paths(self.job_paths),
-                   "shared_user": self._chosen_isolation().kind == "process"}
+        request = {
+            "op": "run",
+            "job": job,
+            "payload": payload,
+            "device": self.device,
+            "key": key.hex(),
+            "limits": self.limits.to_dict(),
+            "readable": isolation_layer.readable_paths(self.job_paths),
+            "shared_user": self._chosen_isolation().kind == "process",
+        }
         try:
             protocol.send(self._control, request, (out_write, result_write))
             sent = True
@@ -285,8 +314,9 @@ class RunReader:
                 if now >= self.deadline and self.kill_sent_at is None:
                     self.timed_out = True
                     self.kill()
-                wait = (self.kill_sent_at + KILL_GRACE_SECONDS if self.kill_sent_at
-                        else self.deadline) - now
+                wait = (
+                    self.kill_sent_at + KILL_GRACE_SECONDS if self.kill_sent_at else self.deadline
+                ) - now
                 for key, _ in selector.select(timeout=max(wait, 0.01)):
                     fd = key.fileobj
                     if fd is control:
@@ -318,7 +348,7 @@ class RunReader:
             return False
         if fd == self.out_fd:
             room = self.limits.raw_output_bytes - len(self.output)
-            self.output += chunk[:max(room, 0)]
+            self.output += chunk[: max(room, 0)]
             if len(chunk) > room and not self.output_overflow:
                 self.output_overflow = True
                 self.kill()
@@ -337,8 +367,7 @@ class RunReader:
                 self.worker_lost = True
 
 
-def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float,
-               timeout_s: float) -> Outcome:
+def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float, timeout_s: float) -> Outcome:
     """Turn what was observed into an Outcome: by the run's effects first, then its result."""
     output = run.output.decode("utf-8", errors="replace")
     if run.output_overflow:
@@ -346,8 +375,15 @@ def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float,
 
     def outcome(status, kind=None, message="", line=None, result=None, traceback=""):
         error = ErrorInfo(kind=kind, message=message, line=line) if kind else None
-        return Outcome(status=status, result=result, output=output, error=error, device=device,
-                       wall_s=wall_s, traceback=traceback)
+        return Outcome(
+            status=status,
+            result=result,
+            output=output,
+            error=error,
+            device=device,
+            wall_s=wall_s,
+            traceback=traceback,
+        )
 
     exit_info = run.exit or {}
     sig = exit_info.get("signal")
@@ -356,10 +392,15 @@ def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float,
     if run.timed_out:
         return outcome("timeout", "timeout", f"the run did not finish within {timeout_s:g} s")
     if run.output_overflow:
-        return outcome("limit", "output",
-                       f"the run wrote more than {run.limits.raw_output_bytes} bytes of output")
+        return outcome(
+            "limit",
+            "output",
+            f"the run wrote more than {run.limits.raw_output_bytes} bytes of output",
+        )
     if run.result_overflow:
-        return outcome("error", "result", f"the run's result exceeded {run.limits.result_bytes} bytes")
+        return outcome(
+            "error", "result", f"the run's result exceeded {run.limits.result_bytes} bytes"
+        )
     if run.worker_lost:
         return outcome("error", "sandbox", "the sandbox worker stopped during the run")
     if sig == signal.SIGXCPU:
@@ -367,19 +408,30 @@ def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float,
     if sig == signal.SIGXFSZ:
         return outcome("limit", "file size", "the run wrote a file past its size limit")
     if exit_info.get("reason") == "scratch":
-        return outcome("limit", "disk", f"the run wrote more than"
-                       f" {run.limits.scratch_bytes // (1024 * 1024)} MiB of files")
+        return outcome(
+            "limit",
+            "disk",
+            f"the run wrote more than {run.limits.scratch_bytes // (1024 * 1024)} MiB of files",
+        )
     if sig == signal.SIGKILL:
         return outcome("limit", "killed", "the run was killed by the system (memory or CPU)")
     if not run.result:
         how = f"signal {signal_name(sig)}" if sig else f"exit code {exit_info.get('code')}"
         line = exit_info.get("line")
-        return outcome("error", "crash", f"the run ended without a result ({how})",
-                       line=line if type(line) is int else None)
+        return outcome(
+            "error",
+            "crash",
+            f"the run ended without a result ({how})",
+            line=line if type(line) is int else None,
+        )
     body = protocol.verified(bytes(run.result), key)
     if body is None:
-        return outcome("error", "tampered", "the run's result was not written by grill's grader"
-                       " (it does not carry this run's key), so it was thrown away: not graded")
+        return outcome(
+            "error",
+            "tampered",
+            "the run's result was not written by grill's grader"
+            " (it does not carry this run's key), so it was thrown away: not graded",
+        )
     try:
         message = protocol.decode(body)
         return from_message(message, outcome)
@@ -406,8 +458,11 @@ def from_message(message: dict, outcome) -> Outcome:
         return outcome("ok", result=message["result"])
     error = message["error"]
     kind, text, line = error["kind"], error["message"], error.get("line")
-    if not isinstance(kind, str) or not isinstance(text, str) \
-            or not (line is None or isinstance(line, int)):
+    if (
+        not isinstance(kind, str)
+        or not isinstance(text, str)
+        or not (line is None or isinstance(line, int))
+    ):
         raise ValueError("malformed error fields")
     traceback = message.get("traceback") or ""
     if not isinstance(traceback, str):

@@ -23,8 +23,11 @@ class _Header(ctypes.Structure):
 
 
 class _Data(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 def drop_privileges(uid: int, gid: int, keep_reading: bool = False) -> None:

@@ -31,8 +31,9 @@ def send(sock: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> None:
     sock.sendall(body)
 
 
-def receive(sock: socket.socket, max_bytes: int = MAX_CONTROL_BYTES,
-            max_fds: int = 0) -> tuple[dict, list[int]]:
+def receive(
+    sock: socket.socket, max_bytes: int = MAX_CONTROL_BYTES, max_fds: int = 0
+) -> tuple[dict, list[int]]:
     """One message and the descriptors that came with it; raises ProtocolError on EOF."""
     fds: list[int] = []
     if max_fds:
@@ -73,7 +74,7 @@ def decode(data: bytes) -> dict:
 def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def signed(message: dict, key: bytes) -> bytes:

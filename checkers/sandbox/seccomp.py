@@ -24,21 +24,59 @@ LD_ABS, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
 RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 
 DENIED_X86_64 = {
-    "ptrace": 101, "syslog": 103, "personality": 135, "pivot_root": 155, "acct": 163,
-    "mount": 165, "umount2": 166, "swapon": 167, "swapoff": 168, "reboot": 169,
-    "sethostname": 170, "setdomainname": 171, "iopl": 172, "ioperm": 173,
-    "init_module": 175, "delete_module": 176, "quotactl": 179, "lookup_dcookie": 212,
-    "kexec_load": 246, "add_key": 248, "request_key": 249, "keyctl": 250, "unshare": 272,
-    "perf_event_open": 298, "name_to_handle_at": 303, "open_by_handle_at": 304,
-    "setns": 308, "process_vm_readv": 310, "process_vm_writev": 311, "finit_module": 313,
-    "kexec_file_load": 320, "bpf": 321, "userfaultfd": 323, "io_uring_setup": 425,
-    "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428, "move_mount": 429,
-    "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+    "ptrace": 101,
+    "syslog": 103,
+    "personality": 135,
+    "pivot_root": 155,
+    "acct": 163,
+    "mount": 165,
+    "umount2": 166,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "sethostname": 170,
+    "setdomainname": 171,
+    "iopl": 172,
+    "ioperm": 173,
+    "init_module": 175,
+    "delete_module": 176,
+    "quotactl": 179,
+    "lookup_dcookie": 212,
+    "kexec_load": 246,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "unshare": 272,
+    "perf_event_open": 298,
+    "name_to_handle_at": 303,
+    "open_by_handle_at": 304,
+    "setns": 308,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "finit_module": 313,
+    "kexec_file_load": 320,
+    "bpf": 321,
+    "userfaultfd": 323,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "mount_setattr": 442,
 }
 """Debugging other processes, mounts and namespaces, kernel modules and keys, BPF and perf,
 io_uring (a way around seccomp itself): none of it is needed to train a model."""
 NETWORK_X86_64 = {
-    "socket": 41, "connect": 42, "accept": 43, "bind": 49, "listen": 50, "socketpair": 53,
+    "socket": 41,
+    "connect": 42,
+    "accept": 43,
+    "bind": 49,
+    "listen": 50,
+    "socketpair": 53,
     "accept4": 288,
 }
 """Opening, connecting and accepting sockets: a run's only channels are the pipes it is given."""
@@ -54,14 +92,21 @@ def supported() -> bool:
 def program(numbers: dict[str, int] | None = None) -> bytes:
     """A filter as packed `struct sock_filter` instructions: the worker's (DENIED_X86_64, and
     clone3 answered ENOSYS) unless other `numbers` are given."""
+
     def op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
         return struct.pack("=HBBI", code, jt, jf, k)
 
     denied = [(nr, errno.EPERM) for nr in sorted((numbers or DENIED_X86_64).values())]
     if numbers is None:
         denied.append((CLONE3, errno.ENOSYS))
-    code = [op(LD_ABS, 4), op(JEQ, AUDIT_ARCH_X86_64, 1, 0), op(RET, RET_KILL_PROCESS),
-            op(LD_ABS, 0), op(JGE, X32_SYSCALL_BIT, 0, 1), op(RET, RET_ERRNO | errno.EPERM)]
+    code = [
+        op(LD_ABS, 4),
+        op(JEQ, AUDIT_ARCH_X86_64, 1, 0),
+        op(RET, RET_KILL_PROCESS),
+        op(LD_ABS, 0),
+        op(JGE, X32_SYSCALL_BIT, 0, 1),
+        op(RET, RET_ERRNO | errno.EPERM),
+    ]
     for number, error in denied:
         code += [op(JEQ, number, 0, 1), op(RET, RET_ERRNO | error)]
     code.append(op(RET, RET_ALLOW))
@@ -91,7 +136,9 @@ def install(code: bytes) -> bool:
     libc = ctypes.CDLL(None, use_errno=True)
     buffer = ctypes.create_string_buffer(code, len(code))
     prog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 \
-            or libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+    if (
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+        or libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0
+    ):
         raise OSError(ctypes.get_errno(), "could not install the seccomp filter")
     return True

@@ -25,7 +25,8 @@ NOTE = "[further warnings not shown]\n"
 INTERNAL_NOTE = re.compile(r"\s*\(Triggered internally at [^\n]*\)")
 STACK_ENTRY = re.compile(
     r'^  File "(?P<file>[^"\n]*)", line \d+, in [^\n]*(?:\n|\Z)(?:    [^\n]*(?:\n|\Z))*',
-    re.MULTILINE)
+    re.MULTILINE,
+)
 """One frame of a printed stack: its `File` line and the indented source lines under it."""
 
 _written = 0
@@ -39,8 +40,14 @@ def install() -> None:
 
 
 def show_unraisable(unraisable) -> None:
-    write(format_warning(unraisable.exc_value or "", unraisable.exc_type or Exception,
-                         candidate_frame(), prefix="Exception ignored: "))
+    write(
+        format_warning(
+            unraisable.exc_value or "",
+            unraisable.exc_type or Exception,
+            candidate_frame(),
+            prefix="Exception ignored: ",
+        )
+    )
 
 
 def show(message, category, filename, lineno, file=None, line=None) -> None:

@@ -88,16 +88,23 @@ def warm(full: bool) -> dict:
     started = time.perf_counter()
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     import torch
+
     torch.set_num_threads(1)
     from checkers import grade, policy  # noqa: F401  (the grading job, loaded once)
+
     imported = time.perf_counter()
     if full:
         warm_paths(torch, policy)
     gc.collect()
     gc.freeze()  # what the worker holds is never garbage: a run's collections skip it
-    return {"torch": torch.__version__, "cuda": torch.cuda.is_available(),
-            "timings": {"import": round(imported - started, 3),
-                        "warm-up": round(time.perf_counter() - imported, 3)}}
+    return {
+        "torch": torch.__version__,
+        "cuda": torch.cuda.is_available(),
+        "timings": {
+            "import": round(imported - started, 3),
+            "warm-up": round(time.perf_counter() - imported, 3),
+        },
+    }
 
 
 def warm_paths(torch, policy) -> None:
@@ -113,14 +120,16 @@ def warm_paths(torch, policy) -> None:
     policy.run_candidate(warm_up, policy.candidate_namespace(warm_up))
 
 
-def serve(control: socket.socket, request: dict, fds: list[int], jobs: dict,
-          own_pid_namespace: bool) -> None:
+def serve(
+    control: socket.socket, request: dict, fds: list[int], jobs: dict, own_pid_namespace: bool
+) -> None:
     out_fd, result_fd = fds
     try:
         job = load_job(jobs, request["job"])
     except Exception as exc:  # a bad job name is grill's bug; report it as the result
-        protocol.write_all(result_fd, protocol.signed(child.internal_error(exc),
-                                                      bytes.fromhex(request["key"])))
+        protocol.write_all(
+            result_fd, protocol.signed(child.internal_error(exc), bytes.fromhex(request["key"]))
+        )
         os.close(out_fd)
         os.close(result_fd)
         protocol.send(control, {"event": "exit", "code": 0, "signal": None, "killed": False})
@@ -136,10 +145,17 @@ def serve(control: socket.socket, request: dict, fds: list[int], jobs: dict,
     kill_leftovers(pid, own_pid_namespace)
     code = os.waitstatus_to_exitcode(status)
     filename = request["payload"].get("filename") or "<snippet>"
-    protocol.send(control, {"event": "exit", "code": code if code >= 0 else None,
-                            "signal": -code if code < 0 else None, "killed": bool(killed),
-                            "reason": killed if isinstance(killed, str) else None,
-                            "line": child.crash_line(filename) if code < 0 else None})
+    protocol.send(
+        control,
+        {
+            "event": "exit",
+            "code": code if code >= 0 else None,
+            "signal": -code if code < 0 else None,
+            "killed": bool(killed),
+            "reason": killed if isinstance(killed, str) else None,
+            "line": child.crash_line(filename) if code < 0 else None,
+        },
+    )
 
 
 def clear_scratch(kept: set[str]) -> None:
@@ -164,8 +180,9 @@ def load_job(jobs: dict, name: str):
     return jobs[name]
 
 
-def wait_or_kill(control: socket.socket, pid: int, own_pid_namespace: bool,
-                 scratch_cap: int | None = None) -> tuple[int, bool | str]:
+def wait_or_kill(
+    control: socket.socket, pid: int, own_pid_namespace: bool, scratch_cap: int | None = None
+) -> tuple[int, bool | str]:
     """Wait for the run's exit, or kill it when the parent asks (timeout, cancel, output cap),
     when it goes away, or (`scratch_cap`, where no sized tmpfs holds the run's folder) when
     the run has written more than its cap: then the reason comes back as "scratch"."""
@@ -250,6 +267,7 @@ def children_of(pid: int) -> list[int]:
 def become_subreaper() -> None:
     if sys.platform.startswith("linux"):
         import ctypes
+
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 

@@ -70,8 +70,10 @@ def main() -> int:
         path.write_text(LOOP.format(steps=100, seed=seed, optimizer="Adam"))
         batch.append(str(path))
 
-    print(f"{'snippet':10} {'python':>21} {'cold check':>21} {'warm re-run':>21} "
-          f"{'cold/py':>8} {'warm/py':>8}")
+    print(
+        f"{'snippet':10} {'python':>21} {'cold check':>21} {'warm re-run':>21} "
+        f"{'cold/py':>8} {'warm/py':>8}"
+    )
     with Sandbox(device="cpu") as box:
         grade_file(files["sgd-50"], sandbox=box)
         for name, path in files.items():
@@ -83,14 +85,22 @@ def main() -> int:
                 grade_file(path, sandbox=box)
                 warm.append(time.perf_counter() - started)
             base = statistics.median(plain)
-            print(f"{name:10} {spread(plain):>21} {spread(cold):>21} {spread(warm):>21} "
-                  f"{statistics.median(cold) / base:8.2f} {statistics.median(warm) / base:8.2f}")
+            print(
+                f"{name:10} {spread(plain):>21} {spread(cold):>21} {spread(warm):>21} "
+                f"{statistics.median(cold) / base:8.2f} {statistics.median(warm) / base:8.2f}"
+            )
     plain = [seconds(path) for path in batch]
     together = seconds("-m", "checkers", "--device", "cpu", *batch) / len(batch)
-    print(f"batch of 10 adam-100 files through one worker: {together:.2f}s a file,"
-          f" {together / statistics.median(plain):.2f} of plain python's {statistics.median(plain):.2f}s")
-    timings = subprocess.run([sys.executable, "-m", "checkers", "--device", "cpu", "--timings",
-                              str(files["adam-100"])], capture_output=True, text=True, cwd=ROOT)
+    print(
+        f"batch of 10 adam-100 files through one worker: {together:.2f}s a file,"
+        f" {together / statistics.median(plain):.2f} of plain python's {statistics.median(plain):.2f}s"
+    )
+    timings = subprocess.run(
+        [sys.executable, "-m", "checkers", "--device", "cpu", "--timings", str(files["adam-100"])],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     print("where a cold check's time goes:", timings.stderr.strip().splitlines()[-1])
     watching_cost(files["adam-200"].read_text())
     return 0
@@ -116,8 +126,10 @@ def watching_cost(source: str) -> None:
         started = time.perf_counter()
         grade_job({"source": source, "filename": "<bench>", "seconds": 600}, None)
         watched.append(time.perf_counter() - started)
-    print(f"watching the whole run (adam-200, in process): bare {spread(bare)}, graded"
-          f" {spread(watched)}, {statistics.median(watched) / statistics.median(bare):.2f}x")
+    print(
+        f"watching the whole run (adam-200, in process): bare {spread(bare)}, graded"
+        f" {spread(watched)}, {statistics.median(watched) / statistics.median(bare):.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -23,8 +23,10 @@ def main() -> int:
     from checkers.sandbox import Sandbox
 
     wrong = []
-    print(f"{'folder':8} {'loops':>6} {'right':>6} {'false alarms':>13} {'misses':>7} "
-          f"{'not graded':>11} {'seconds':>8}")
+    print(
+        f"{'folder':8} {'loops':>6} {'right':>6} {'false alarms':>13} {'misses':>7} "
+        f"{'not graded':>11} {'seconds':>8}"
+    )
     with Sandbox(device="cpu") as box:
         for folder in FOLDERS:
             labels = json.loads((folder / "labels.json").read_text())
@@ -33,14 +35,23 @@ def main() -> int:
             for path in sorted(folder.glob("*.py")):
                 label = labels[path.name]["label"]
                 verdict = grade_file(path, sandbox=box).verdict
-                kind = ("right" if verdict == label else "not graded" if verdict not in ("clean", "leak")
-                        else "false alarms" if verdict == "leak" else "misses")
+                kind = (
+                    "right"
+                    if verdict == label
+                    else "not graded"
+                    if verdict not in ("clean", "leak")
+                    else "false alarms"
+                    if verdict == "leak"
+                    else "misses"
+                )
                 counts[kind] += 1
                 if kind != "right":
                     wrong.append(f"  {folder.name}/{path.name}: labelled {label}, graded {verdict}")
-            print(f"{folder.name:8} {sum(counts.values()):6} {counts['right']:6} "
-                  f"{counts['false alarms']:13} {counts['misses']:7} {counts['not graded']:11} "
-                  f"{time.perf_counter() - started:8.1f}")
+            print(
+                f"{folder.name:8} {sum(counts.values()):6} {counts['right']:6} "
+                f"{counts['false alarms']:13} {counts['misses']:7} {counts['not graded']:11} "
+                f"{time.perf_counter() - started:8.1f}"
+            )
     print("\n".join(["wrong:", *wrong]) if wrong else "wrong: none")
     return 0
 

@@ -27,7 +27,10 @@ from app.paths import SHIPPED_PACKS  # noqa: E402
 from questions.loader import load_card_file, load_library  # noqa: E402
 
 FIXTURE_CARD = ROOT / "tests" / "fixtures" / "packs" / "good" / "detach-metrics.yaml"
-REAL_CARD = max((p for p in SHIPPED_PACKS.glob("*/*.yaml") if p.name != "pack.yaml"), key=lambda p: p.stat().st_size)
+REAL_CARD = max(
+    (p for p in SHIPPED_PACKS.glob("*/*.yaml") if p.name != "pack.yaml"),
+    key=lambda p: p.stat().st_size,
+)
 CARDS = 1000
 RUNS = 7
 UNKNOWN_FIELDS = (300, 30_000)
@@ -35,11 +38,15 @@ UNKNOWN_FIELDS = (300, 30_000)
 
 def write_pack(folder: Path, template: Path) -> Path:
     folder.mkdir()
-    (folder / "pack.yaml").write_text("name: bench\ntitle: Bench\ndescription: Generated cards.\nformat_version: 1\n")
+    (folder / "pack.yaml").write_text(
+        "name: bench\ntitle: Bench\ndescription: Generated cards.\nformat_version: 1\n"
+    )
     text = template.read_text()
     for index in range(CARDS):
         card_id = f"bench-card-{index:04d}"
-        (folder / f"{card_id}.yaml").write_text(text.replace(f"id: {template.stem}", f"id: {card_id}", 1))
+        (folder / f"{card_id}.yaml").write_text(
+            text.replace(f"id: {template.stem}", f"id: {card_id}", 1)
+        )
     library = load_library([folder])
     assert len(library.cards) == CARDS and not library.problems, "the generated cards must be valid"
     return folder
@@ -73,13 +80,17 @@ def spread(times: list[float]) -> str:
 
 def wall_and_cpu(label: str, runs: tuple[list[float], list[float]], goal: bool = False) -> str:
     walls, cpus = runs
-    met = f"   goal < 1000 ms: {'met' if statistics.median(walls) < 1 else 'NOT met'}" if goal else ""
+    met = (
+        f"   goal < 1000 ms: {'met' if statistics.median(walls) < 1 else 'NOT met'}" if goal else ""
+    )
     return f"{label:<44}{spread(walls)}   CPU {spread(cpus)}{met}"
 
 
 def with_unknown_fields(folder: Path, count: int) -> Path:
     path = folder / FIXTURE_CARD.name
-    path.write_text(FIXTURE_CARD.read_text() + "".join(f"unknown_field_{n}: {n}\n" for n in range(count)))
+    path.write_text(
+        FIXTURE_CARD.read_text() + "".join(f"unknown_field_{n}: {n}\n" for n in range(count))
+    )
     return path
 
 
@@ -98,18 +109,34 @@ def main() -> None:
             folder = Path(tmp) / f"unknown-{count}"
             folder.mkdir()
             path = with_unknown_fields(folder, count)
-            growth[count] = timed(lambda: load_card_file(path), runs=5)
+            growth[count] = timed(lambda path=path: load_card_file(path), runs=5)
 
-    print(f"median of {RUNS} runs (fastest to slowest); {CARDS} copies of a card, each with a code task")
+    print(
+        f"median of {RUNS} runs (fastest to slowest); {CARDS} copies of a card, each with a code task"
+    )
     print(wall_and_cpu("python start-up", startup))
-    print(wall_and_cpu(f"grill lint, {REAL_CARD.name[:26]} ({REAL_CARD.stat().st_size // 1000} KB)", lint_real, goal=True))
-    print(wall_and_cpu(f"grill lint, fixture card ({FIXTURE_CARD.stat().st_size // 1000} KB)", lint_small))
-    print(f"{'load_library of the large cards, in process':<44}{spread(loading)}   "
-          f"{statistics.median(loading) / CARDS * 1e6:.0f} us/card")
+    print(
+        wall_and_cpu(
+            f"grill lint, {REAL_CARD.name[:26]} ({REAL_CARD.stat().st_size // 1000} KB)",
+            lint_real,
+            goal=True,
+        )
+    )
+    print(
+        wall_and_cpu(
+            f"grill lint, fixture card ({FIXTURE_CARD.stat().st_size // 1000} KB)", lint_small
+        )
+    )
+    print(
+        f"{'load_library of the large cards, in process':<44}{spread(loading)}   "
+        f"{statistics.median(loading) / CARDS * 1e6:.0f} us/card"
+    )
     print(wall_and_cpu("grill --help", help_))
     low, high = (statistics.median(growth[count]) for count in UNKNOWN_FIELDS)
-    print(f"one card with {UNKNOWN_FIELDS[0]:,} unknown fields: {low * 1000:.1f} ms; with {UNKNOWN_FIELDS[1]:,}: "
-          f"{high * 1000:.0f} ms; ratio {high / low:.0f} (linear: about {UNKNOWN_FIELDS[1] // UNKNOWN_FIELDS[0]})")
+    print(
+        f"one card with {UNKNOWN_FIELDS[0]:,} unknown fields: {low * 1000:.1f} ms; with {UNKNOWN_FIELDS[1]:,}: "
+        f"{high * 1000:.0f} ms; ratio {high / low:.0f} (linear: about {UNKNOWN_FIELDS[1] // UNKNOWN_FIELDS[0]})"
+    )
 
 
 if __name__ == "__main__":

@@ -28,30 +28,55 @@ PACK = ROOT / "questions" / "autograd-memory"
 
 # (card id, answer, key points expected, red flags expected)
 ANSWERS = [
-    ("keeping-loss-tensor-grows-memory",
-     "The loss is not just a number: it still carries its grad_fn, so summing it into running_loss "
-     "chains each iteration's graph together and memory climbs linearly. Log loss.item() instead.",
-     {0, 2, 3, 4}, set()),
-    ("keeping-loss-tensor-grows-memory",
-     "It holds the graph that autograd recorded for every step, because we keep accumulating the "
-     "raw tensor into the total.", {0, 2}, set()),
-    ("keeping-loss-tensor-grows-memory",
-     "Don't call empty_cache; the graphs are still referenced by the total.", {1}, set()),
-    ("keeping-loss-tensor-grows-memory",
-     "Call empty_cache after every step so the memory comes back.", set(), {3}),
-    ("backward-twice-retain-graph",
-     "After backward the saved tensors are freed, so a second pass has nothing left. Usually a "
-     "tensor from the previous iteration is still attached, so detach it; retain_graph=True only "
-     "hides that and leaks.", {0, 1, 2, 4}, set()),
-    ("backward-twice-retain-graph",
-     "I'd just add retain_graph=True to the backward call and move on.", {2}, {0}),
+    (
+        "keeping-loss-tensor-grows-memory",
+        "The loss is not just a number: it still carries its grad_fn, so summing it into running_loss "
+        "chains each iteration's graph together and memory climbs linearly. Log loss.item() instead.",
+        {0, 2, 3, 4},
+        set(),
+    ),
+    (
+        "keeping-loss-tensor-grows-memory",
+        "It holds the graph that autograd recorded for every step, because we keep accumulating the "
+        "raw tensor into the total.",
+        {0, 2},
+        set(),
+    ),
+    (
+        "keeping-loss-tensor-grows-memory",
+        "Don't call empty_cache; the graphs are still referenced by the total.",
+        {1},
+        set(),
+    ),
+    (
+        "keeping-loss-tensor-grows-memory",
+        "Call empty_cache after every step so the memory comes back.",
+        set(),
+        {3},
+    ),
+    (
+        "backward-twice-retain-graph",
+        "After backward the saved tensors are freed, so a second pass has nothing left. Usually a "
+        "tensor from the previous iteration is still attached, so detach it; retain_graph=True only "
+        "hides that and leaks.",
+        {0, 1, 2, 4},
+        set(),
+    ),
+    (
+        "backward-twice-retain-graph",
+        "I'd just add retain_graph=True to the backward call and move on.",
+        {2},
+        {0},
+    ),
 ]
 
 
 def substring_marks(card: Card, answer: str) -> tuple[set[int], set[int]]:
     """The naive baseline: a signal counts when it appears verbatim, ignoring case."""
     text = answer.lower()
-    points = {i for i, kp in enumerate(card.key_points) if any(s.lower() in text for s in kp.signals)}
+    points = {
+        i for i, kp in enumerate(card.key_points) if any(s.lower() in text for s in kp.signals)
+    }
     flags = {i for i, rf in enumerate(card.red_flags) if any(s.lower() in text for s in rf.signals)}
     return points, flags
 
@@ -98,13 +123,18 @@ def quality(by_id: dict[str, Card]) -> None:
             totals[name][1] += wrong
             row.append(f"{found}/{len(expected)} +{wrong} wrong")
         print(f"{answer[:38] + '…':40} {row[0]:>14} {row[1]:>14}")
-    print(f"{'total':40} {totals['matcher'][0]}/{expected_total} +{totals['matcher'][1]} wrong"
-          f"   {totals['substring'][0]}/{expected_total} +{totals['substring'][1]} wrong")
+    print(
+        f"{'total':40} {totals['matcher'][0]}/{expected_total} +{totals['matcher'][1]} wrong"
+        f"   {totals['substring'][0]}/{expected_total} +{totals['substring'][1]} wrong"
+    )
 
 
 def draw_time(loaded: list[LoadedCard]) -> None:
-    many = [LoadedCard(c.card.model_copy(update={"id": f"{c.card.id}-{n}"}), c.path, c.pack)
-            for n in range(1000 // len(loaded) + 1) for c in loaded][:1000]
+    many = [
+        LoadedCard(c.card.model_copy(update={"id": f"{c.card.id}-{n}"}), c.path, c.pack)
+        for n in range(1000 // len(loaded) + 1)
+        for c in loaded
+    ][:1000]
     standings = {c.card.id: Standing(seen=True, last_rating="hard") for c in many[::3]}
     runs = []
     for seed in range(20):

@@ -68,11 +68,15 @@ def main() -> None:
     print(f"isolation: {isolation}")
     print(f"worker start (once, torch import + warm-up): {startup:6.2f} s")
     print(f"{'':34}{'median':>9}{'min':>9}{'max':>9}")
-    for label, times in (("warm sandbox run (request->result)", warm),
-                         ("cold `python snippet.py`", cold)):
+    for label, times in (
+        ("warm sandbox run (request->result)", warm),
+        ("cold `python snippet.py`", cold),
+    ):
         print(f"{label:34}{statistics.median(times):8.3f}s{min(times):8.3f}s{max(times):8.3f}s")
-    print(f"warm / cold: {warm_s / cold_s:.3f}  (goal < 0.333: "
-          f"{'met' if warm_s / cold_s < 1 / 3 else 'NOT met'})")
+    print(
+        f"warm / cold: {warm_s / cold_s:.3f}  (goal < 0.333: "
+        f"{'met' if warm_s / cold_s < 1 / 3 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

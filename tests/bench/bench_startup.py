@@ -37,7 +37,9 @@ def time_to_marker(argv: list[str], marker: bytes | None, env: dict[str, str]) -
     os.set_blocking(leader, False)
     env = {**env, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=ROOT)
+    process = subprocess.Popen(
+        argv, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=ROOT
+    )
     os.close(follower)
     seen = b""
     try:
@@ -76,14 +78,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         returning_user(home)
         env = {**os.environ, "GRILL_HOME": home}
-        bare = [time_to_marker([sys.executable, "-c", "print('x')"], None, env) for _ in range(RUNS)]
-        minimal = [time_to_marker([sys.executable, "-c", MINIMAL_APP], MARKER, env) for _ in range(RUNS)]
+        bare = [
+            time_to_marker([sys.executable, "-c", "print('x')"], None, env) for _ in range(RUNS)
+        ]
+        minimal = [
+            time_to_marker([sys.executable, "-c", MINIMAL_APP], MARKER, env) for _ in range(RUNS)
+        ]
         painted = [time_to_marker([str(GRILL)], MARKER, env) for _ in range(RUNS)]
     print(f"runs: {RUNS} (2 shared cores, so figures are noisy)")
     print(f"{'':28}{'median':>9}{'min':>9}{'max':>9}")
-    rows = (("python start", bare), ("minimal Textual app painted", minimal), ("grill -> home painted", painted))
+    rows = (
+        ("python start", bare),
+        ("minimal Textual app painted", minimal),
+        ("grill -> home painted", painted),
+    )
     for label, values in rows:
-        print(f"{label:28}{statistics.median(values):>8.3f}s{min(values):>8.3f}s{max(values):>8.3f}s")
+        print(
+            f"{label:28}{statistics.median(values):>8.3f}s{min(values):>8.3f}s{max(values):>8.3f}s"
+        )
     ratio = statistics.median(painted) / statistics.median(minimal)
     goal = "met" if statistics.median(painted) < 1.0 else "NOT met"
     print(f"grill / minimal Textual app: {ratio:.2f}x; goal < 1 s to first paint: {goal}")

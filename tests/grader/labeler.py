@@ -57,11 +57,11 @@ from pathlib import Path
 
 import torch
 
-SAMPLES = 60          # samples per run (plus the final one)
-RATIO = 1.5           # peak(2N) must be at least this multiple of peak(N) ...
-UNITS = 3             # ... and exceed it by at least this many steps' graphs
-MIN_UNIT = 8          # floor of one step's graph size, in nodes
-LINE_CAP = 40_000     # line events after which a run is stopped
+SAMPLES = 60  # samples per run (plus the final one)
+RATIO = 1.5  # peak(2N) must be at least this multiple of peak(N) ...
+UNITS = 3  # ... and exceed it by at least this many steps' graphs
+MIN_UNIT = 8  # floor of one step's graph size, in nodes
+LINE_CAP = 40_000  # line events after which a run is stopped
 HERE = Path(__file__).resolve().parent
 FOLDERS = (HERE / "corpus", HERE / "benign")
 LABELS = "labels.json"
@@ -104,10 +104,14 @@ def reachable_graph_nodes() -> int:
 def steps_line(tree: ast.Module) -> ast.Assign | None:
     """The single top-level `STEPS = <int>` assignment, or None."""
     found = [
-        node for node in tree.body
-        if isinstance(node, ast.Assign) and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "STEPS"
-        and isinstance(node.value, ast.Constant) and type(node.value.value) is int
+        node
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == "STEPS"
+        and isinstance(node.value, ast.Constant)
+        and type(node.value.value) is int
     ]
     if len(found) > 1:
         raise ValueError("more than one top-level `STEPS = <int>` line")
@@ -140,18 +144,25 @@ class Run:
             return self._local
         return None
 
-    def execute(self) -> "Run":
+    def execute(self) -> Run:
         namespace = {"__name__": "__main__", "__file__": self.filename, "__builtins__": builtins}
         buffer = io.StringIO()
-        grad_mode, dtype, threads = torch.is_grad_enabled(), torch.get_default_dtype(), torch.get_num_threads()
+        grad_mode, dtype, threads = (
+            torch.is_grad_enabled(),
+            torch.get_default_dtype(),
+            torch.get_num_threads(),
+        )
         previous_trace = sys.gettrace()
         torch.set_num_threads(1)
         torch.manual_seed(0)
         random.seed(0)
         start = time.perf_counter()
         try:
-            with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
-                    warnings.catch_warnings():
+            with (
+                contextlib.redirect_stdout(buffer),
+                contextlib.redirect_stderr(buffer),
+                warnings.catch_warnings(),
+            ):
                 sys.settrace(self._global)
                 try:
                     exec(self.code, namespace)
@@ -212,8 +223,11 @@ def warm_up() -> None:
     if _warm:
         return
     model = torch.nn.Linear(2, 1)
-    for opt in (torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.Adam(model.parameters()),
-                torch.optim.AdamW(model.parameters())):
+    for opt in (
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        torch.optim.Adam(model.parameters()),
+        torch.optim.AdamW(model.parameters()),
+    ):
         loss = model(torch.randn(3, 2)).pow(2).mean()
         opt.zero_grad()
         loss.backward()
@@ -245,20 +259,34 @@ def _measure(path: Path) -> dict:
     result: dict = {}
     if assign is None:
         run = run_sampled(tree, filename, None)
-        result.update(method="progress", steps=None, unit=MIN_UNIT,
-                      peak_n=run.peak_until(run.lines // 2), peak_2n=run.peak,
-                      capped=run.capped, error=run.error, lines=run.lines)
+        result.update(
+            method="progress",
+            steps=None,
+            unit=MIN_UNIT,
+            peak_n=run.peak_until(run.lines // 2),
+            peak_2n=run.peak,
+            capped=run.capped,
+            error=run.error,
+            lines=run.lines,
+        )
     else:
         n = assign.value.value
         one = run_sampled(ast.parse(source, filename), filename, 1)
         unit = MIN_UNIT if one.error else max(MIN_UNIT, one.peak)
         run_n = run_sampled(ast.parse(source, filename), filename, n)
         run_2n = run_sampled(ast.parse(source, filename), filename, 2 * n)
-        result.update(method="STEPS", steps=n, unit=unit, peak_n=run_n.peak, peak_2n=run_2n.peak,
-                      capped=run_n.capped or run_2n.capped, error=run_n.error or run_2n.error,
-                      lines=run_2n.lines,
-                      # the progress rule on the 2N run, for comparison only
-                      progress_label=decide(run_2n.peak_until(run_2n.lines // 2), run_2n.peak, MIN_UNIT))
+        result.update(
+            method="STEPS",
+            steps=n,
+            unit=unit,
+            peak_n=run_n.peak,
+            peak_2n=run_2n.peak,
+            capped=run_n.capped or run_2n.capped,
+            error=run_n.error or run_2n.error,
+            lines=run_2n.lines,
+            # the progress rule on the 2N run, for comparison only
+            progress_label=decide(run_2n.peak_until(run_2n.lines // 2), run_2n.peak, MIN_UNIT),
+        )
     result["label"] = decide(result["peak_n"], result["peak_2n"], result["unit"])
     result["seconds"] = round(time.perf_counter() - started, 2)
     return result
@@ -285,7 +313,9 @@ def write_labels(results: dict[Path, dict]) -> None:
         target = folder / LABELS
         labels = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
         for path, result in entries.items():
-            labels[path.name] = {key: result[key] for key in ("label", "peak_n", "peak_2n", "unit", "method")}
+            labels[path.name] = {
+                key: result[key] for key in ("label", "peak_n", "peak_2n", "unit", "method")
+            }
         labels = {name: labels[name] for name in sorted(labels) if (folder / name).exists()}
         target.write_text(json.dumps(labels, indent=1) + "\n", encoding="utf-8")
 
@@ -296,7 +326,9 @@ def _measure_job(path: str) -> tuple[str, dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="*", type=Path, help="snippets (default: corpus/ and benign/)")
+    parser.add_argument(
+        "files", nargs="*", type=Path, help="snippets (default: corpus/ and benign/)"
+    )
     parser.add_argument("--write", action="store_true", help="record the labels in labels.json")
     parser.add_argument("--check", action="store_true", help="exit 1 if a name prefix disagrees")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default 1)")
@@ -306,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[Path, dict] = {}
     if args.jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(args.jobs) as pool:
             jobs = pool.map(_measure_job, [str(path) for path in files])
             pairs = ((Path(name), result) for name, result in jobs)
@@ -319,14 +352,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(files)} files in {time.perf_counter() - started:.1f} s")
     if args.write:
         write_labels(results)
-    wrong = [path for path, result in results.items()
-             if result["label"] != expected_label(path) or result["error"]]
+    wrong = [
+        path
+        for path, result in results.items()
+        if result["label"] != expected_label(path) or result["error"]
+    ]
     if args.check and wrong:
         print("label disagrees with the name:")
         for path in wrong:
             result = results[path]
-            print(f"  {path.name}: {result['label']} (peak_n {result['peak_n']}, peak_2n {result['peak_2n']},"
-                  f" unit {result['unit']}){' ' + result['error'] if result['error'] else ''}")
+            print(
+                f"  {path.name}: {result['label']} (peak_n {result['peak_n']}, peak_2n {result['peak_2n']},"
+                f" unit {result['unit']}){' ' + result['error'] if result['error'] else ''}"
+            )
         return 1
     return 0
 
@@ -339,11 +377,16 @@ def _print(path: Path, result: dict) -> None:
         extra.append("stopped at the line cap")
     if result["error"]:
         extra.append(result["error"])
-    mark = "" if result["label"] == expected_label(path) else "  <-- name says " + expected_label(path)
-    print(f"{result['label']:5} {path.parent.name}/{path.name}: peak_n {result['peak_n']} peak_2n"
-          f" {result['peak_2n']} unit {result['unit']} [{result['method']}] {result['lines']} lines"
-          f" {result['seconds']}s"
-          f"{'; ' + '; '.join(extra) if extra else ''}{mark}", flush=True)
+    mark = (
+        "" if result["label"] == expected_label(path) else "  <-- name says " + expected_label(path)
+    )
+    print(
+        f"{result['label']:5} {path.parent.name}/{path.name}: peak_n {result['peak_n']} peak_2n"
+        f" {result['peak_2n']} unit {result['unit']} [{result['method']}] {result['lines']} lines"
+        f" {result['seconds']}s"
+        f"{'; ' + '; '.join(extra) if extra else ''}{mark}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ def make_step(keep):
 
 def test_a_step_that_logs_floats_passes_and_returns_the_clean_verdict():
     history = []
-    verdict = checkers.assert_no_graph_leak(make_step(lambda loss: history.append(loss.item())), steps=20)
+    verdict = checkers.assert_no_graph_leak(
+        make_step(lambda loss: history.append(loss.item())), steps=20
+    )
     assert verdict.verdict == "clean"
     assert verdict.steps == 20
     assert len(history) == 20
@@ -39,6 +41,9 @@ def test_a_step_that_keeps_loss_tensors_fails_with_the_evidence():
     assert "LEAK" in text
     assert "`step.<closure>.keep.__self__` holds 20 tensors" in text
     assert "Hint:" in text
+
+
+RUNNING = [0]
 
 
 def test_a_leak_held_only_by_a_module_global_is_found(monkeypatch):

@@ -10,8 +10,18 @@ import pytest
 from app.cli import main
 
 CORPUS = Path(__file__).parent / "corpus"
-STABLE_FIELDS = {"verdict", "device", "steps", "pattern", "growth_bytes_per_step", "samples",
-                 "retained", "message", "hint", "error"}
+STABLE_FIELDS = {
+    "verdict",
+    "device",
+    "steps",
+    "pattern",
+    "growth_bytes_per_step",
+    "samples",
+    "retained",
+    "message",
+    "hint",
+    "error",
+}
 
 
 def check(capsys, *argv):
@@ -45,16 +55,29 @@ def test_json_is_exactly_one_object_with_the_stable_fields(capsys):
     assert "Stopped at the step cap" in data["coverage"]
     assert data["training"]["optimizer_steps"] == 20
     assert data["retained"][0]["path"] == "running"
-    assert set(data["retained"][0]) == {"path", "grad_fn", "graph_nodes", "saved_bytes", "line", "steps"}
+    assert set(data["retained"][0]) == {
+        "path",
+        "grad_fn",
+        "graph_nodes",
+        "saved_bytes",
+        "line",
+        "steps",
+    }
     assert data["error"] is None
 
 
 def test_several_files_share_one_worker_and_exit_with_the_worst_status(capsys):
-    status, out, _ = check(capsys, "--json", str(CORPUS / "clean_item_total.py"),
-                           str(CORPUS / "leak_list_of_losses.py"))
+    status, out, _ = check(
+        capsys,
+        "--json",
+        str(CORPUS / "clean_item_total.py"),
+        str(CORPUS / "leak_list_of_losses.py"),
+    )
     lines = [json.loads(line) for line in out.splitlines()]
     assert [(d["file"].rsplit("/", 1)[-1], d["verdict"]) for d in lines] == [
-        ("clean_item_total.py", "clean"), ("leak_list_of_losses.py", "leak")]
+        ("clean_item_total.py", "clean"),
+        ("leak_list_of_losses.py", "leak"),
+    ]
     assert status == 1
 
 
@@ -86,10 +109,13 @@ def test_an_error_in_the_snippet_shows_only_its_own_traceback(capsys, tmp_path):
     assert "checkers/" not in out
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    (None, "no such file"),
-    (b"\xff\xfe\x00 not text", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "no such file"),
+        (b"\xff\xfe\x00 not text", "not UTF-8"),
+    ],
+)
 def test_unreadable_files_are_usage_errors_exit_2(capsys, tmp_path, content, expected):
     path = tmp_path / "snippet.py"
     if content is not None:
@@ -100,8 +126,9 @@ def test_unreadable_files_are_usage_errors_exit_2(capsys, tmp_path, content, exp
     assert expected in err and str(path) in err
 
 
-@pytest.mark.parametrize(("option", "value", "said"), [("--steps", "0", "--steps"),
-                                                       ("--seconds", "-1", "time budget")])
+@pytest.mark.parametrize(
+    ("option", "value", "said"), [("--steps", "0", "--steps"), ("--seconds", "-1", "time budget")]
+)
 def test_a_budget_that_cannot_run_anything_is_a_usage_error(capsys, option, value, said):
     status, _, err = check(capsys, option, value, str(CORPUS / "clean_item_total.py"))
     assert status == 2
@@ -109,8 +136,19 @@ def test_a_budget_that_cannot_run_anything_is_a_usage_error(capsys, option, valu
 
 
 def test_python_dash_m_checkers_gives_the_same_json():
-    run = subprocess.run([sys.executable, "-m", "checkers", "--json", "--device", "cpu",
-                          str(CORPUS / "clean_detached_list.py")], capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "checkers",
+            "--json",
+            "--device",
+            "cpu",
+            str(CORPUS / "clean_detached_list.py"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["verdict"] == "clean"
     assert run.stdout.count("\n") == 1

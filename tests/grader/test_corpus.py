@@ -63,14 +63,26 @@ def test_ordinary_training_code_is_never_refused_and_grades_clean(path, sandbox)
 
 
 EXPLAINED = {
-    "leak_trainer_metrics": ("`trainer.metrics['loss']` holds 100 tensors", "(line 24)", "`loss.detach()`"),
+    "leak_trainer_metrics": (
+        "`trainer.metrics['loss']` holds 100 tensors",
+        "(line 24)",
+        "`loss.detach()`",
+    ),
     "leak_records_dicts": ("`records` holds 100 tensors", "(line 13)", ".item()"),
-    "leak_generator_meter": ("`m.<locals>.total` chains the graphs of 100 steps", "(line 10)", "to `total`"),
+    "leak_generator_meter": (
+        "`m.<locals>.total` chains the graphs of 100 steps",
+        "(line 10)",
+        "to `total`",
+    ),
     "leak_train_returns_losses": ("`history` holds 30 tensors", "(line 14)", "`loss.detach()`"),
     "leak_create_graph_norms": ("`grad_norms` holds 80 tensors", "(line 17)", "create_graph=True"),
     "leak_forward_hook_closure": ("`model.1._forward_hooks[", "(line 10)", "`output.detach()`"),
     "leak_rnn_hidden_state": ("`h` chains the graphs", "(line 12)", "`h = h.detach()`"),
-    "leak_running_total": ("`running` chains the graphs of 200 steps", "(line 15)", "Add `loss.item()`"),
+    "leak_running_total": (
+        "`running` chains the graphs of 200 steps",
+        "(line 15)",
+        "Add `loss.item()`",
+    ),
 }
 
 
@@ -89,7 +101,9 @@ def test_grill_lint_run_passes_on_the_shipped_packs(capsys):
     status = main(["lint", "--run", str(ROOT / "questions")])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert out.strip().endswith(f"no problems; {len(load_library([ROOT / 'questions']).cards)} cards loaded")
+    assert out.strip().endswith(
+        f"no problems; {len(load_library([ROOT / 'questions']).cards)} cards loaded"
+    )
 
 
 class _Broken(ast.NodeTransformer):
@@ -101,9 +115,13 @@ class _Broken(ast.NodeTransformer):
 
     def visit_Expr(self, node):
         call = node.value
-        if self.how == "no-updates" and isinstance(call, ast.Call) \
-                and isinstance(call.func, ast.Attribute) and call.func.attr == "step" \
-                and "sched" not in ast.unparse(call.func.value):
+        if (
+            self.how == "no-updates"
+            and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "step"
+            and "sched" not in ast.unparse(call.func.value)
+        ):
             return ast.Pass()  # optimizer.step() (or scaler.step) dropped: nothing changes
         return self.generic_visit(node)
 
@@ -126,8 +144,11 @@ class _Broken(ast.NodeTransformer):
 
 
 def _detached(expression: ast.expr, many: bool) -> ast.expr:
-    code = (f"[t.detach().requires_grad_() for t in {ast.unparse(expression)}]" if many
-            else f"({ast.unparse(expression)}).detach().requires_grad_()")
+    code = (
+        f"[t.detach().requires_grad_() for t in {ast.unparse(expression)}]"
+        if many
+        else f"({ast.unparse(expression)}).detach().requires_grad_()"
+    )
     return ast.parse(code, mode="eval").body
 
 

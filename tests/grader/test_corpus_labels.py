@@ -25,28 +25,82 @@ STEPS_LINE = re.compile(r"^STEPS = \d+\s*$", re.MULTILINE)
 # trend from one run's own progress (first half against the whole run), and they may not be
 # edited here.
 LEGACY = {
-    "clean_accumulate_32.py", "clean_accuracy_counts.py", "clean_autocast.py", "clean_best_loss_item.py",
-    "clean_best_state_dict.py", "clean_bounded_deque.py", "clean_detached_list.py", "clean_ema_detached.py",
-    "clean_epoch_accumulator_reset.py", "clean_epoch_preds_cat.py", "clean_function_train.py",
-    "clean_generator_train.py", "clean_grad_accumulation.py", "clean_grad_norms.py", "clean_gradient_penalty.py",
-    "clean_hook_detached.py", "clean_item_total.py", "clean_iterator_next.py", "clean_lbfgs_closure.py",
-    "clean_lr_scheduler.py", "clean_maml.py", "clean_nested_epochs.py", "clean_no_grad_decorator.py",
-    "clean_no_grad_predictions.py", "clean_one_step_graph.py", "clean_periodic_eval.py",
-    "clean_reinforce_env_step.py", "clean_retain_graph_two_losses.py", "clean_sawtooth_batch_sizes.py",
-    "clean_stored_parameters.py", "clean_summed_accumulation.py", "clean_tbptt_detached.py",
-    "clean_tbptt_per_timestep.py", "clean_trainer_metrics_item.py", "clean_variable_sequence_lengths.py",
-    "clean_while_loop.py", "clean_while_true.py", "leak_accumulated_across_steps.py", "clean_best_loss_min_keeps_one_graph.py",
-    "leak_cat_outputs.py", "leak_class_level_list.py", "leak_create_graph_norms.py", "leak_default_argument.py",
-    "leak_defaultdict_sum.py", "leak_dict_of_lists.py", "leak_ema_loss.py", "clean_epoch_total_with_graph_reset_each_epoch.py",
-    "leak_forward_hook_closure.py", "leak_function_local.py", "leak_generator_batches.py",
-    "leak_generator_meter.py", "leak_generator_train_tensors.py", "leak_gru_hidden_list.py",
-    "leak_history_by_name.py", "leak_inference_no_grad_forgotten.py", "leak_kept_predictions.py",
-    "leak_lambda_default.py", "clean_list_of_graphs_cleared_every_10.py", "leak_list_of_losses.py",
-    "leak_micro_batches_outer_total.py", "leak_module_forward_cache.py", "leak_nested_epochs_list.py",
-    "leak_nonlocal_counter.py", "leak_object_attribute.py", "leak_outputs_by_step_dict.py", "leak_partial.py",
-    "leak_records_dicts.py", "leak_reinforce_episodes.py", "leak_retain_graph_total.py",
-    "leak_rnn_hidden_state.py", "leak_running_total.py", "leak_softmax_scores.py",
-    "leak_train_returns_losses.py", "leak_trainer_metrics.py", "leak_wgan_history.py", "leak_while_total.py",
+    "clean_accumulate_32.py",
+    "clean_accuracy_counts.py",
+    "clean_autocast.py",
+    "clean_best_loss_item.py",
+    "clean_best_state_dict.py",
+    "clean_bounded_deque.py",
+    "clean_detached_list.py",
+    "clean_ema_detached.py",
+    "clean_epoch_accumulator_reset.py",
+    "clean_epoch_preds_cat.py",
+    "clean_function_train.py",
+    "clean_generator_train.py",
+    "clean_grad_accumulation.py",
+    "clean_grad_norms.py",
+    "clean_gradient_penalty.py",
+    "clean_hook_detached.py",
+    "clean_item_total.py",
+    "clean_iterator_next.py",
+    "clean_lbfgs_closure.py",
+    "clean_lr_scheduler.py",
+    "clean_maml.py",
+    "clean_nested_epochs.py",
+    "clean_no_grad_decorator.py",
+    "clean_no_grad_predictions.py",
+    "clean_one_step_graph.py",
+    "clean_periodic_eval.py",
+    "clean_reinforce_env_step.py",
+    "clean_retain_graph_two_losses.py",
+    "clean_sawtooth_batch_sizes.py",
+    "clean_stored_parameters.py",
+    "clean_summed_accumulation.py",
+    "clean_tbptt_detached.py",
+    "clean_tbptt_per_timestep.py",
+    "clean_trainer_metrics_item.py",
+    "clean_variable_sequence_lengths.py",
+    "clean_while_loop.py",
+    "clean_while_true.py",
+    "leak_accumulated_across_steps.py",
+    "clean_best_loss_min_keeps_one_graph.py",
+    "leak_cat_outputs.py",
+    "leak_class_level_list.py",
+    "leak_create_graph_norms.py",
+    "leak_default_argument.py",
+    "leak_defaultdict_sum.py",
+    "leak_dict_of_lists.py",
+    "leak_ema_loss.py",
+    "clean_epoch_total_with_graph_reset_each_epoch.py",
+    "leak_forward_hook_closure.py",
+    "leak_function_local.py",
+    "leak_generator_batches.py",
+    "leak_generator_meter.py",
+    "leak_generator_train_tensors.py",
+    "leak_gru_hidden_list.py",
+    "leak_history_by_name.py",
+    "leak_inference_no_grad_forgotten.py",
+    "leak_kept_predictions.py",
+    "leak_lambda_default.py",
+    "clean_list_of_graphs_cleared_every_10.py",
+    "leak_list_of_losses.py",
+    "leak_micro_batches_outer_total.py",
+    "leak_module_forward_cache.py",
+    "leak_nested_epochs_list.py",
+    "leak_nonlocal_counter.py",
+    "leak_object_attribute.py",
+    "leak_outputs_by_step_dict.py",
+    "leak_partial.py",
+    "leak_records_dicts.py",
+    "leak_reinforce_episodes.py",
+    "leak_retain_graph_total.py",
+    "leak_rnn_hidden_state.py",
+    "leak_running_total.py",
+    "leak_softmax_scores.py",
+    "leak_train_returns_losses.py",
+    "leak_trainer_metrics.py",
+    "leak_wgan_history.py",
+    "leak_while_total.py",
 }
 
 
@@ -97,7 +151,9 @@ def test_the_corpus_is_large_and_covers_both_labels():
 
 @pytest.mark.parametrize("path", CORPUS, ids=[path.stem for path in CORPUS])
 def test_corpus_name_prefix_equals_the_measured_label(path):
-    assert expected(path) in ("leak", "clean"), f"{path.name}: the name must start with leak_ or clean_"
+    assert expected(path) in ("leak", "clean"), (
+        f"{path.name}: the name must start with leak_ or clean_"
+    )
     entry = load_labels(CORPUS_DIR)[path.name]
     assert entry["label"] == expected(path), entry
 
@@ -107,7 +163,9 @@ def test_benign_file_is_labelled_clean(path):
     assert load_labels(BENIGN_DIR)[path.name]["label"] == "clean"
 
 
-@pytest.mark.parametrize("path", CORPUS + BENIGN, ids=[f"{p.parent.name}/{p.stem}" for p in CORPUS + BENIGN])
+@pytest.mark.parametrize(
+    "path", CORPUS + BENIGN, ids=[f"{p.parent.name}/{p.stem}" for p in CORPUS + BENIGN]
+)
 def test_file_has_one_steps_line_and_a_first_line_comment(path):
     source = path.read_text(encoding="utf-8")
     assert source.startswith("# "), "the first line says what the file shows"
@@ -146,8 +204,8 @@ def test_labeler_counts_nodes_of_kept_graphs_and_skips_accumulate_grad():
 def test_labeler_rule():
     labeler = load_labeler()
     assert labeler.decide(100, 150, 8) == "leak"
-    assert labeler.decide(100, 149, 8) == "clean"       # not 1.5x
-    assert labeler.decide(10, 30, 8) == "clean"         # 3x, but less than 3 steps' graphs
+    assert labeler.decide(100, 149, 8) == "clean"  # not 1.5x
+    assert labeler.decide(10, 30, 8) == "clean"  # 3x, but less than 3 steps' graphs
     assert labeler.decide(0, 24, 8) == "leak"
 
 
@@ -164,4 +222,7 @@ def test_labeler_remeasures_a_file_as_recorded(relative, label):
     if label == "leak":
         assert result["peak_2n"] >= 1.5 * result["peak_n"]
     else:
-        assert result["peak_2n"] < 1.5 * result["peak_n"] or result["peak_2n"] - result["peak_n"] < 3 * result["unit"]
+        assert (
+            result["peak_2n"] < 1.5 * result["peak_n"]
+            or result["peak_2n"] - result["peak_n"] < 3 * result["unit"]
+        )

@@ -28,8 +28,15 @@ def test_the_allocator_counter_sees_a_tensor_being_allocated():
     assert reserved >= after
 
 
-@pytest.mark.parametrize("name", ["leak_running_total.py", "leak_list_of_losses.py",
-                                  "clean_item_total.py", "clean_sawtooth_batch_sizes.py"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "leak_running_total.py",
+        "leak_list_of_losses.py",
+        "clean_item_total.py",
+        "clean_sawtooth_batch_sizes.py",
+    ],
+)
 def test_snippets_grade_the_same_on_cuda(name):
     from checkers.api import grade_file
     from checkers.sandbox import Sandbox

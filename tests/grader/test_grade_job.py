@@ -30,7 +30,9 @@ kept = []
 """
 
 
-torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)  # its lazy imports, as the worker warms them
+torch.optim.SGD(
+    [torch.zeros(1, requires_grad=True)], lr=0.1
+)  # its lazy imports, as the worker warms them
 
 
 def measure(source: str, seconds: float = 60, cpu_limit: int | None = None, **payload) -> dict:
@@ -48,9 +50,17 @@ def measure(source: str, seconds: float = 60, cpu_limit: int | None = None, **pa
             os._exit(0)
 
         try:
-            finish(grade_job({"source": textwrap.dedent(source), "filename": "<test>",
-                                        "seconds": seconds, **payload},
-                             finish))
+            finish(
+                grade_job(
+                    {
+                        "source": textwrap.dedent(source),
+                        "filename": "<test>",
+                        "seconds": seconds,
+                        **payload,
+                    },
+                    finish,
+                )
+            )
         finally:
             os._exit(1)
     os.close(write)
@@ -98,8 +108,12 @@ def test_except_base_exception_in_the_snippet_cannot_swallow_the_stop():
 
 
 def test_a_leak_inside_a_function_is_named_from_the_scans_taken_while_it_ran():
-    source = PRELUDE + "def fit():\n    history = []\n    for i in range(150):" + textwrap.indent(
-        LEAK_BODY.replace("kept", "history"), "    ") + "    return 0\nfit()\n"
+    source = (
+        PRELUDE
+        + "def fit():\n    history = []\n    for i in range(150):"
+        + textwrap.indent(LEAK_BODY.replace("kept", "history"), "    ")
+        + "    return 0\nfit()\n"
+    )
     result = verdict(source)
     assert result.verdict == "leak"
     assert result.message.startswith("`history` holds")
@@ -107,7 +121,9 @@ def test_a_leak_inside_a_function_is_named_from_the_scans_taken_while_it_ran():
 
 
 def test_a_list_returned_from_the_training_function_is_named_where_it_ends_up():
-    source = PRELUDE + """\
+    source = (
+        PRELUDE
+        + """\
 def train(steps):
     losses = []
     for _ in range(steps):
@@ -119,6 +135,7 @@ def train(steps):
     return losses
 history = train(40)
 """
+    )
     result = verdict(source)
     assert result.verdict == "leak"
     assert {r.path.split("[")[0] for r in result.retained} == {"history"}
@@ -143,18 +160,21 @@ def test_compared_values_are_fingerprinted_and_the_seed_makes_runs_repeatable():
     assert other["values"]["model"] != first["values"]["model"]
 
 
-@pytest.mark.parametrize(("call", "flags"), [
-    ("loss.backward(retain_graph=True)", {"retain_graph"}),
-    ("total = total + loss", {"feeds:total"}),
-    ("self.mean = 0.9 * self.mean + 0.1 * x", {"feeds:mean"}),
-    ("torch.autograd.grad(y, x, create_graph=True)", {"create_graph"}),
-    ("loss.backward(retain_graph=False)", set()),
-    ("out, h = rnn(x, h)", {"carried:h", "feeds:h"}),
-    ("h = cell(x, h)", {"carried:h", "feeds:h"}),
-    ("h = Cell.apply(h * 0.5 + x)", {"carried:h", "feeds:h"}),
-    ("acc = torch.cat([acc, out])", {"feeds:acc"}),
-    ("best = min(best, loss)", {"feeds:best"}),
-    ("for i in range(3):\n    model.register_forward_hook(f)", {"hook_in_loop"}),
-])
+@pytest.mark.parametrize(
+    ("call", "flags"),
+    [
+        ("loss.backward(retain_graph=True)", {"retain_graph"}),
+        ("total = total + loss", {"feeds:total"}),
+        ("self.mean = 0.9 * self.mean + 0.1 * x", {"feeds:mean"}),
+        ("torch.autograd.grad(y, x, create_graph=True)", {"create_graph"}),
+        ("loss.backward(retain_graph=False)", set()),
+        ("out, h = rnn(x, h)", {"carried:h", "feeds:h"}),
+        ("h = cell(x, h)", {"carried:h", "feeds:h"}),
+        ("h = Cell.apply(h * 0.5 + x)", {"carried:h", "feeds:h"}),
+        ("acc = torch.cat([acc, out])", {"feeds:acc"}),
+        ("best = min(best, loss)", {"feeds:best"}),
+        ("for i in range(3):\n    model.register_forward_hook(f)", {"hook_in_loop"}),
+    ],
+)
 def test_source_flags_name_true_keywords_hooks_in_loops_and_state_fed_back(call, flags):
     assert source_flags(ast.parse(call)) == flags

@@ -19,15 +19,15 @@ def ticks(source: str) -> list[tuple[int, int]]:
 
 def test_every_loop_ticks_with_its_own_line_wherever_it_is():
     source = (
-        "for epoch in range(3):\n"           # 1
-        "    for x in data:\n"               # 2
+        "for epoch in range(3):\n"  # 1
+        "    for x in data:\n"  # 2
         "        loss = f(x)\n"
-        "def evaluate():\n"                  # 4
-        "    while more():\n"                # 5
+        "def evaluate():\n"  # 4
+        "    while more():\n"  # 5
         "        out = model(x)\n"
-        "class Trainer:\n"                   # 7
+        "class Trainer:\n"  # 7
         "    def fit(self):\n"
-        "        for step in range(9):\n"    # 9
+        "        for step in range(9):\n"  # 9
         "            pass\n"
     )
     assert ticks(source) == [(1, 1), (2, 2), (5, 5), (9, 9)]

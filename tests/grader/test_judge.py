@@ -7,28 +7,62 @@ from checkers.judge import judge
 
 
 def holder(path, **fields):
-    base = {"path": path, "stored": path, "grad_fn": "MeanBackward0", "nodes": 6, "saved_bytes": 0, "line": 9,
-            "keys": [0, 0], "generations": 1, "steps": 1, "used": True, "passes": 1,
-            "root_used": True, "numel": 1, "view": False, "node_only": False}
+    base = {
+        "path": path,
+        "stored": path,
+        "grad_fn": "MeanBackward0",
+        "nodes": 6,
+        "saved_bytes": 0,
+        "line": 9,
+        "keys": [0, 0],
+        "generations": 1,
+        "steps": 1,
+        "used": True,
+        "passes": 1,
+        "root_used": True,
+        "numel": 1,
+        "view": False,
+        "node_only": False,
+    }
     return {**base, **fields}
 
 
 def series(values):
-    return {"lows": list(values), "highs": list(values), "first": list(range(len(values))),
-            "steps": list(range(len(values))), "loops": [5] * len(values), "width": 1}
+    return {
+        "lows": list(values),
+        "highs": list(values),
+        "first": list(range(len(values))),
+        "steps": list(range(len(values))),
+        "loops": [5] * len(values),
+        "width": 1,
+    }
 
 
 def measured(dead=(0,) * 40, reach=(0,) * 40, holders=(), scans=None, **overrides):
     m = {
-        "device": "cpu", "stopped_by": "end", "seconds": 0.4,
-        "training": {"optimizer_steps": 40, "updates": 40, "backward_calls": 40,
-                     "graph_nodes": 400, "reused_nodes": 0, "higher_order": False,
-                     "walk_truncated": False},
-        "dead_weight": series(dead), "reach": series(reach),
-        "memory": [1000 * i for i in range(40)], "reserved": [], "peak_bytes": 0,
-        "scans": scans if scans is not None else [{"generation": len(dead), "step": 40,
-                                                   "holders": list(holders), "capped": False}],
-        "values": {}, "problem": None, "unwatched_nodes": 0,
+        "device": "cpu",
+        "stopped_by": "end",
+        "seconds": 0.4,
+        "training": {
+            "optimizer_steps": 40,
+            "updates": 40,
+            "backward_calls": 40,
+            "graph_nodes": 400,
+            "reused_nodes": 0,
+            "higher_order": False,
+            "walk_truncated": False,
+        },
+        "dead_weight": series(dead),
+        "reach": series(reach),
+        "memory": [1000 * i for i in range(40)],
+        "reserved": [],
+        "peak_bytes": 0,
+        "scans": scans
+        if scans is not None
+        else [{"generation": len(dead), "step": 40, "holders": list(holders), "capped": False}],
+        "values": {},
+        "problem": None,
+        "unwatched_nodes": 0,
     }
     m.update(overrides)
     return m
@@ -64,8 +98,15 @@ def test_a_list_of_kept_losses_is_a_leak_naming_the_list_its_line_and_the_fix():
 
 
 def test_a_running_total_is_told_to_add_item_where_it_adds():
-    total = holder("running", grad_fn="AddBackward0", keys=[0, 39], generations=40, steps=40,
-                   root_used=False, nodes=200)
+    total = holder(
+        "running",
+        grad_fn="AddBackward0",
+        keys=[0, 39],
+        generations=40,
+        steps=40,
+        root_used=False,
+        nodes=200,
+    )
     verdict = judge(measured(dead=range(40), holders=[total]), SOURCE)
     assert verdict.message.startswith("`running` chains the graphs of 40 steps into one")
     assert "Add `loss.item()` (a number) to `running` at line 8" in verdict.hint
@@ -73,8 +114,15 @@ def test_a_running_total_is_told_to_add_item_where_it_adds():
 
 def test_a_tensor_that_must_stay_a_tensor_is_never_told_to_become_a_number():
     """A MoCo queue filled with outputs that carry their history."""
-    queue = holder("model.queue", grad_fn="CopySlices", keys=[0, 39], generations=40, steps=40,
-                   numel=4096, root_used=False)
+    queue = holder(
+        "model.queue",
+        grad_fn="CopySlices",
+        keys=[0, 39],
+        generations=40,
+        steps=40,
+        numel=4096,
+        root_used=False,
+    )
     verdict = judge(measured(dead=range(40), holders=[queue]), SOURCE)
     assert ".item()" not in verdict.hint
     assert "`queue` must stay a tensor" in verdict.hint and "torch.no_grad()" in verdict.hint
@@ -82,7 +130,10 @@ def test_a_tensor_that_must_stay_a_tensor_is_never_told_to_become_a_number():
 
 def test_stored_views_are_told_to_clone():
     views = [holder(f"maps[{i}]", keys=[i, i], numel=36, view=True) for i in range(40)]
-    verdict = judge(measured(dead=range(40), holders=views), "maps = []\nfor i in range(40):\n    maps.append(w)\n")
+    verdict = judge(
+        measured(dead=range(40), holders=views),
+        "maps = []\nfor i in range(40):\n    maps.append(w)\n",
+    )
     assert ".detach().clone()" in verdict.hint
 
 
@@ -109,8 +160,10 @@ def test_a_late_leak_says_from_which_step_and_loop():
 
 
 def test_a_phase_that_kept_its_losses_until_it_ended_is_a_leak_named_from_an_earlier_scan():
-    scans = [{"generation": 30, "step": 30, "holders": KEPT_LOSSES[:30], "capped": False},
-             {"generation": 80, "step": 80, "holders": [], "capped": False}]
+    scans = [
+        {"generation": 30, "step": 30, "holders": KEPT_LOSSES[:30], "capped": False},
+        {"generation": 80, "step": 80, "holders": [], "capped": False},
+    ]
     verdict = judge(measured(dead=list(range(40)) + [0] * 40, scans=scans), SOURCE)
     assert verdict.verdict == "leak"
     assert verdict.message.startswith("`losses` holds 30 tensors")
@@ -118,17 +171,29 @@ def test_a_phase_that_kept_its_losses_until_it_ended_is_a_leak_named_from_an_ear
 
 
 def test_bounded_windows_are_clean_with_a_note_that_names_the_holder():
-    epoch = [holder("epoch_loss", grad_fn="AddBackward0", keys=[0, 11], generations=12, steps=12,
-                    root_used=False)]
+    epoch = [
+        holder(
+            "epoch_loss",
+            grad_fn="AddBackward0",
+            keys=[0, 11],
+            generations=12,
+            steps=12,
+            root_used=False,
+        )
+    ]
     scans = [{"generation": 11, "step": 11, "holders": epoch, "capped": False}]
     verdict = judge(measured(dead=list(range(12)) * 5, scans=scans))
     assert verdict.verdict == "clean"
-    assert verdict.notes and verdict.notes[0].startswith("`epoch_loss` keeps up to 11 steps' graphs")
+    assert verdict.notes and verdict.notes[0].startswith(
+        "`epoch_loss` keeps up to 11 steps' graphs"
+    )
 
 
 def test_a_backward_that_reaches_further_back_every_step_is_a_leak_about_the_carried_state():
     h = holder("h", grad_fn="TanhBackward0", passes=40, keys=[39, 39])
-    verdict = judge(measured(reach=range(40), holders=[h]), "for s in range(9):\n    h = cell(x, h)\n")
+    verdict = judge(
+        measured(reach=range(40), holders=[h]), "for s in range(9):\n    h = cell(x, h)\n"
+    )
     assert verdict.verdict == "leak"
     assert "`h` is fed back into the next step with its graph" in verdict.message
     assert "`h = h.detach()`" in verdict.hint
@@ -157,7 +222,9 @@ def test_a_run_that_builds_no_graph_is_not_graded():
 
 
 def test_switched_off_instrumentation_is_never_clean():
-    verdict = judge(measured(problem="the snippet switched off grill's instrumentation (at line 4)"))
+    verdict = judge(
+        measured(problem="the snippet switched off grill's instrumentation (at line 4)")
+    )
     assert (verdict.verdict, verdict.error.kind) == ("error", "tampered")
 
 

@@ -1,5 +1,7 @@
 """The ledger sees every node's life, whatever holds it and however backward is called."""
 
+from itertools import pairwise
+
 import torch
 import torch.nn as nn
 
@@ -51,7 +53,7 @@ def test_kept_losses_add_one_generation_of_dead_weight_per_step():
 
     series = run(body).dead_weight()[0]
     assert series[-1] == 12
-    assert all(b >= a for a, b in zip(series, series[1:]))
+    assert all(b >= a for a, b in pairwise(series))
 
 
 def test_a_grad_fn_kept_without_its_tensor_still_keeps_its_graph_alive():

@@ -5,18 +5,36 @@ from checkers.verdict import Retained, Verdict
 
 
 def leak(retained_count: int) -> Verdict:
-    retained = tuple(Retained(f"losses[{i}]", "MeanBackward0", 6, 0, 14) for i in range(retained_count))
-    return Verdict(verdict="leak", device="cpu", steps=60, pattern="monotonic",
-                   growth_bytes_per_step=3500.0, samples=tuple(3500.0 * i for i in range(60)),
-                   retained=retained[:20], message="`losses` holds tensors.", hint="Use .item().",
-                   extra={"retained_total": retained_count})
+    retained = tuple(
+        Retained(f"losses[{i}]", "MeanBackward0", 6, 0, 14) for i in range(retained_count)
+    )
+    return Verdict(
+        verdict="leak",
+        device="cpu",
+        steps=60,
+        pattern="monotonic",
+        growth_bytes_per_step=3500.0,
+        samples=tuple(3500.0 * i for i in range(60)),
+        retained=retained[:20],
+        message="`losses` holds tensors.",
+        hint="Use .item().",
+        extra={"retained_total": retained_count},
+    )
 
 
 def test_a_leak_report_has_verdict_curve_table_and_hint_in_that_order():
     text = render(leak(3))
-    order = [text.index(part) for part in ("LEAK", "monotonic, 3.4 KB per step",
-                                           "Memory above the first step", "`losses` holds",
-                                           "losses[2]", "Hint: Use .item().")]
+    order = [
+        text.index(part)
+        for part in (
+            "LEAK",
+            "monotonic, 3.4 KB per step",
+            "Memory above the first step",
+            "`losses` holds",
+            "losses[2]",
+            "Hint: Use .item().",
+        )
+    ]
     assert order == sorted(order)
 
 
@@ -40,8 +58,12 @@ def test_a_long_series_is_squeezed_to_the_curve_width():
 
 
 def test_a_not_graded_verdict_shows_the_reason_line_and_traceback_but_no_curve():
-    verdict = Verdict.not_graded("error", "cpu", "index 5 is out of bounds", line=4, kind="IndexError")
-    verdict = Verdict.from_dict({**verdict.to_dict(), "extra": {"traceback": "  File x, line 4\nIndexError"}})
+    verdict = Verdict.not_graded(
+        "error", "cpu", "index 5 is out of bounds", line=4, kind="IndexError"
+    )
+    verdict = Verdict.from_dict(
+        {**verdict.to_dict(), "extra": {"traceback": "  File x, line 4\nIndexError"}}
+    )
     text = render(verdict)
     assert text.startswith("NOT GRADED (the snippet raised an error)")
     assert "IndexError: index 5 is out of bounds (line 4)" in text
@@ -50,8 +72,13 @@ def test_a_not_graded_verdict_shows_the_reason_line_and_traceback_but_no_curve()
 
 
 def test_printed_output_is_shown_last_and_capped():
-    verdict = Verdict(verdict="clean", device="cpu", steps=60, message="ok",
-                      output="".join(f"line {i}\n" for i in range(40)))
+    verdict = Verdict(
+        verdict="clean",
+        device="cpu",
+        steps=60,
+        message="ok",
+        output="".join(f"line {i}\n" for i in range(40)),
+    )
     text = render(verdict)
     assert text.rstrip().endswith("line 39")
     assert "last 15 of 40 lines" in text and "line 24" not in text
@@ -60,14 +87,20 @@ def test_printed_output_is_shown_last_and_capped():
 def test_the_report_fits_an_80_column_terminal():
     """Long messages and hints are wrapped, a long path is cut in the middle, the curve fits."""
     path = "trainer.state.history_by_metric['validation_loss'][12]"
-    verdict = Verdict(verdict="leak", device="cpu", steps=2000, pattern="monotonic",
-                      growth_bytes_per_step=3500.0, samples=tuple(3500.0 * i for i in range(2000)),
-                      retained=(Retained(path, "MseLossBackward0", 10, 123456, 1234),),
-                      message="`trainer.metrics['loss']` holds 59 tensors that still carry their"
-                              " autograd graphs (MseLossBackward0) (line 24): every step's graph"
-                              " stays alive.",
-                      hint="Store `loss.item()` (a Python float) or `tensor.detach()` in the"
-                           " container, not the tensor that still points at its graph.")
+    verdict = Verdict(
+        verdict="leak",
+        device="cpu",
+        steps=2000,
+        pattern="monotonic",
+        growth_bytes_per_step=3500.0,
+        samples=tuple(3500.0 * i for i in range(2000)),
+        retained=(Retained(path, "MseLossBackward0", 10, 123456, 1234),),
+        message="`trainer.metrics['loss']` holds 59 tensors that still carry their"
+        " autograd graphs (MseLossBackward0) (line 24): every step's graph"
+        " stays alive.",
+        hint="Store `loss.item()` (a Python float) or `tensor.detach()` in the"
+        " container, not the tensor that still points at its graph.",
+    )
     text = render(verdict)
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "`trainer.metrics['loss']`" in text and "(line 24)" in text
@@ -80,8 +113,9 @@ def test_flat_noise_of_a_few_bytes_is_drawn_flat_not_as_a_full_height_climb():
 
 
 def test_a_snippet_that_built_no_graph_is_not_said_to_have_raised():
-    verdict = Verdict.not_graded("error", "cpu", "No autograd graph was built: it trains nothing.",
-                                 kind="NoGraph")
+    verdict = Verdict.not_graded(
+        "error", "cpu", "No autograd graph was built: it trains nothing.", kind="NoGraph"
+    )
     text = render(verdict)
     assert text.startswith("NOT GRADED (no autograd graph was built)")
     assert "raised" not in text and "NoGraph" not in text
@@ -89,18 +123,31 @@ def test_a_snippet_that_built_no_graph_is_not_said_to_have_raised():
 
 def test_a_wrong_fix_lists_the_contract_with_what_it_missed():
     from checkers.verdict import Expectation
-    verdict = Verdict(verdict="wrong", device="cpu", steps=0, message="The fix no longer trains.",
-                      expectations=(Expectation("trains", False, "The fix makes no backward passes;"
-                                                " the solution makes 60: it no longer trains."),
-                                    Expectation("same:model", True, "`model` matches.")))
+
+    verdict = Verdict(
+        verdict="wrong",
+        device="cpu",
+        steps=0,
+        message="The fix no longer trains.",
+        expectations=(
+            Expectation(
+                "trains",
+                False,
+                "The fix makes no backward passes; the solution makes 60: it no longer trains.",
+            ),
+            Expectation("same:model", True, "`model` matches."),
+        ),
+    )
     text = render(verdict)
     assert text.startswith("WRONG: the fix no longer does what the task asks")
     assert "NO  The fix makes no backward passes" in text and "ok  `model` matches." in text
 
 
 def test_no_cuda_device_is_said_plainly_and_whole_at_80_columns():
-    message = ("No CUDA device is available on this machine (no NVIDIA GPU was found), so nothing"
-               " ran. Grade on the CPU instead (--device cpu or auto).")
+    message = (
+        "No CUDA device is available on this machine (no NVIDIA GPU was found), so nothing"
+        " ran. Grade on the CPU instead (--device cpu or auto)."
+    )
     text = render(Verdict.not_graded("error", "cuda", message, kind="device"))
     assert text.startswith("NOT GRADED (no CUDA device: nothing ran)")
     assert "SandboxError" not in text and "so nothing ran" in " ".join(text.split())

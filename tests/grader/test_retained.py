@@ -22,7 +22,11 @@ def paths(roots: dict) -> list[str]:
 
 
 def test_containers_at_any_depth():
-    roots = {"losses": [1.0, graph()], "cache": {"h": [0, 0, 0, graph()]}, "window": deque([graph()])}
+    roots = {
+        "losses": [1.0, graph()],
+        "cache": {"h": [0, 0, 0, graph()]},
+        "window": deque([graph()]),
+    }
     assert paths(roots) == ["cache['h'][3]", "losses[1]", "window[0]"]
 
 
@@ -40,7 +44,7 @@ def test_object_and_class_attributes():
 def test_closures_and_default_arguments_of_snippet_functions():
     kept = [graph()]
 
-    def record(x, store=[graph()]):
+    def record(x, store=[graph()]):  # noqa: B006, B008  (the default itself holds a graph)
         kept.append(x)
 
     assert paths({"record": record}) == ["record.<closure>.kept[0]", "record.<defaults>[0][0]"]
@@ -59,8 +63,11 @@ def test_partial_arguments_and_a_paused_generators_locals():
     next(running)
     running.send(graph())
     roots = {"pending": [functools.partial(print, 3, graph(), end=graph())], "running": running}
-    assert paths(roots) == ["pending[0].args[1]", "pending[0].keywords['end']",
-                            "running.<locals>.total"]
+    assert paths(roots) == [
+        "pending[0].args[1]",
+        "pending[0].keywords['end']",
+        "running.<locals>.total",
+    ]
 
 
 def test_module_children_read_as_attributes():
@@ -77,7 +84,7 @@ def test_parameters_and_detached_tensors_are_not_reported():
 
 def test_a_gradient_that_carries_a_graph_is_reported_on_its_leaf():
     weight = torch.ones(3, requires_grad=True)
-    (weight ** 3).sum().backward(create_graph=True)
+    (weight**3).sum().backward(create_graph=True)
     assert paths({"weight": weight}) == ["weight.grad"]
 
 
@@ -111,23 +118,29 @@ for step in range(10):
 """
 
 
-@pytest.mark.parametrize(("path", "line"), [
-    ("running", 10),
-    ("losses[3]", 11),
-    ("tracker.history[2]", 7),
-    ("metrics['loss'][4]", 12),
-    ("by_head['cls'][4]", 13),
-    ("model.1._forward_hooks[2].<closure>.losses[0]", 11),
-    ("nowhere", None),
-])
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("running", 10),
+        ("losses[3]", 11),
+        ("tracker.history[2]", 7),
+        ("metrics['loss'][4]", 12),
+        ("by_head['cls'][4]", 13),
+        ("model.1._forward_hooks[2].<closure>.losses[0]", 11),
+        ("nowhere", None),
+    ],
+)
 def test_assignment_line_prefers_the_statement_that_stored_it(path, line):
     assert assignment_line(ast.parse(SNIPPET), path) == line
 
 
-@pytest.mark.parametrize(("line", "name"), [
-    (11, "loss"),   # losses.append(loss)
-    (12, "loss"),   # metrics["loss"].append(loss)
-    (10, None),     # running += loss: not a container
-])
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        (11, "loss"),  # losses.append(loss)
+        (12, "loss"),  # metrics["loss"].append(loss)
+        (10, None),  # running += loss: not a container
+    ],
+)
 def test_stored_name_is_the_plain_variable_put_in_a_container(line, name):
     assert stored_name(ast.parse(SNIPPET), line) == name

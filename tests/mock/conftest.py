@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from mock_helpers import FakeClock, load_fixture_cards
+
 from questions.model import LoadedCard
 
 

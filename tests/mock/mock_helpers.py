@@ -67,8 +67,12 @@ def app_for(session, history, clock, screen_class, **screen_kwargs):
     from app.ui.app import GrillApp
 
     runner = FakeRunner()
-    app = GrillApp(history=history, runner=runner, clock=clock,
-                   start_screen=lambda: screen_class(session, **screen_kwargs))
+    app = GrillApp(
+        history=history,
+        runner=runner,
+        clock=clock,
+        start_screen=lambda: screen_class(session, **screen_kwargs),
+    )
     return app, runner
 
 

@@ -2,6 +2,7 @@
 
 import random
 from collections import Counter
+from datetime import UTC
 
 import pytest
 
@@ -20,8 +21,10 @@ def test_the_same_seed_gives_the_same_draw_whatever_the_load_order(cards):
 
 
 def test_different_seeds_can_give_different_draws(cards):
-    draws = {tuple(ids(draw(list(cards.values()), 2, level="principal", rng=random.Random(s))))
-             for s in range(20)}
+    draws = {
+        tuple(ids(draw(list(cards.values()), 2, level="principal", rng=random.Random(s))))
+        for s in range(20)
+    }
     assert len(draws) > 1
 
 
@@ -49,7 +52,11 @@ def test_without_code_tasks_the_draw_is_just_weighted(cards):
 def test_due_and_weak_cards_weigh_more_than_well_known_ones():
     known = weight(Standing(seen=True, last_rating="easy"))
     assert weight(Standing(seen=True, due=True, last_rating="good")) > known
-    assert weight(Standing(seen=True, last_rating="again")) > weight(Standing(seen=True, last_rating="hard")) > known
+    assert (
+        weight(Standing(seen=True, last_rating="again"))
+        > weight(Standing(seen=True, last_rating="hard"))
+        > known
+    )
     assert weight(Standing(seen=False)) > known
 
 
@@ -59,7 +66,9 @@ def test_weak_cards_come_up_more_often(cards):
     standings["no-grad-eval"] = Standing(seen=True, due=True, last_rating="again", lapses=3)
     counts = Counter()
     for seed in range(300):
-        counts.update(ids(draw(plain, 1, level="principal", rng=random.Random(seed), standings=standings)))
+        counts.update(
+            ids(draw(plain, 1, level="principal", rng=random.Random(seed), standings=standings))
+        )
     assert counts["no-grad-eval"] > counts["retain-graph-error"] * 2
     assert counts["no-grad-eval"] > counts["memory-metrics"] * 2
 
@@ -70,13 +79,22 @@ def test_asking_for_no_questions_is_an_error(cards):
 
 
 def test_standings_come_from_the_history(cards, history):
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from app.mock.draw import standings_from
     from app.progress.attempt import Attempt
 
-    history.record(Attempt(card_id="no-grad-eval", mode="mock", rating="again", tier="junior",
-                           phase_seconds={"answer": 30.0}))
-    later = datetime.now(timezone.utc) + timedelta(days=30)
+    history.record(
+        Attempt(
+            card_id="no-grad-eval",
+            mode="mock",
+            rating="again",
+            tier="junior",
+            phase_seconds={"answer": 30.0},
+        )
+    )
+    later = datetime.now(UTC) + timedelta(days=30)
     standings = standings_from(history, ["no-grad-eval", "retain-graph-error"], later)
-    assert standings == {"no-grad-eval": Standing(seen=True, due=True, last_rating="again", lapses=0)}
+    assert standings == {
+        "no-grad-eval": Standing(seen=True, due=True, last_rating="again", lapses=0)
+    }

@@ -10,13 +10,28 @@ import pytest
 
 def modules_after(code: str) -> set[str]:
     probe = f"{code}\nimport sys; print(' '.join(sys.modules))"
-    return set(subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
-                              text=True).stdout.split())
+    return set(
+        subprocess.run(
+            [sys.executable, "-c", probe], check=True, capture_output=True, text=True
+        ).stdout.split()
+    )
 
 
-@pytest.mark.parametrize("module", ["app.mock.draw", "app.mock.match", "app.mock.session", "app.mock.setup",
-                                    "app.mock.score", "app.mock.report", "app.mock.record",
-                                    "app.progress.outlook", "app.progress.preview", "app.progress.rating"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "app.mock.draw",
+        "app.mock.match",
+        "app.mock.session",
+        "app.mock.setup",
+        "app.mock.score",
+        "app.mock.report",
+        "app.mock.record",
+        "app.progress.outlook",
+        "app.progress.preview",
+        "app.progress.rating",
+    ],
+)
 def test_mock_and_progress_logic_import_neither_textual_nor_torch_nor_the_ui(module):
     loaded = modules_after(f"import {module}")
     assert "textual" not in loaded
@@ -26,8 +41,12 @@ def test_mock_and_progress_logic_import_neither_textual_nor_torch_nor_the_ui(mod
 
 def test_the_ui_does_not_import_the_command_line():
     """Issue 15: the app built an argparse.Namespace to call `grill mock`'s own module."""
-    loaded = modules_after("import app.ui.app, app.ui.screens.home, app.ui.screens.mock, "
-                           "app.ui.screens.mock_interviewer, app.ui.screens.practice, app.ui.screens.stats")
+    loaded = modules_after(
+        "import app.ui.app, app.ui.screens.home, app.ui.screens.mock, "
+        "app.ui.screens.mock_interviewer, app.ui.screens.practice, app.ui.screens.stats"
+    )
     assert not any(m == "app.commands" or m.startswith("app.commands.") for m in loaded)
     sources = Path(__file__).resolve().parents[2].joinpath("app", "ui").rglob("*.py")
-    assert [path.name for path in sources if "app.commands" in path.read_text()] == [], "not even lazily"
+    assert [path.name for path in sources if "app.commands" in path.read_text()] == [], (
+        "not even lazily"
+    )

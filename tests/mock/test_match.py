@@ -14,7 +14,15 @@ def test_inflected_forms_share_a_stem():
 def test_code_is_split_into_words():
     assert tokens("total += loss.item()") == ["total", "loss", "item()"]
     assert tokens("Don't") == ["do", "not"]
-    assert tokens("call loss.item(), then stop.") == ["call", "loss", "item()", "|", "then", "stop", "|"]
+    assert tokens("call loss.item(), then stop.") == [
+        "call",
+        "loss",
+        "item()",
+        "|",
+        "then",
+        "stop",
+        "|",
+    ]
 
 
 def test_a_call_in_a_phrase_needs_a_call_in_the_answer():
@@ -34,16 +42,20 @@ def test_word_order_and_case_do_not_matter():
 
 
 def test_words_far_apart_do_not_make_a_phrase():
-    answer = tokens("the computation finished early and then, much later in another part "
-                    "of the program entirely, we drew a graph")
+    answer = tokens(
+        "the computation finished early and then, much later in another part "
+        "of the program entirely, we drew a graph"
+    )
     assert not find_phrase("computation graph", answer)
 
 
 def test_a_correct_paraphrase_hits_its_key_points(cards):
     card = cards["loss-accumulation"].card
-    answer = ("Because total is a tensor that still has a grad_fn, each step's graphs of computation "
-              "stay reachable and memory grows with every iteration. I'd accumulate loss.item() "
-              "instead so only a Python float is kept.")
+    answer = (
+        "Because total is a tensor that still has a grad_fn, each step's graphs of computation "
+        "stay reachable and memory grows with every iteration. I'd accumulate loss.item() "
+        "instead so only a Python float is kept."
+    )
     marks = pre_mark(card, answer)
     assert marks.key_points_hit == {0, 1, 2}
     assert marks.red_flags_hit == set()
@@ -83,8 +95,11 @@ def test_a_red_flag_in_different_words_is_caught(cards):
 
 def test_an_unrelated_answer_matches_nothing(cards):
     for loaded in cards.values():
-        marks = pre_mark(loaded.card, "I would ask the product team about the deadline and write "
-                                      "a design document before choosing a database.")
+        marks = pre_mark(
+            loaded.card,
+            "I would ask the product team about the deadline and write "
+            "a design document before choosing a database.",
+        )
         assert marks.key_points_hit == set(), loaded.card.id
         assert marks.red_flags_hit == set(), loaded.card.id
 
@@ -102,8 +117,9 @@ def test_a_phrase_that_needs_its_stop_words_keeps_them():
 
 
 def test_the_words_of_a_short_phrase_must_be_close():
-    assert not find_phrase("hidden sync", tokens("the hidden state is reset each epoch, and we "
-                                                 "sync the metrics"))
+    assert not find_phrase(
+        "hidden sync", tokens("the hidden state is reset each epoch, and we sync the metrics")
+    )
     assert find_phrase("hidden sync", tokens("that print is a hidden device sync"))
 
 
@@ -114,7 +130,10 @@ def test_each_and_every_are_one_word_when_a_phrase_keeps_its_stop_words():
 
 def test_an_answer_about_neither_hidden_sync_ticks_no_hidden_sync(shipped_item_card):
     """The case from the issue: an answer about keeping the total on the device."""
-    marks = pre_mark(shipped_item_card, "I keep the running loss as a tensor on the device and call detach "
-                                        "so the graph is freed; item() each step makes the CPU wait for the GPU.")
+    marks = pre_mark(
+        shipped_item_card,
+        "I keep the running loss as a tensor on the device and call detach "
+        "so the graph is freed; item() each step makes the CPU wait for the GPU.",
+    )
     assert 4 not in marks.key_points_hit
     assert 1 in marks.key_points_hit

@@ -1,17 +1,21 @@
 """Pilot tests of whole candidate-mode mocks with a fake clock: nothing here waits for real time."""
 
 import pytest
+from mock_helpers import SIZE, app_for, text_of
 
 from app.mock.report import render_markdown
 from app.mock.session import MockSession
 from app.ui.screens.mock import MockScreen
 from app.ui.screens.mock_report import MockReportScreen
 from app.ui.screens.mock_review import MockReviewScreen
-from mock_helpers import SIZE, app_for, text_of
 
 
-async def test_a_candidate_mock_from_first_question_to_recorded_report(cards, clock, history, tmp_path):
-    session = MockSession([cards["no-grad-eval"], cards["loss-accumulation"]], level="junior", clock=clock)
+async def test_a_candidate_mock_from_first_question_to_recorded_report(
+    cards, clock, history, tmp_path
+):
+    session = MockSession(
+        [cards["no-grad-eval"], cards["loss-accumulation"]], level="junior", clock=clock
+    )
     report_file = tmp_path / "out" / "mock.md"
     app, runner = app_for(session, history, clock, MockScreen, report_path=report_file)
     async with app.run_test(size=SIZE) as pilot:
@@ -52,10 +56,14 @@ async def test_a_candidate_mock_from_first_question_to_recorded_report(cards, cl
         await pilot.press("ctrl+n")
         assert "code task" in text_of(app, "#mock-step")
         panel = screen.query_one("#mock-code")
-        panel.editor.load_text(panel.editor.text.replace("total = total + loss", "total += loss.item()"))
+        panel.editor.load_text(
+            panel.editor.text.replace("total = total + loss", "total += loss.item()")
+        )
         await pilot.press("ctrl+r")
         await app.workers.wait_for_complete()
-        for _ in range(50):  # the worker's result is a message: give a loaded machine time to deliver it
+        for _ in range(
+            50
+        ):  # the worker's result is a message: give a loaded machine time to deliver it
             if panel.result is not None:
                 break
             await pilot.pause(0.02)
@@ -89,9 +97,12 @@ async def test_a_candidate_mock_from_first_question_to_recorded_report(cards, cl
     assert runner.graded and ".item()" in runner.graded[-1]
 
 
-async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(cards, clock, history, tmp_path):
-    session = MockSession([cards["no-grad-eval"], cards["retain-graph-error"]], level="junior",
-                          clock=clock, minutes=1)
+async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(
+    cards, clock, history, tmp_path
+):
+    session = MockSession(
+        [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock, minutes=1
+    )
     app, _ = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -116,8 +127,6 @@ async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(c
     assert [a.card_id for a in history.attempts()] == ["no-grad-eval"]
 
 
-
-
 async def test_every_footer_key_fits_at_80_columns_on_a_code_step(cards, clock, history):
     """The code step shows the most keys; at 80x24 none may be cut off."""
     from textual.widgets._footer import FooterKey
@@ -131,10 +140,16 @@ async def test_every_footer_key_fits_at_80_columns_on_a_code_step(cards, clock, 
         keys = list(app.screen.query(FooterKey))
         assert {key.key for key in keys} >= {"ctrl+n", "ctrl+r", "escape", "ctrl+l", "f8"}
         palette_left = app.screen.query_one("FooterKey.-command-palette").region.x
-        assert all(key.region.right <= palette_left for key in keys if not key.has_class("-command-palette"))
+        assert all(
+            key.region.right <= palette_left
+            for key in keys
+            if not key.has_class("-command-palette")
+        )
 
 
-async def test_a_report_path_that_looks_like_markup_is_named_verbatim(cards, clock, history, tmp_path):
+async def test_a_report_path_that_looks_like_markup_is_named_verbatim(
+    cards, clock, history, tmp_path
+):
     """The report's status line quotes the path (and the OS error) as written, never as markup."""
     folder = tmp_path / "[/b] [bold]x"
     session = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
@@ -155,9 +170,13 @@ async def test_a_report_path_that_looks_like_markup_is_named_verbatim(cards, clo
         assert "Could not write" in status and str(folder) in status
 
 
-async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(cards, clock, history):
+async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(
+    cards, clock, history
+):
     """Issue 13, defect 15: three 'Rated ... and recorded' toasts covered the Score and Time columns."""
-    session = MockSession([cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock)
+    session = MockSession(
+        [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
+    )
     app, _ = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:
         for _ in session.steps:
@@ -170,14 +189,20 @@ async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(c
         assert text_of(app, "#report-status").startswith("2 answers recorded in your history.")
 
 
-async def test_ending_early_asks_first_and_the_report_says_the_candidate_ended_it(cards, clock, history):
+async def test_ending_early_asks_first_and_the_report_says_the_candidate_ended_it(
+    cards, clock, history
+):
     """Issue 13, defect 4: ctrl+e (end of line in editors) ended at once and blamed the clock."""
-    session = MockSession([cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock)
+    session = MockSession(
+        [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
+    )
     app, _ = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await pilot.press(*"no graph", "home", "ctrl+e")
-        assert session.state == "running" and screen.answer.cursor_location == (0, 8), "ctrl+e is the editor's"
+        assert session.state == "running" and screen.answer.cursor_location == (0, 8), (
+            "ctrl+e is the editor's"
+        )
         await pilot.press("f8")
         await pilot.press("escape")
         assert session.state == "running" and isinstance(app.screen, MockScreen)

@@ -1,12 +1,14 @@
 """`grill mock` and the app's `m` key build a session the same way; the command line fails clearly
 before the app opens."""
 
+from datetime import UTC
+
 import pytest
+from mock_helpers import FIXTURE_PACK
 
 from app.cli import main
 from app.mock.setup import MockSetupError, build_session
 from app.ui.app import mock_screen
-from mock_helpers import FIXTURE_PACK
 
 
 @pytest.fixture(autouse=True)
@@ -31,13 +33,19 @@ def test_arguments_shape_the_session(cards):
     session = build_session(list(cards.values()), level="senior", minutes=12, interviewer=True)
     assert session.level == "senior" and session.minutes == 12 and session.role == "interviewer"
     assert type(mock_screen(session, None)).__name__ == "MockInterviewerScreen"
-    assert type(mock_screen(build_session(list(cards.values()), level="middle"), None)).__name__ == "MockScreen"
+    assert (
+        type(mock_screen(build_session(list(cards.values()), level="middle"), None)).__name__
+        == "MockScreen"
+    )
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"questions": 0}, "the number of questions must be at least 1, not 0"),
-    ({"minutes": -2}, "the time limit must be a positive number of minutes, not -2"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"questions": 0}, "the number of questions must be at least 1, not 0"),
+        ({"minutes": -2}, "the time limit must be a positive number of minutes, not -2"),
+    ],
+)
 def test_bad_numbers_are_refused(cards, options, message):
     with pytest.raises(MockSetupError, match=message):
         build_session(list(cards.values()), level="middle", **options)
@@ -49,18 +57,34 @@ def test_no_card_at_the_level_is_refused(cards):
 
 
 def test_due_and_weak_cards_are_drawn_more_often_when_a_history_is_given(cards, history):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from app.progress.attempt import Attempt
 
     weak = "retain-graph-error"
-    history.record(Attempt(card_id=weak, mode="practice", rating="again", tier="middle", phase_seconds={},
-                           started_at=datetime(2026, 3, 1, tzinfo=timezone.utc)))
-    now = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    history.record(
+        Attempt(
+            card_id=weak,
+            mode="practice",
+            rating="again",
+            tier="middle",
+            phase_seconds={},
+            started_at=datetime(2026, 3, 1, tzinfo=UTC),
+        )
+    )
+    now = datetime(2026, 3, 2, tzinfo=UTC)
+
     def times_drawn(**options) -> int:
-        return sum(weak in [c.card.id for c in build_session(list(cards.values()), level="principal", questions=2,
-                                                               seed=seed, **options).cards]
-                   for seed in range(200))
+        return sum(
+            weak
+            in [
+                c.card.id
+                for c in build_session(
+                    list(cards.values()), level="principal", questions=2, seed=seed, **options
+                ).cards
+            ]
+            for seed in range(200)
+        )
 
     assert times_drawn(history=history, now=now) > times_drawn()
 

@@ -1,14 +1,19 @@
 """Pilot test of an interviewer-mode mock: the script, the ticks, and the score they give."""
 
+from mock_helpers import SIZE, app_for, text_of
+
 from app.mock.session import MockSession
 from app.ui.screens.mock_interviewer import MockInterviewerScreen
 from app.ui.screens.mock_report import MockReportScreen
-from mock_helpers import SIZE, app_for, text_of
 
 
 async def test_an_interviewer_mock_scores_the_ticks(cards, clock, history):
-    session = MockSession([cards["retain-graph-error"], cards["no-grad-eval"]], level="senior",
-                          role="interviewer", clock=clock)
+    session = MockSession(
+        [cards["retain-graph-error"], cards["no-grad-eval"]],
+        level="senior",
+        role="interviewer",
+        clock=clock,
+    )
     app, _ = app_for(session, history, clock, MockInterviewerScreen)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -45,7 +50,9 @@ async def test_an_interviewer_mock_scores_the_ticks(cards, clock, history):
 
 async def test_on_the_code_step_the_interviewer_sees_what_to_watch_for(cards, clock, history):
     """Issue 13, missing 7: the card's hints and the fix itself, starter against solution."""
-    session = MockSession([cards["loss-accumulation"]], level="junior", role="interviewer", clock=clock)
+    session = MockSession(
+        [cards["loss-accumulation"]], level="junior", role="interviewer", clock=clock
+    )
     app, _ = app_for(session, history, clock, MockInterviewerScreen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from mock_helpers import SIZE, app_for
 
 from app.mock.draw import draw
 from app.mock.session import MockSession
@@ -14,7 +15,6 @@ from app.paths import SHIPPED_PACKS
 from app.ui.screens.mock import MockScreen
 from app.ui.screens.mock_report import MockReportScreen
 from app.ui.screens.mock_review import MockReviewScreen
-from mock_helpers import SIZE, app_for
 from questions.loader import load_library
 
 NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training")
@@ -47,14 +47,14 @@ async def test_a_mock_from_the_new_packs_plays_to_a_recorded_report(new_cards, c
             step = session.current
             card = session.cards[step.question].card
             if step.kind == "answer":
-                screen.answer.insert(card.solid.text)      # the card's own full answer
+                screen.answer.insert(card.solid.text)  # the card's own full answer
             elif step.kind == "follow_up":
                 screen.answer.insert(card.follow_ups[step.follow_up].answer)
             else:
                 panel = screen.query_one("#mock-code")
                 panel.editor.load_text(card.code_task.solution)
                 await pilot.press("ctrl+r")
-                for _ in range(200):                         # the run goes through a worker
+                for _ in range(200):  # the run goes through a worker
                     await app.workers.wait_for_complete()
                     await pilot.pause(0.05)
                     if panel.verdict is not None:
@@ -74,9 +74,12 @@ async def test_a_mock_from_the_new_packs_plays_to_a_recorded_report(new_cards, c
 
     scores = [question.score for question in report.report.score.questions]
     assert len(scores) == 4
-    assert all(score > 0.5 for score in scores), scores      # each card's solid answer makes its points
+    assert all(score > 0.5 for score in scores), scores  # each card's solid answer makes its points
     recorded = history.attempts()
     assert {a.card_id for a in recorded} == {c.card.id for c in chosen}
     assert {a.mode for a in recorded} == {"mock"}
-    assert any(card.code_task.solution in source for card in (c.card for c in chosen if c.card.code_task)
-               for source in grader.graded)
+    assert any(
+        card.code_task.solution in source
+        for card in (c.card for c in chosen if c.card.code_task)
+        for source in grader.graded
+    )

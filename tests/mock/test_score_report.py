@@ -38,13 +38,23 @@ def test_a_red_flag_zeroes_the_question(cards, clock):
     session = finished(cards, clock, ["retain-graph-error"])
     score = score_session(session.runs(), [Judgement(frozenset({0, 1, 2, 3}), frozenset({0}))])
     assert score.questions[0].score == 0 and score.questions[0].rating == "again"
-    assert score.questions[0].red_flags_said == (cards["retain-graph-error"].card.red_flags[0].flag,)
+    assert score.questions[0].red_flags_said == (
+        cards["retain-graph-error"].card.red_flags[0].flag,
+    )
 
 
-@pytest.mark.parametrize(("verdict", "expected_score", "expected_rating"), [
-    ("clean", 1.0, "easy"), ("leak", 0.5, "hard"), ("error", 0.5, "again"), (None, 0.5, "again"),
-])
-def test_the_code_verdict_counts_for_half_of_a_code_question(cards, clock, verdict, expected_score, expected_rating):
+@pytest.mark.parametrize(
+    ("verdict", "expected_score", "expected_rating"),
+    [
+        ("clean", 1.0, "easy"),
+        ("leak", 0.5, "hard"),
+        ("error", 0.5, "again"),
+        (None, 0.5, "again"),
+    ],
+)
+def test_the_code_verdict_counts_for_half_of_a_code_question(
+    cards, clock, verdict, expected_score, expected_rating
+):
     session = finished(cards, clock, ["loss-accumulation"], verdict=verdict)
     score = score_session(session.runs(), [Judgement(key_points=frozenset({0, 1, 2}))])
     question = score.questions[0]
@@ -57,14 +67,18 @@ def test_overall_is_the_mean_and_unreached_questions_count_as_zero(cards, clock)
     session = finished(cards, clock, ["no-grad-eval", "retain-graph-error"], minutes=0.5)
     runs = session.runs()
     assert runs[0].reached and not runs[1].reached
-    score = score_session(runs, [Judgement(frozenset({0, 1, 2})), Judgement(frozenset({0, 1, 2, 3}))])
+    score = score_session(
+        runs, [Judgement(frozenset({0, 1, 2})), Judgement(frozenset({0, 1, 2, 3}))]
+    )
     assert [q.score for q in score.questions] == [1.0, 0.0]
     assert score.overall == 0.5
 
 
 def test_the_report_totals_and_sections(cards, clock):
     session = finished(cards, clock, ["no-grad-eval", "loss-accumulation"], verdict="leak")
-    report = build_report(session, [Judgement(frozenset({0, 2})), Judgement(frozenset({0, 1, 2}), frozenset({0}))])
+    report = build_report(
+        session, [Judgement(frozenset({0, 2})), Judgement(frozenset({0, 1, 2}), frozenset({0}))]
+    )
     text = render_markdown(report)
     assert report.seconds == 10 * len(session.steps)
     assert "**Overall score: 33%**" in text
@@ -81,13 +95,17 @@ def test_the_report_totals_and_sections(cards, clock):
 
 
 def test_attempts_are_recorded_per_reached_question(cards, clock):
-    session = finished(cards, clock, ["loss-accumulation", "no-grad-eval"], verdict="clean", minutes=0.5)
+    session = finished(
+        cards, clock, ["loss-accumulation", "no-grad-eval"], verdict="clean", minutes=0.5
+    )
     report = build_report(session, [Judgement(frozenset({0, 1})), Judgement()])
     recorded = attempts(report)
     assert [a.card_id for a in recorded] == ["loss-accumulation"]
     attempt = recorded[0]
     assert attempt.mode == "mock" and attempt.session_id == session.session_id
-    assert attempt.rating == "good" and attempt.tier == "junior", "2 of 3 points and clean code: 83%"
+    assert attempt.rating == "good" and attempt.tier == "junior", (
+        "2 of 3 points and clean code: 83%"
+    )
     # The 30 s limit struck during the follow-up, which then ran 10 s of grace.
     assert attempt.phase_seconds == {"answer": 10, "code": 10, "follow_ups": 20}
     assert attempt.code.verdict == "clean"

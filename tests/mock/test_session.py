@@ -24,8 +24,12 @@ def test_steps_are_answer_then_code_then_follow_ups_in_card_order(cards, clock):
     session = session_of(cards, ["loss-accumulation", "retain-graph-error"], clock, level="middle")
     plan = [(s.question, s.kind, s.follow_up) for s in session.steps]
     assert plan == [
-        (0, "answer", None), (0, "code", None), (0, "follow_up", 0),
-        (1, "answer", None), (1, "follow_up", 0), (1, "follow_up", 1),
+        (0, "answer", None),
+        (0, "code", None),
+        (0, "follow_up", 0),
+        (1, "answer", None),
+        (1, "follow_up", 0),
+        (1, "follow_up", 1),
     ]
     assert session.steps[1].budget == Budgets().code_seconds
     retain = cards["retain-graph-error"].card
@@ -69,7 +73,10 @@ def test_submitting_in_time_records_the_time_used(cards, clock):
     clock.advance(3)
     assert session.submit("second follow-up") == "finished"
     assert [(r.seconds, r.timed_out, r.text) for r in session.records] == [
-        (12, False, "answer"), (8, False, "first follow-up"), (3, False, "second follow-up")]
+        (12, False, "answer"),
+        (8, False, "first follow-up"),
+        (3, False, "second follow-up"),
+    ]
     assert session.state == "finished" and session.progress == 1.0
 
 
@@ -83,7 +90,9 @@ def test_progress_counts_steps_done(cards, clock):
 
 
 def test_the_overall_limit_ends_the_session_and_leaves_the_rest_unreached(cards, clock):
-    session = session_of(cards, ["no-grad-eval", "retain-graph-error"], clock, level="junior", minutes=1.5)
+    session = session_of(
+        cards, ["no-grad-eval", "retain-graph-error"], clock, level="junior", minutes=1.5
+    )
     session.start()
     clock.advance(50)
     session.submit("first")

@@ -10,9 +10,10 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+from progress_factories import T0, attempt
+
 from app.progress.history import History
 from app.progress.schema import MIGRATIONS, statements
-from progress_factories import T0, attempt
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -27,8 +28,15 @@ def sha256(path: Path) -> str:
 def real_history(path: Path, attempts: int = 300) -> Path:
     """A history grill wrote, spread over a few hundred pages (tables, indexes, overflow)."""
     with History.open(path) as history:
-        history.merge(attempt(f"card-{n % 40}", at=T0 + timedelta(hours=n), answer_text=f"answer {n} " * 40,
-                              key_points_missed=("detach",) * (n % 2)) for n in range(attempts))
+        history.merge(
+            attempt(
+                f"card-{n % 40}",
+                at=T0 + timedelta(hours=n),
+                answer_text=f"answer {n} " * 40,
+                key_points_missed=("detach",) * (n % 2),
+            )
+            for n in range(attempts)
+        )
     return path
 
 
@@ -37,7 +45,7 @@ def damage_one_page(path: Path, seed: int) -> Path:
     data = bytearray(real_history(path).read_bytes())
     rng = random.Random(seed)
     page = rng.randrange(1, len(data) // PAGE)
-    data[page * PAGE:(page + 1) * PAGE] = rng.randbytes(PAGE)
+    data[page * PAGE : (page + 1) * PAGE] = rng.randbytes(PAGE)
     path.write_bytes(bytes(data))
     return path
 
@@ -55,6 +63,7 @@ def with_version(version: int):
         connection.execute(f"PRAGMA user_version = {version}")
         connection.close()
         return path
+
     build.__name__ = f"version_{version}"
     return build
 
@@ -65,8 +74,10 @@ def index_out_of_step(path: Path) -> Path:
     queries that use the index go wrong (here the index is redeclared over other columns)."""
     connection = sqlite3.connect(real_history(path))
     connection.execute("PRAGMA writable_schema = ON")
-    connection.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX attempts_by_card ON attempts (started_at, card_id)' "
-                       "WHERE name = 'attempts_by_card'")
+    connection.execute(
+        "UPDATE sqlite_master SET sql = 'CREATE INDEX attempts_by_card ON attempts (started_at, card_id)' "
+        "WHERE name = 'attempts_by_card'"
+    )
     connection.commit()
     connection.close()
     return path
@@ -93,9 +104,15 @@ def hot_journal(path: Path) -> Path:
     connection.executemany(
         "INSERT INTO attempts VALUES (?, 'filler', 'practice', 'good', 'middle', ?, '{\"answer\": 20.0}', "
         "'[]', '[\"detach\"]', '[]', ?, NULL, NULL)",
-        [(f"v1-{n}", f"2026-02-{1 + n % 28:02d}T10:00:00.{n:06d}+00:00", "typed " * 60) for n in range(V1_ATTEMPTS)])
+        [
+            (f"v1-{n}", f"2026-02-{1 + n % 28:02d}T10:00:00.{n:06d}+00:00", "typed " * 60)
+            for n in range(V1_ATTEMPTS)
+        ],
+    )
     connection.close()
     subprocess.run([sys.executable, "-c", INTERRUPTED_MIGRATION, str(path)], cwd=ROOT, check=False)
-    assert Path(f"{path}-journal").stat().st_size > 0, "the interrupted migration must leave its journal"
+    assert Path(f"{path}-journal").stat().st_size > 0, (
+        "the interrupted migration must leave its journal"
+    )
     assert len(statements(MIGRATIONS[1])) > 1
     return path

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from app.progress.attempt import Attempt
 from questions.model import Card, LoadedCard
 
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
-def attempt(card_id: str = "autograd-basics", rating: str = "good", at: datetime = T0, **fields) -> Attempt:
+def attempt(
+    card_id: str = "autograd-basics", rating: str = "good", at: datetime = T0, **fields
+) -> Attempt:
     """An attempt on `card_id`; tests override only the fields they are about."""
     fields.setdefault("mode", "practice")
     fields.setdefault("tier", "middle")
@@ -19,19 +21,28 @@ def attempt(card_id: str = "autograd-basics", rating: str = "good", at: datetime
     return Attempt(card_id=card_id, rating=rating, started_at=at, **fields)
 
 
-def loaded_card(card_id: str, pack: str = "autograd", *, level: str = "middle",
-                basic: int = 20, solid: int = 50) -> LoadedCard:
+def loaded_card(
+    card_id: str, pack: str = "autograd", *, level: str = "middle", basic: int = 20, solid: int = 50
+) -> LoadedCard:
     """A valid card with the given budgets; its text is filler the stats never read."""
-    card = Card.model_validate({
-        "id": card_id, "question": f"Question {card_id}?", "level": level, "importance": "must know",
-        "frequency": 50, "tags": ["autograd"],
-        "key_points": [{"point": f"point {n}"} for n in range(3)],
-        "basic": {"text": "short answer", "seconds": basic},
-        "solid": {"text": "longer answer", "seconds": solid},
-        "tiers": {name: f"{name} answer" for name in ("junior", "middle", "senior", "principal")},
-        "deep_dive": "More.",
-        "examples": [{"language": "python", "code": "x = 1", "note": "an example"}],
-        "follow_ups": [{"question": "And then?", "answer": "Then this."}],
-        "red_flags": [{"flag": "a wrong claim"}],
-    })
+    card = Card.model_validate(
+        {
+            "id": card_id,
+            "question": f"Question {card_id}?",
+            "level": level,
+            "importance": "must know",
+            "frequency": 50,
+            "tags": ["autograd"],
+            "key_points": [{"point": f"point {n}"} for n in range(3)],
+            "basic": {"text": "short answer", "seconds": basic},
+            "solid": {"text": "longer answer", "seconds": solid},
+            "tiers": {
+                name: f"{name} answer" for name in ("junior", "middle", "senior", "principal")
+            },
+            "deep_dive": "More.",
+            "examples": [{"language": "python", "code": "x = 1", "note": "an example"}],
+            "follow_ups": [{"question": "And then?", "answer": "Then this."}],
+            "red_flags": [{"flag": "a wrong claim"}],
+        }
+    )
     return LoadedCard(card=card, path=Path(f"/packs/{pack}/{card_id}.yaml"), pack=pack)

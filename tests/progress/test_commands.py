@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from progress_factories import attempt
 
 from app.cli import main
 from app.progress.history import History
-from progress_factories import attempt
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,6 +70,7 @@ def test_a_failed_export_leaves_the_previous_one_whole(two_attempts, tmp_path, m
 
     def disk_full(fd):
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr("os.fsync", disk_full)
     assert main(["export", "--format", "json", "-o", str(previous)]) == 1
     assert "No space left on device" in capsys.readouterr().err
@@ -82,9 +83,13 @@ def test_export_to_an_unwritable_place_is_a_clear_error(two_attempts, tmp_path, 
     assert "cannot write" in capsys.readouterr().err
 
 
-def test_import_of_a_malformed_file_exits_non_zero_and_names_the_place(two_attempts, tmp_path, capsys):
+def test_import_of_a_malformed_file_exits_non_zero_and_names_the_place(
+    two_attempts, tmp_path, capsys
+):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"format": "grill-history", "version": 1, "attempts": [{"id": "z", "rating": "good"}]}')
+    bad.write_text(
+        '{"format": "grill-history", "version": 1, "attempts": [{"id": "z", "rating": "good"}]}'
+    )
     assert main(["import", str(bad)]) == 1
     err = capsys.readouterr().err
     assert f"{bad}: attempts[0].card_id" in err
@@ -92,12 +97,22 @@ def test_import_of_a_malformed_file_exits_non_zero_and_names_the_place(two_attem
         assert len(history.attempts()) == 2
 
 
-@pytest.mark.parametrize("command", [["stats"], ["stats", "--json"], ["export"], ["export", "--format", "json"],
-                                     ["import", "whatever.json"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["stats"],
+        ["stats", "--json"],
+        ["export"],
+        ["export", "--format", "json"],
+        ["import", "whatever.json"],
+    ],
+)
 def test_every_command_refuses_a_corrupt_history_without_a_traceback(home, command):
     home.mkdir()
     (home / "history.db").write_bytes(b"not sqlite at all" * 64)
-    done = subprocess.run([sys.executable, "-m", "app.cli", *command], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", *command], cwd=ROOT, capture_output=True, text=True
+    )
     assert done.returncode == 1
     assert "Cannot use the history file" in done.stderr and str(home / "history.db") in done.stderr
     assert "Traceback" not in done.stderr

@@ -31,8 +31,13 @@ for n in range(100_000):
 
 
 def test_sigkill_mid_writes_leaves_every_committed_attempt_readable(home):
-    writer = subprocess.Popen([sys.executable, "-c", WRITER], cwd=ROOT, env=os.environ.copy(),
-                              stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     committed = [writer.stdout.readline().strip() for _ in range(60)]
     writer.send_signal(signal.SIGKILL)
     committed += [line.strip() for line in writer.stdout if line.strip()]
@@ -44,5 +49,5 @@ def test_sigkill_mid_writes_leaves_every_committed_attempt_readable(home):
         assert history.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         states = history.connection.execute("SELECT sum(reps) FROM card_state").fetchone()[0]
     assert set(committed) <= stored
-    assert len(stored) - len(committed) <= 1   # at most the attempt being written when killed
-    assert states == len(stored)               # each stored attempt was scheduled in the same transaction
+    assert len(stored) - len(committed) <= 1  # at most the attempt being written when killed
+    assert states == len(stored)  # each stored attempt was scheduled in the same transaction

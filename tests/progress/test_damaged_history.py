@@ -9,16 +9,27 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from damaged_history import (
+    V1_ATTEMPTS,
+    damage_one_page,
+    hot_journal,
+    index_out_of_step,
+    real_history,
+    sha256,
+    truncate,
+    with_version,
+)
+from progress_factories import attempt
 
 from app.cli import main
 from app.progress.history import History, HistoryError
-from damaged_history import (V1_ATTEMPTS, damage_one_page, hot_journal, index_out_of_step, real_history, sha256,
-                             truncate, with_version)
-from progress_factories import attempt
 
 REFUSED = {
     "a damaged page": (lambda path: damage_one_page(path, seed=5), "not a readable grill history"),
-    "another damaged page": (lambda path: damage_one_page(path, seed=11), "not a readable grill history"),
+    "another damaged page": (
+        lambda path: damage_one_page(path, seed=11),
+        "not a readable grill history",
+    ),
     "truncated": (truncate, "not a readable grill history"),
     "a future version": (with_version(99), "written by a newer grill"),
     "a negative version": (with_version(-1), "schema version -1 is not one grill ever wrote"),
@@ -28,9 +39,25 @@ REFUSED = {
 def commands(folder: Path) -> dict[str, list[str]]:
     """Each command that opens the history, with what it needs to get that far (files in `folder`)."""
     export = folder / "other-machine.json"
-    export.write_text(json.dumps({"format": "grill-history", "version": 1, "attempts": [
-        {"id": "from-elsewhere", "card_id": "card-1", "mode": "practice", "rating": "good", "tier": "middle",
-         "phase_seconds": {"answer": 20.0}, "started_at": "2026-03-01T10:00:00.000000+00:00"}]}))
+    export.write_text(
+        json.dumps(
+            {
+                "format": "grill-history",
+                "version": 1,
+                "attempts": [
+                    {
+                        "id": "from-elsewhere",
+                        "card_id": "card-1",
+                        "mode": "practice",
+                        "rating": "good",
+                        "tier": "middle",
+                        "phase_seconds": {"answer": 20.0},
+                        "started_at": "2026-03-01T10:00:00.000000+00:00",
+                    }
+                ],
+            }
+        )
+    )
     return {
         "stats": ["stats"],
         "stats --json": ["stats", "--json"],
@@ -44,15 +71,24 @@ def commands(folder: Path) -> dict[str, list[str]]:
 def files_beside(history: Path) -> dict[str, str]:
     """The history and any journal beside it. A read-only look at a file in WAL mode may add an
     empty `-wal` and its `-shm` index (SQLite's, holding no data), so those are not compared."""
-    return {p.name: sha256(p) for p in history.parent.iterdir()
-            if p.name.startswith(history.name) and not p.name.endswith(("-wal", "-shm"))}
+    return {
+        p.name: sha256(p)
+        for p in history.parent.iterdir()
+        if p.name.startswith(history.name) and not p.name.endswith(("-wal", "-shm"))
+    }
 
 
-@pytest.mark.parametrize("command", ["stats", "stats --json", "export md", "export json", "import", "mock"])
+@pytest.mark.parametrize(
+    "command", ["stats", "stats --json", "export md", "export json", "import", "mock"]
+)
 @pytest.mark.parametrize("damage", REFUSED)
-def test_every_command_refuses_the_damaged_file_and_leaves_it_byte_for_byte(home, tmp_path, capsys, monkeypatch,
-                                                                             damage, command):
-    monkeypatch.setattr("app.ui.app.GrillApp.run", lambda app: pytest.fail("mock opened the app on a refused history"))
+def test_every_command_refuses_the_damaged_file_and_leaves_it_byte_for_byte(
+    home, tmp_path, capsys, monkeypatch, damage, command
+):
+    monkeypatch.setattr(
+        "app.ui.app.GrillApp.run",
+        lambda app: pytest.fail("mock opened the app on a refused history"),
+    )
     home.mkdir()
     make, expected = REFUSED[damage]
     path = make(home / "history.db")
@@ -86,9 +122,14 @@ def test_the_journal_is_rolled_back_before_the_file_is_judged(home):
     home.mkdir()
     path = hot_journal(home / "history.db")
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
-        sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True).execute("PRAGMA user_version").fetchone()
+        sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True).execute(
+            "PRAGMA user_version"
+        ).fetchone()
     with History.open() as history:
-        assert history.connection.execute("SELECT count(*) FROM attempts").fetchone()[0] == V1_ATTEMPTS + 3
+        assert (
+            history.connection.execute("SELECT count(*) FROM attempts").fetchone()[0]
+            == V1_ATTEMPTS + 3
+        )
 
 
 @pytest.mark.parametrize("command", ["stats", "export md", "export json", "import"])
@@ -98,7 +139,9 @@ def test_a_history_the_user_cannot_read_is_refused_untouched(tmp_path, unprivile
     path = real_history(home / "history.db")
     path.chmod(0o000)
     before = files_beside(path)
-    done = unprivileged.grill(*commands(tmp_path)[command], env={"GRILL_HOME": str(home), "GRILL_PACKS": ""})
+    done = unprivileged.grill(
+        *commands(tmp_path)[command], env={"GRILL_HOME": str(home), "GRILL_PACKS": ""}
+    )
     assert done.returncode == 1
     assert f"Cannot use the history file {path}: it cannot be opened" in done.stderr
     assert "Traceback" not in done.stderr

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from progress_factories import T0, attempt
 
 from app.progress.history import DEFAULT_NEW_PER_DAY, History
-from progress_factories import T0, attempt
 
 NOW = T0 + timedelta(days=60)
 
@@ -31,7 +31,9 @@ def test_due_cards_come_first_most_overdue_first(history):
     seen(history, "a-bit-late", -timedelta(hours=1))
     seen(history, "very-late", -timedelta(days=5))
     seen(history, "not-yet", timedelta(days=3))
-    queue = history.due_queue(["a-bit-late", "not-yet", "very-late", "new-one"], now=NOW, new_per_day=0)
+    queue = history.due_queue(
+        ["a-bit-late", "not-yet", "very-late", "new-one"], now=NOW, new_per_day=0
+    )
     assert queue == ["very-late", "a-bit-late"]
 
 
@@ -57,7 +59,9 @@ def test_the_limit_comes_from_the_setting_when_not_given(history):
 def test_extra_adds_not_yet_due_cards_soonest_first_then_more_new_cards(history):
     seen(history, "in-a-week", timedelta(days=7))
     seen(history, "in-two-days", timedelta(days=2))
-    queue = history.due_queue(["in-a-week", "in-two-days", "n1", "n2"], now=NOW, new_per_day=1, extra=3)
+    queue = history.due_queue(
+        ["in-a-week", "in-two-days", "n1", "n2"], now=NOW, new_per_day=1, extra=3
+    )
     assert queue == ["n1", "in-two-days", "in-a-week", "n2"]
 
 

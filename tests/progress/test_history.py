@@ -6,10 +6,10 @@ import threading
 from datetime import timedelta
 
 import pytest
+from progress_factories import T0, attempt
 
 from app.progress.attempt import CodeResult
 from app.progress.history import History
-from progress_factories import T0, attempt
 
 
 @pytest.fixture
@@ -29,11 +29,25 @@ def test_the_database_is_in_wal_mode(history):
 
 
 def test_an_attempt_comes_back_as_it_was_recorded(history):
-    code = CodeResult(verdict="clean", pattern="flat", growth_bytes_per_step=0.0,
-                      retained_paths=(), code="loss.item()")
-    recorded = attempt(mode="mock", rating="easy", tier="senior", key_points_hit=("a", "b"),
-                       key_points_missed=("c",), red_flags_said=("d",), answer_text="why",
-                       code=code, session_id="s1", phase_seconds={"answer": 12.5})
+    code = CodeResult(
+        verdict="clean",
+        pattern="flat",
+        growth_bytes_per_step=0.0,
+        retained_paths=(),
+        code="loss.item()",
+    )
+    recorded = attempt(
+        mode="mock",
+        rating="easy",
+        tier="senior",
+        key_points_hit=("a", "b"),
+        key_points_missed=("c",),
+        red_flags_said=("d",),
+        answer_text="why",
+        code=code,
+        session_id="s1",
+        phase_seconds={"answer": 12.5},
+    )
     history.record(recorded)
     assert history.attempts() == [recorded]
 
@@ -68,15 +82,22 @@ def test_an_unseen_card_has_no_progress(history):
 
 
 def test_a_leak_caps_an_easy_self_grade_at_hard(history):
-    leak = CodeResult(verdict="leak", pattern="monotonic", growth_bytes_per_step=4096.0,
-                      retained_paths=("losses[3]",), code="losses.append(loss)")
+    leak = CodeResult(
+        verdict="leak",
+        pattern="monotonic",
+        growth_bytes_per_step=4096.0,
+        retained_paths=("losses[3]",),
+        code="losses.append(loss)",
+    )
     history.record(attempt(rating="easy", code=leak))
     assert history.attempts()[0].rating == "hard"
     assert history.progress("autograd-basics").last_rating == "hard"
 
 
 def test_code_that_could_not_be_graded_counts_as_again(history):
-    broken = CodeResult(verdict="error", pattern=None, growth_bytes_per_step=0.0, retained_paths=(), code="x")
+    broken = CodeResult(
+        verdict="error", pattern=None, growth_bytes_per_step=0.0, retained_paths=(), code="x"
+    )
     history.record(attempt(rating="good", code=broken))
     assert history.progress("autograd-basics").last_rating == "again"
 
@@ -84,7 +105,10 @@ def test_code_that_could_not_be_graded_counts_as_again(history):
 def test_an_attempt_recorded_out_of_order_schedules_as_if_recorded_in_order(tmp_path):
     ratings = [("good", 0), ("hard", 3), ("again", 9), ("good", 12)]
     items = [attempt(rating=r, at=T0 + timedelta(days=d)) for r, d in ratings]
-    with History.open(tmp_path / "in-order.db") as in_order, History.open(tmp_path / "shuffled.db") as shuffled:
+    with (
+        History.open(tmp_path / "in-order.db") as in_order,
+        History.open(tmp_path / "shuffled.db") as shuffled,
+    ):
         for item in items:
             in_order.record(item)
         for index in (2, 0, 3, 1):
@@ -123,7 +147,9 @@ def test_settings_and_attempts_persist_across_reopening(home):
 
 
 def test_worker_threads_can_record_through_one_shared_history(history):
-    workers = [threading.Thread(target=history.record, args=(attempt(f"card-{n}"),)) for n in range(8)]
+    workers = [
+        threading.Thread(target=history.record, args=(attempt(f"card-{n}"),)) for n in range(8)
+    ]
     for worker in workers:
         worker.start()
     for worker in workers:

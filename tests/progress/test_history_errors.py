@@ -7,9 +7,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from progress_factories import attempt
 
 from app.progress.history import History, HistoryError
-from progress_factories import attempt
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -25,14 +25,23 @@ def sqlite_file(path: Path, script: str) -> Path:
 
 
 BAD_FILES = {
-    "not a database": lambda path: path.write_bytes(b"these are my interview notes, not SQLite\n" * 200),
+    "not a database": lambda path: path.write_bytes(
+        b"these are my interview notes, not SQLite\n" * 200
+    ),
     "from a newer grill": lambda path: sqlite_file(
-        path, "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id); PRAGMA user_version = 99;"),
+        path,
+        "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id); PRAGMA user_version = 99;",
+    ),
     "a negative version": lambda path: sqlite_file(
-        path, "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id); PRAGMA user_version = -1;"),
+        path,
+        "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id); PRAGMA user_version = -1;",
+    ),
     "version 0 with tables": lambda path: sqlite_file(
-        path, "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id);"),
-    "another program's database": lambda path: sqlite_file(path, "CREATE TABLE songs (title TEXT);"),
+        path, "PRAGMA application_id = 1735551340; CREATE TABLE attempts (id);"
+    ),
+    "another program's database": lambda path: sqlite_file(
+        path, "CREATE TABLE songs (title TEXT);"
+    ),
 }
 EXPECTED = {
     "not a database": "not a readable grill history",
@@ -121,13 +130,17 @@ def test_a_history_another_process_keeps_locked_is_waited_for_then_refused(home,
     finally:
         other.rollback()
         other.close()
-    assert raised.value.message == "another program (another grill?) has held it locked for over 0.2 s"
+    assert (
+        raised.value.message == "another program (another grill?) has held it locked for over 0.2 s"
+    )
     assert "nothing was written" in raised.value.what_to_do
     with History.open() as history:
         assert [a.card_id for a in history.attempts()] == ["a1"]
 
 
-@pytest.mark.parametrize("command", [["stats"], ["stats", "--json"], ["export"], ["import", "elsewhere.json"]])
+@pytest.mark.parametrize(
+    "command", [["stats"], ["stats", "--json"], ["export"], ["import", "elsewhere.json"]]
+)
 def test_a_grill_home_the_user_cannot_enter_is_one_line_naming_it(tmp_path, unprivileged, command):
     """`path.exists()` raises PermissionError inside a mode-000 folder; the user gets one located line."""
     home = tmp_path / "home"
@@ -137,7 +150,8 @@ def test_a_grill_home_the_user_cannot_enter_is_one_line_naming_it(tmp_path, unpr
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
         f"grill {command[0]}: Cannot use the history file {home / 'history.db'}: its folder cannot be read "
-        f"(Permission denied); check the folder's permissions, or set GRILL_HOME to a folder you can use."]
+        f"(Permission denied); check the folder's permissions, or set GRILL_HOME to a folder you can use."
+    ]
 
 
 def test_an_export_file_inside_a_folder_the_user_cannot_enter_is_one_line(tmp_path, unprivileged):
@@ -145,6 +159,11 @@ def test_an_export_file_inside_a_folder_the_user_cannot_enter_is_one_line(tmp_pa
     locked.mkdir()
     (locked / "export.json").write_text("{}")
     locked.chmod(0o000)
-    done = unprivileged.grill("import", str(locked / "export.json"), env={"GRILL_HOME": str(tmp_path / "home")})
+    done = unprivileged.grill(
+        "import", str(locked / "export.json"), env={"GRILL_HOME": str(tmp_path / "home")}
+    )
     assert done.returncode == 1
-    assert done.stderr == f"grill import: {locked / 'export.json'}: cannot be read (Permission denied)\n"
+    assert (
+        done.stderr
+        == f"grill import: {locked / 'export.json'}: cannot be read (Permission denied)\n"
+    )

@@ -12,39 +12,104 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from progress_factories import T0, attempt
 
 from app.cli import main
 from app.progress.history import History
-from progress_factories import T0, attempt
 
-FIELDS = ["id", "card_id", "mode", "rating", "tier", "phase_seconds", "key_points_hit", "key_points_missed",
-          "red_flags_said", "answer_text", "code", "session_id", "started_at"]
+FIELDS = [
+    "id",
+    "card_id",
+    "mode",
+    "rating",
+    "tier",
+    "phase_seconds",
+    "key_points_hit",
+    "key_points_missed",
+    "red_flags_said",
+    "answer_text",
+    "code",
+    "session_id",
+    "started_at",
+]
 CODE_FIELDS = ["verdict", "pattern", "growth_bytes_per_step", "retained_paths", "code"]
-PLACE = re.compile(r"(attempts\[\d+\]|attempts:|line \d+ column \d+:|version:|not a grill history export|"
-                   r"nested too deeply|\.\.\. and \d+ more problems)")
+PLACE = re.compile(
+    r"(attempts\[\d+\]|attempts:|line \d+ column \d+:|version:|not a grill history export|"
+    r"nested too deeply|\.\.\. and \d+ more problems)"
+)
 """How a problem in an export file says where it is: a path into the JSON, or a line and column."""
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-10**25, max_value=10**25),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12),
-    st.sampled_from(["", " ", "\ud800", "now", "yesterday", "2026-02-31T10:00:00+00:00", "2026-03-01T10:00:00",
-                     "1970-01-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00", "clean", "leak", "bogus", "practice",
-                     "mock", "good", "again", "senior", "x1"]))
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
-                                                                                         max_size=3), max_leaves=8)
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**25), max_value=10**25),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "\ud800",
+            "now",
+            "yesterday",
+            "2026-02-31T10:00:00+00:00",
+            "2026-03-01T10:00:00",
+            "1970-01-01T00:00:00+00:00",
+            "9999-12-31T23:59:59+00:00",
+            "clean",
+            "leak",
+            "bogus",
+            "practice",
+            "mock",
+            "good",
+            "again",
+            "senior",
+            "x1",
+        ]
+    ),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 def exported_document() -> dict:
     """What `grill export --format json` writes for a small history, code results included."""
-    return {"format": "grill-history", "version": 1, "exported_at": "2026-03-10T00:00:00.000000+00:00",
-            "attempts": [
-                {"id": f"a{n}", "card_id": f"card-{n % 2}", "mode": "practice", "rating": "good", "tier": "middle",
-                 "phase_seconds": {"answer": 20.0 + n, "review": 5}, "key_points_hit": ["one"],
-                 "key_points_missed": ["two"], "red_flags_said": [], "answer_text": "detach it",
-                 "code": {"verdict": "leak", "pattern": "monotonic", "growth_bytes_per_step": 4096.0,
-                          "retained_paths": ["total"], "code": "total += loss"} if n == 1 else None,
-                 "session_id": None, "started_at": f"2026-03-0{n + 1}T10:00:00.000000+00:00"}
-                for n in range(3)]}
+    return {
+        "format": "grill-history",
+        "version": 1,
+        "exported_at": "2026-03-10T00:00:00.000000+00:00",
+        "attempts": [
+            {
+                "id": f"a{n}",
+                "card_id": f"card-{n % 2}",
+                "mode": "practice",
+                "rating": "good",
+                "tier": "middle",
+                "phase_seconds": {"answer": 20.0 + n, "review": 5},
+                "key_points_hit": ["one"],
+                "key_points_missed": ["two"],
+                "red_flags_said": [],
+                "answer_text": "detach it",
+                "code": {
+                    "verdict": "leak",
+                    "pattern": "monotonic",
+                    "growth_bytes_per_step": 4096.0,
+                    "retained_paths": ["total"],
+                    "code": "total += loss",
+                }
+                if n == 1
+                else None,
+                "session_id": None,
+                "started_at": f"2026-03-0{n + 1}T10:00:00.000000+00:00",
+            }
+            for n in range(3)
+        ],
+    }
 
 
 @st.composite
@@ -53,22 +118,34 @@ def mutated_exports(draw) -> str:
     attempts = document["attempts"]
     for _ in range(draw(st.integers(1, 4))):
         index = draw(st.integers(0, len(attempts) - 1)) if attempts else 0
-        kind = draw(st.sampled_from(["field", "drop", "code", "phase", "envelope", "duplicate", "attempt"]))
+        kind = draw(
+            st.sampled_from(["field", "drop", "code", "phase", "envelope", "duplicate", "attempt"])
+        )
         if kind == "envelope":
-            document[draw(st.sampled_from(["format", "version", "attempts", "exported_at"]))] = draw(values)
-        elif not isinstance(attempts, list) or not attempts or not isinstance(attempts[index], dict):
+            document[draw(st.sampled_from(["format", "version", "attempts", "exported_at"]))] = (
+                draw(values)
+            )
+        elif (
+            not isinstance(attempts, list) or not attempts or not isinstance(attempts[index], dict)
+        ):
             continue
         elif kind == "field":
             attempts[index][draw(st.sampled_from(FIELDS))] = draw(values)
         elif kind == "drop":
             attempts[index].pop(draw(st.sampled_from(FIELDS)), None)
         elif kind == "code":
-            original = attempts[1].get("code") if len(attempts) > 1 and isinstance(attempts[1], dict) else None
+            original = (
+                attempts[1].get("code")
+                if len(attempts) > 1 and isinstance(attempts[1], dict)
+                else None
+            )
             code = dict(original) if isinstance(original, dict) else {}
             code[draw(st.sampled_from(CODE_FIELDS))] = draw(values)
             attempts[index]["code"] = code
         elif kind == "phase":
-            attempts[index]["phase_seconds"] = {draw(st.sampled_from(["answer", "review", ""])): draw(values)}
+            attempts[index]["phase_seconds"] = {
+                draw(st.sampled_from(["answer", "review", ""])): draw(values)
+            }
         elif kind == "duplicate":
             attempts.append(dict(attempts[index]))
         else:
@@ -79,7 +156,9 @@ def mutated_exports(draw) -> str:
     if edit == "cut":
         text = text[:at]
     elif edit == "insert":
-        text = text[:at] + draw(st.text(alphabet='{}[]",:0123456789eE.-tn \\', max_size=6)) + text[at:]
+        text = (
+            text[:at] + draw(st.text(alphabet='{}[]",:0123456789eE.-tn \\', max_size=6)) + text[at:]
+        )
     elif edit == "huge number":
         text = text.replace("20.0", "9" * draw(st.sampled_from([25, 4301, 5000])), 1)
     elif edit == "deep":
@@ -92,9 +171,15 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@settings(max_examples=200, deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200,
+    deadline=timedelta(seconds=5),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(text=mutated_exports())
-def test_any_export_file_is_imported_or_refused_with_each_problem_placed(home, tmp_path, capsys, text):
+def test_any_export_file_is_imported_or_refused_with_each_problem_placed(
+    home, tmp_path, capsys, text
+):
     history_file = home / "history.db"
     if not history_file.exists():
         with History.open() as history:

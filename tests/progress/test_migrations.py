@@ -6,10 +6,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from progress_factories import T0, attempt
 
 from app.progress import schema
 from app.progress.history import History
-from progress_factories import T0, attempt
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -24,7 +24,9 @@ def build(path: Path, version: int) -> Path:
 
 
 def test_there_is_a_fixture_for_every_earlier_version():
-    missing = [v for v in range(1, schema.SCHEMA_VERSION) if not (FIXTURES / f"history_v{v}.sql").is_file()]
+    missing = [
+        v for v in range(1, schema.SCHEMA_VERSION) if not (FIXTURES / f"history_v{v}.sql").is_file()
+    ]
     assert missing == [], "keep the SQL of each shipped schema version as a fixture"
 
 
@@ -33,7 +35,10 @@ def test_each_earlier_version_migrates_to_the_current_one(tmp_path, version):
     path = build(tmp_path / "history.db", version)
     with History.open(path) as history:
         assert schema.schema_version(history.connection) == schema.SCHEMA_VERSION
-        assert history.connection.execute("PRAGMA application_id").fetchone()[0] == schema.APPLICATION_ID
+        assert (
+            history.connection.execute("PRAGMA application_id").fetchone()[0]
+            == schema.APPLICATION_ID
+        )
 
 
 def test_v1_attempts_settings_and_schedules_survive_the_migration(tmp_path):
@@ -48,8 +53,12 @@ def test_v1_attempts_settings_and_schedules_survive_the_migration(tmp_path):
 
 def test_v2_backfills_answer_time_review_flags_and_misses_from_v1_json(tmp_path):
     with History.open(build(tmp_path / "history.db", 1)) as history:
-        rows = history.connection.execute("SELECT id, answer_seconds, is_review FROM attempts ORDER BY id").fetchall()
-        misses = history.connection.execute("SELECT attempt_id, kind, text FROM misses ORDER BY attempt_id, text").fetchall()
+        rows = history.connection.execute(
+            "SELECT id, answer_seconds, is_review FROM attempts ORDER BY id"
+        ).fetchall()
+        misses = history.connection.execute(
+            "SELECT attempt_id, kind, text FROM misses ORDER BY attempt_id, text"
+        ).fetchall()
     assert rows == [("a1", 41.5, 0), ("a2", 70.0, 1), ("a3", None, 0)]
     assert misses == [
         ("a1", "key_point", "detach cuts it"),
@@ -67,18 +76,28 @@ def test_a_migrated_history_keeps_scheduling_new_attempts(tmp_path):
 
 def test_a_failing_step_rolls_back_whole_and_leaves_the_earlier_version(tmp_path, monkeypatch):
     path = build(tmp_path / "history.db", 1)
-    broken = (schema.MIGRATIONS[0], "CREATE TABLE half_done (x);\nINSERT INTO no_such_table VALUES (1);")
+    broken = (
+        schema.MIGRATIONS[0],
+        "CREATE TABLE half_done (x);\nINSERT INTO no_such_table VALUES (1);",
+    )
     monkeypatch.setattr(schema, "MIGRATIONS", broken)
     connection = sqlite3.connect(path, isolation_level=None)
     with pytest.raises(sqlite3.OperationalError):
         schema.migrate(connection)
     assert schema.schema_version(connection) == 1
-    assert connection.execute("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'").fetchone()[0] == 0
+    assert (
+        connection.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'half_done'"
+        ).fetchone()[0]
+        == 0
+    )
     connection.close()
 
 
 def test_statements_splits_a_script_and_refuses_an_unterminated_one():
     assert schema.statements("CREATE TABLE a (x);\n-- note\nINSERT INTO a VALUES (';');\n") == [
-        "CREATE TABLE a (x);", "-- note\nINSERT INTO a VALUES (';');"]
+        "CREATE TABLE a (x);",
+        "-- note\nINSERT INTO a VALUES (';');",
+    ]
     with pytest.raises(ValueError, match="unterminated"):
         schema.statements("CREATE TABLE a (x)")

@@ -17,8 +17,12 @@ def tagged(card_id: str, pack: str, *tags: str):
     return replace(loaded, card=loaded.card.model_copy(update={"tags": list(tags)}))
 
 
-CARDS = [tagged("a1", "autograd", "graphs"), tagged("a2", "autograd", "graphs", "memory"),
-         tagged("a3", "autograd", "memory"), tagged("m1", "mixed", "memory")]
+CARDS = [
+    tagged("a1", "autograd", "graphs"),
+    tagged("a2", "autograd", "graphs", "memory"),
+    tagged("a3", "autograd", "memory"),
+    tagged("m1", "mixed", "memory"),
+]
 
 
 def test_mastery_is_the_share_of_cards_last_rated_good_or_easy_per_pack_and_tag(home):
@@ -32,7 +36,9 @@ def test_mastery_is_the_share_of_cards_last_rated_good_or_easy_per_pack_and_tag(
     packs = {m.name: m for m in outlook.packs}
     assert (packs["autograd"].cards, packs["autograd"].mastered) == (3, 2)
     assert (packs["mixed"].cards, packs["mixed"].mastered, packs["mixed"].retention) == (1, 0, None)
-    assert packs["autograd"].retention == 0.5, "two reviews: a1 recalled (good), a3 forgotten (again)"
+    assert packs["autograd"].retention == 0.5, (
+        "two reviews: a1 recalled (good), a3 forgotten (again)"
+    )
     tags = {m.name: m for m in outlook.tags}
     assert [m.name for m in outlook.tags] == ["graphs", "memory"]
     assert (tags["graphs"].cards, tags["graphs"].mastered, tags["graphs"].share) == (2, 2, 1.0)

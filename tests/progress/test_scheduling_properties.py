@@ -6,17 +6,22 @@ from datetime import timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from progress_factories import T0, attempt
 
 from app.progress.attempt import RATINGS, CodeResult
 from app.progress.history import effective_rating
 from app.progress.scheduler import replay, review
-from progress_factories import T0, attempt
 
 gaps = st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=400))
 histories = st.lists(st.tuples(st.sampled_from(RATINGS), gaps), min_size=1, max_size=25)
 distinct_times = st.lists(
-    st.tuples(st.sampled_from(RATINGS), st.timedeltas(min_value=timedelta(minutes=1), max_value=timedelta(days=400))),
-    min_size=1, max_size=25)
+    st.tuples(
+        st.sampled_from(RATINGS),
+        st.timedeltas(min_value=timedelta(minutes=1), max_value=timedelta(days=400)),
+    ),
+    min_size=1,
+    max_size=25,
+)
 
 
 def walk(steps):
@@ -66,5 +71,7 @@ def test_replaying_attempts_in_any_order_gives_the_state_recording_them_live_gav
 
 @given(st.sampled_from(RATINGS), st.sampled_from(["leak", "refused", "error", "timeout", "limit"]))
 def test_code_that_is_not_clean_never_rates_above_hard(rating, verdict):
-    code = CodeResult(verdict=verdict, pattern=None, growth_bytes_per_step=0.0, retained_paths=(), code="")
+    code = CodeResult(
+        verdict=verdict, pattern=None, growth_bytes_per_step=0.0, retained_paths=(), code=""
+    )
     assert effective_rating(attempt(rating=rating, code=code)) in ("again", "hard")

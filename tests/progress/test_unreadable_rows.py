@@ -8,10 +8,10 @@ import sqlite3
 from datetime import timedelta
 
 import pytest
+from progress_factories import T0, attempt
 
 from app.cli import main
 from app.progress.history import History
-from progress_factories import T0, attempt
 
 
 @pytest.fixture
@@ -37,7 +37,8 @@ def test_stats_leaves_out_a_row_whose_time_it_cannot_read_and_names_it(edited_hi
     assert json.loads(captured.out)["attempts"] == 2
     assert notes(captured.err) == [
         "grill stats: note: left out attempt 'row-a1', which grill cannot read: started_at 'yesterday' is not "
-        "a time (another program may have changed it)"]
+        "a time (another program may have changed it)"
+    ]
 
 
 def test_export_leaves_out_each_row_it_cannot_read_and_names_it(edited_history, tmp_path, capsys):
@@ -47,7 +48,10 @@ def test_export_leaves_out_each_row_it_cannot_read_and_names_it(edited_history, 
     left_out = sorted(notes(capsys.readouterr().err))
     assert len(left_out) == 2
     assert "'row-a1', which grill cannot read: started_at 'yesterday' is not a time" in left_out[0]
-    assert "'row-a2', which grill cannot read: phase_seconds is not JSON grill can read ('{oops')" in left_out[1]
+    assert (
+        "'row-a2', which grill cannot read: phase_seconds is not JSON grill can read ('{oops')"
+        in left_out[1]
+    )
 
 
 def test_export_as_markdown_reports_like_stats(edited_history, capsys):
@@ -59,9 +63,25 @@ def test_export_as_markdown_reports_like_stats(edited_history, capsys):
 
 def test_import_replays_a_card_around_its_unreadable_row(edited_history, tmp_path, capsys):
     export = tmp_path / "more.json"
-    export.write_text(json.dumps({"format": "grill-history", "version": 1, "attempts": [
-        {"id": "new-a1", "card_id": "a1", "mode": "practice", "rating": "again", "tier": "middle",
-         "phase_seconds": {"answer": 12.0}, "started_at": "2026-03-05T10:00:00.000000+00:00"}]}))
+    export.write_text(
+        json.dumps(
+            {
+                "format": "grill-history",
+                "version": 1,
+                "attempts": [
+                    {
+                        "id": "new-a1",
+                        "card_id": "a1",
+                        "mode": "practice",
+                        "rating": "again",
+                        "tier": "middle",
+                        "phase_seconds": {"answer": 12.0},
+                        "started_at": "2026-03-05T10:00:00.000000+00:00",
+                    }
+                ],
+            }
+        )
+    )
     assert main(["import", str(export)]) == 0
     captured = capsys.readouterr()
     assert "Imported 1 new attempts" in captured.out
@@ -70,13 +90,17 @@ def test_import_replays_a_card_around_its_unreadable_row(edited_history, tmp_pat
         assert history.progress("a1").reps == 1  # the readable attempt alone
 
 
-def test_a_row_whose_bytes_are_not_utf8_is_shown_marked_in_stats_and_left_out_of_export(home, tmp_path, capsys):
+def test_a_row_whose_bytes_are_not_utf8_is_shown_marked_in_stats_and_left_out_of_export(
+    home, tmp_path, capsys
+):
     """Damage inside a row's text, which SQLite's page checks cannot see, costs that row alone."""
     with History.open() as history:
         history.record(attempt("a1", key_points_missed=("detach",), id="row-1"))
         history.record(attempt("a2", at=T0 + timedelta(hours=1), id="row-2"))
     connection = sqlite3.connect(home / "history.db")
-    connection.execute("UPDATE attempts SET answer_text = CAST(x'fffe41' AS TEXT) WHERE id = 'row-1'")
+    connection.execute(
+        "UPDATE attempts SET answer_text = CAST(x'fffe41' AS TEXT) WHERE id = 'row-1'"
+    )
     connection.execute("UPDATE misses SET text = CAST(x'64ff74' AS TEXT)")
     connection.commit()
     connection.close()
@@ -94,9 +118,11 @@ def test_answer_times_another_program_wrote_out_of_range_never_make_the_json_inv
         history.record(attempt("a2", phase_seconds={"answer": 50.0}))
     connection = sqlite3.connect(home / "history.db")
     connection.execute("UPDATE attempts SET answer_seconds = 1e308 WHERE card_id = 'a1'")
-    connection.execute("INSERT INTO attempts SELECT 'copy', card_id, mode, rating, tier, started_at, phase_seconds, "
-                       "key_points_hit, key_points_missed, red_flags_said, answer_text, code, session_id, 1e308, 1 "
-                       "FROM attempts WHERE card_id = 'a1'")
+    connection.execute(
+        "INSERT INTO attempts SELECT 'copy', card_id, mode, rating, tier, started_at, phase_seconds, "
+        "key_points_hit, key_points_missed, red_flags_said, answer_text, code, session_id, 1e308, 1 "
+        "FROM attempts WHERE card_id = 'a1'"
+    )
     connection.commit()
     connection.close()
     assert main(["stats", "--json"]) == 0

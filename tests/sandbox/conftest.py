@@ -15,6 +15,7 @@ from sandbox_witness import JOBS, SECRET_NAME, TEST_LIMITS, Witness
 
 from checkers.sandbox import Sandbox
 
+
 @pytest.fixture(scope="session")
 def secret() -> str:
     """A secret in the parent's environment before any worker starts."""
@@ -25,8 +26,9 @@ def secret() -> str:
 
 
 def start(secret: str, isolation: str) -> Sandbox:
-    return Sandbox(device="cpu", limits=TEST_LIMITS, isolation=isolation,
-                   job_paths=(str(JOBS),)).start()
+    return Sandbox(
+        device="cpu", limits=TEST_LIMITS, isolation=isolation, job_paths=(str(JOBS),)
+    ).start()
 
 
 @pytest.fixture(scope="module")

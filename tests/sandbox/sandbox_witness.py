@@ -11,8 +11,13 @@ from checkers.sandbox import Limits, Outcome, Sandbox
 JOBS = Path(__file__).parent / "jobs"
 SNIPPET = "checkers.sandbox.snippet:run_snippet"
 SECRET_NAME = "GRILL_TEST_SECRET"
-TEST_LIMITS = Limits(memory_bytes=512 * 1024 * 1024, cpu_seconds=20, wall_seconds=20,
-                     output_bytes=64 * 1024, processes=32)
+TEST_LIMITS = Limits(
+    memory_bytes=512 * 1024 * 1024,
+    cpu_seconds=20,
+    wall_seconds=20,
+    output_bytes=64 * 1024,
+    processes=32,
+)
 
 
 def process_tree(pid: int) -> set[int]:
@@ -27,8 +32,10 @@ def process_tree(pid: int) -> set[int]:
             continue
         for task in tasks:
             try:
-                frontier += [int(p) for p in Path(f"/proc/{current}/task/{task}/children")
-                             .read_text().split()]
+                frontier += [
+                    int(p)
+                    for p in Path(f"/proc/{current}/task/{task}/children").read_text().split()
+                ]
             except OSError:
                 continue
     return found
@@ -46,8 +53,11 @@ class Witness:
         return self.canary_dir / "canary"
 
     def fill(self, template: str) -> str:
-        return (template.replace("{canary}", str(self.canary)).replace("{port}", str(self.port))
-                .replace("{secret_name}", SECRET_NAME))
+        return (
+            template.replace("{canary}", str(self.canary))
+            .replace("{port}", str(self.port))
+            .replace("{secret_name}", SECRET_NAME)
+        )
 
     def assert_untouched(self, outcome: Outcome, box: Sandbox, baseline: set[int]) -> None:
         assert list(self.canary_dir.iterdir()) == [], "the run created a file outside the box"

@@ -211,21 +211,50 @@ result = [repr(config), config == Config(0.05), len(memory), noise.sample().shap
 """
 
 
-@pytest.mark.parametrize("source,check", [
-    (LINEAR, lambda r: r < 0.01),
-    (MLP_ADAM, lambda r: r == {"accuracy_ok": True, "calls": 61, "recent": 5, "finite": True}),
-    (LANGUAGE, lambda r: r[:8] == [1, 4, 6, [0, 4, 16], {"a": 5, "b": 1, "c": 2}, "Box(4)",
-                                   10, 6] and r[8] == "'missing'" and r[9:] ==
-               [True, 16, 0, 2, 2.57, 20, 4, [2, 1], True, True]),
-    (AUTOGRAD, lambda r: r == {"grad": [12.0, 27.0], "second": [24.0, 36.0], "hooks": 3,
-                               "has_graph": True}),
-    (DATA_AND_SCHEDULE, lambda r: r == {"batches": 16, "lr": 0.0025, "same": True,
-                                        "chain": [1, 2]}),
-    (FORMATTING_AND_CLASSES, lambda r: r == ["loss 0.33", "lr=  0.5", "8 4", "3", "1/2",
-                                             "1.0 0", "ACC", True, [1, 9]]),
-    (RL_AND_CONFIG, lambda r: r == ["Config(lr=0.05, sizes=[4, 2])", True, 8, 3, 3, True, True]),
-], ids=["linear", "mlp-adam", "language", "autograd", "data-and-schedule",
-        "formatting-and-classes", "rl-and-config"])
+@pytest.mark.parametrize(
+    "source,check",
+    [
+        (LINEAR, lambda r: r < 0.01),
+        (MLP_ADAM, lambda r: r == {"accuracy_ok": True, "calls": 61, "recent": 5, "finite": True}),
+        (
+            LANGUAGE,
+            lambda r: (
+                r[:8] == [1, 4, 6, [0, 4, 16], {"a": 5, "b": 1, "c": 2}, "Box(4)", 10, 6]
+                and r[8] == "'missing'"
+                and r[9:] == [True, 16, 0, 2, 2.57, 20, 4, [2, 1], True, True]
+            ),
+        ),
+        (
+            AUTOGRAD,
+            lambda r: (
+                r == {"grad": [12.0, 27.0], "second": [24.0, 36.0], "hooks": 3, "has_graph": True}
+            ),
+        ),
+        (
+            DATA_AND_SCHEDULE,
+            lambda r: r == {"batches": 16, "lr": 0.0025, "same": True, "chain": [1, 2]},
+        ),
+        (
+            FORMATTING_AND_CLASSES,
+            lambda r: (
+                r == ["loss 0.33", "lr=  0.5", "8 4", "3", "1/2", "1.0 0", "ACC", True, [1, 9]]
+            ),
+        ),
+        (
+            RL_AND_CONFIG,
+            lambda r: r == ["Config(lr=0.05, sizes=[4, 2])", True, 8, 3, 3, True, True],
+        ),
+    ],
+    ids=[
+        "linear",
+        "mlp-adam",
+        "language",
+        "autograd",
+        "data-and-schedule",
+        "formatting-and-classes",
+        "rl-and-config",
+    ],
+)
 def test_ordinary_training_code_runs_and_returns_its_result(sandbox, source, check):
     outcome = sandbox.run(SNIPPET, {"source": source})
     assert outcome.status == "ok", (outcome.error, outcome.traceback)
@@ -261,6 +290,8 @@ def test_runs_do_not_share_state(sandbox):
     """Each run starts from the worker's state, whatever the runs before it consumed or set."""
     draw = "import torch\nresult = torch.rand(1).item()"
     fresh = sandbox.run(SNIPPET, {"source": draw})
-    sandbox.run(SNIPPET, {"source": "import torch\ntorch.manual_seed(5)\nx = torch.rand(1000)\nresult = 0"})
+    sandbox.run(
+        SNIPPET, {"source": "import torch\ntorch.manual_seed(5)\nx = torch.rand(1000)\nresult = 0"}
+    )
     again = sandbox.run(SNIPPET, {"source": draw})
     assert fresh.result == again.result

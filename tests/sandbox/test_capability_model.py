@@ -15,15 +15,63 @@ from checkers import capabilities, guards, policy
 from checkers.facades import is_stand_in
 from checkers.refusal import CANDIDATE_CLASSES, CANDIDATE_MARK, PRIVATE_NAMES, Refused
 
-CLOSED = ("os", "sys", "io", "_io", "subprocess", "socket", "ctypes", "_ctypes", "importlib",
-          "inspect", "logging", "threading", "_thread", "multiprocessing", "pickle", "_pickle",
-          "gc", "marshal", "shutil", "tempfile", "pathlib", "posix", "signal", "resource",
-          "torch.jit", "torch._dynamo", "torch._inductor", "torch.serialization", "torch.overrides",
-          "torch.multiprocessing", "torch.distributed", "torch.hub", "torch.utils.cpp_extension",
-          "torch.utils.data.dataloader", "torch.fx", "torch.export", "torch._logging",
-          "torch.library", "torch._ops", "checkers")
-CLOSED_BUILTINS = {"open", "exec", "eval", "compile", "__import__", "getattr", "setattr",
-                   "delattr", "globals", "locals", "vars", "breakpoint", "input"}
+CLOSED = (
+    "os",
+    "sys",
+    "io",
+    "_io",
+    "subprocess",
+    "socket",
+    "ctypes",
+    "_ctypes",
+    "importlib",
+    "inspect",
+    "logging",
+    "threading",
+    "_thread",
+    "multiprocessing",
+    "pickle",
+    "_pickle",
+    "gc",
+    "marshal",
+    "shutil",
+    "tempfile",
+    "pathlib",
+    "posix",
+    "signal",
+    "resource",
+    "torch.jit",
+    "torch._dynamo",
+    "torch._inductor",
+    "torch.serialization",
+    "torch.overrides",
+    "torch.multiprocessing",
+    "torch.distributed",
+    "torch.hub",
+    "torch.utils.cpp_extension",
+    "torch.utils.data.dataloader",
+    "torch.fx",
+    "torch.export",
+    "torch._logging",
+    "torch.library",
+    "torch._ops",
+    "checkers",
+)
+CLOSED_BUILTINS = {
+    "open",
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "getattr",
+    "setattr",
+    "delattr",
+    "globals",
+    "locals",
+    "vars",
+    "breakpoint",
+    "input",
+}
 
 
 def from_closed_module(value) -> bool:
@@ -64,8 +112,11 @@ def reach(obj, name):
 def snippet_frame():
     """The guards look for a running snippet's frame (its classes, its private names)."""
     namespace = policy.candidate_namespace(policy.compile_candidate("x = 1"))
-    return {CANDIDATE_MARK: True, CANDIDATE_CLASSES: namespace[CANDIDATE_CLASSES],
-            PRIVATE_NAMES: frozenset()}
+    return {
+        CANDIDATE_MARK: True,
+        CANDIDATE_CLASSES: namespace[CANDIDATE_CLASSES],
+        PRIVATE_NAMES: frozenset(),
+    }
 
 
 def surface():

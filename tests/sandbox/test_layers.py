@@ -16,11 +16,11 @@ import pytest
 from sandbox_witness import SECRET_NAME, process_tree
 
 from checkers.sandbox import landlock, seccomp
-from checkers.sandbox.isolation import (SANDBOX_ENV, bubblewrap_works, bwrap_arguments,
-                                        package_root)
+from checkers.sandbox.isolation import SANDBOX_ENV, bubblewrap_works, bwrap_arguments, package_root
 
-needs_bubblewrap = pytest.mark.skipif(not bubblewrap_works(),
-                                      reason="bubblewrap cannot create namespaces here")
+needs_bubblewrap = pytest.mark.skipif(
+    not bubblewrap_works(), reason="bubblewrap cannot create namespaces here"
+)
 PROBES = "probe_jobs"
 TOP_OF_BOUND = {Path(p).parts[1] for p in (sys.prefix, sys.base_prefix, str(package_root()))}
 
@@ -64,11 +64,24 @@ def in_box(code: str) -> str:
 @needs_bubblewrap
 def test_the_box_shows_no_home_no_etc_only_the_python_installation():
     top = in_box("import os; print(' '.join(sorted(os.listdir('/'))))").split()
-    assert set(top) <= {"bin", "dev", "etc", "lib", "lib64", "proc", "root", "sbin", "tmp",
-                        "usr", *TOP_OF_BOUND}
+    assert set(top) <= {
+        "bin",
+        "dev",
+        "etc",
+        "lib",
+        "lib64",
+        "proc",
+        "root",
+        "sbin",
+        "tmp",
+        "usr",
+        *TOP_OF_BOUND,
+    }
     assert in_box("import os; print(os.listdir('/etc'))").strip() == "['ld.so.cache']"
-    assert in_box("import os; print(os.path.exists(os.path.expanduser('~root/.bashrc')))") \
-        .strip() == "False"
+    assert (
+        in_box("import os; print(os.path.exists(os.path.expanduser('~root/.bashrc')))").strip()
+        == "False"
+    )
 
 
 def test_a_file_left_by_one_run_is_gone_in_the_next(either_sandbox):
@@ -79,11 +92,20 @@ def test_a_file_left_by_one_run_is_gone_in_the_next(either_sandbox):
 @needs_bubblewrap
 @pytest.mark.skipif(not seccomp.supported(), reason="the seccomp filter is x86-64 only")
 def test_seccomp_refuses_the_calls_a_training_loop_never_needs(sandbox):
-    calls = {name: seccomp.DENIED_X86_64[name]
-             for name in ("ptrace", "unshare", "setns", "mount", "keyctl", "bpf",
-                          "io_uring_setup", "perf_event_open")}
-    outcome = run(sandbox, "syscall", {"calls": {**calls, "clone3": seccomp.CLONE3,
-                                                 "getpid": 39}})
+    calls = {
+        name: seccomp.DENIED_X86_64[name]
+        for name in (
+            "ptrace",
+            "unshare",
+            "setns",
+            "mount",
+            "keyctl",
+            "bpf",
+            "io_uring_setup",
+            "perf_event_open",
+        )
+    }
+    outcome = run(sandbox, "syscall", {"calls": {**calls, "clone3": seccomp.CLONE3, "getpid": 39}})
     got = outcome.result["errno"]
     assert {name: got[name] for name in calls} == {name: errno.EPERM for name in calls}
     assert got["clone3"] == errno.ENOSYS
@@ -109,8 +131,9 @@ def test_no_network_even_to_loopback(sandbox, witness):
 
 @needs_bubblewrap
 @pytest.mark.skipif(landlock.abi() < 4, reason="Landlock with TCP rules (ABI 4) is missing")
-def test_without_bubblewrap_landlock_keeps_files_and_network_out_of_reach(process_sandbox, witness,
-                                                                          tmp_path):
+def test_without_bubblewrap_landlock_keeps_files_and_network_out_of_reach(
+    process_sandbox, witness, tmp_path
+):
     private = tmp_path / "private.txt"
     private.write_text("private")
     baseline = process_tree(process_sandbox.worker_pid)
@@ -184,8 +207,10 @@ def test_memory_limit(either_sandbox):
 
 
 def test_cpu_limit(secret):
-    from checkers.sandbox import Limits, Sandbox
     from sandbox_witness import JOBS
+
+    from checkers.sandbox import Limits, Sandbox
+
     with Sandbox(device="cpu", limits=Limits(cpu_seconds=1), job_paths=(str(JOBS),)) as box:
         outcome = run(box, "cpu_burn", timeout_s=15)
     assert (outcome.status, outcome.error.kind) == ("limit", "cpu")
@@ -209,8 +234,7 @@ def test_a_result_that_is_not_an_object_is_an_error(either_sandbox):
     assert (outcome.status, outcome.error.kind) == ("error", "internal")
 
 
-@pytest.mark.parametrize("job,how", [("no_result", "exit code 3"),
-                                     ("segfault", "signal SIGSEGV")])
+@pytest.mark.parametrize("job,how", [("no_result", "exit code 3"), ("segfault", "signal SIGSEGV")])
 def test_a_run_that_dies_without_a_result_is_judged_by_its_exit(either_sandbox, job, how):
     outcome = run(either_sandbox, job)
     assert (outcome.status, outcome.error.kind) == ("error", "crash")

@@ -18,19 +18,34 @@ def run(source: str, extra: dict | None = None, transform=None) -> dict:
     return namespace
 
 
-@pytest.mark.parametrize("source,message", [
-    ("import os", "'os' is not available in the sandbox"),
-    ("import inspect", "'inspect' is not available in the sandbox"),
-    ("import pickle", "'pickle' is not available in the sandbox (unpickling runs code)"),
-    ("x = y.__dict__", '"__dict__" is an invalid attribute name'),
-    ("def __del__(self):\n    pass", '"__del__" is an invalid variable name'),
-    ("class A:\n    def __reduce__(self):\n        return 1", '"__reduce__" is an invalid'),
-    ("class A:\n    def f(self):\n        def __init__():\n            pass",
-     '"__init__" is an invalid variable name'),
-    ("_getattr_ = 1", '"_getattr_" is an invalid variable name'),
-    ("async def f():\n    pass", "AsyncFunctionDef statements are not allowed"),
-], ids=["os", "inspect", "pickle", "dict", "del-at-top", "reduce", "nested-init", "underscore",
-        "async"])  # one underscore is the snippet's own; RestrictedPython's names stay closed
+@pytest.mark.parametrize(
+    "source,message",
+    [
+        ("import os", "'os' is not available in the sandbox"),
+        ("import inspect", "'inspect' is not available in the sandbox"),
+        ("import pickle", "'pickle' is not available in the sandbox (unpickling runs code)"),
+        ("x = y.__dict__", '"__dict__" is an invalid attribute name'),
+        ("def __del__(self):\n    pass", '"__del__" is an invalid variable name'),
+        ("class A:\n    def __reduce__(self):\n        return 1", '"__reduce__" is an invalid'),
+        (
+            "class A:\n    def f(self):\n        def __init__():\n            pass",
+            '"__init__" is an invalid variable name',
+        ),
+        ("_getattr_ = 1", '"_getattr_" is an invalid variable name'),
+        ("async def f():\n    pass", "AsyncFunctionDef statements are not allowed"),
+    ],
+    ids=[
+        "os",
+        "inspect",
+        "pickle",
+        "dict",
+        "del-at-top",
+        "reduce",
+        "nested-init",
+        "underscore",
+        "async",
+    ],
+)  # one underscore is the snippet's own; RestrictedPython's names stay closed
 def test_compile_time_refusals(source, message):
     with pytest.raises(Refused) as refused:
         policy.compile_candidate(source)
@@ -39,15 +54,19 @@ def test_compile_time_refusals(source, message):
 
 
 def test_typing_offers_annotations_but_not_evaluation():
-    run("from typing import List, Optional\ndef f(x: List[int]) -> Optional[int]:\n"
-        "    return x[0] if x else None\n")
+    run(
+        "from typing import List, Optional\ndef f(x: List[int]) -> Optional[int]:\n"
+        "    return x[0] if x else None\n"
+    )
     with pytest.raises(Refused, match="'typing.get_type_hints' is not available"):
         run("import typing\ntyping.get_type_hints(print, {})\n")
 
 
 def test_hasattr_follows_the_attribute_rules():
-    namespace = run("import torch\nnet = torch.nn.Linear(2, 2)\n"
-                    "found = [hasattr(net, 'weight'), hasattr(net, 'missing')]\n")
+    namespace = run(
+        "import torch\nnet = torch.nn.Linear(2, 2)\n"
+        "found = [hasattr(net, 'weight'), hasattr(net, 'missing')]\n"
+    )
     assert namespace["found"] == [True, False]
     with pytest.raises(Refused, match="'Linear.__dict__' is not available"):
         run("import torch\nhasattr(torch.nn.Linear(2, 2), '__dict__')\n")
@@ -55,6 +74,7 @@ def test_hasattr_follows_the_attribute_rules():
 
 def test_a_closed_family_stays_closed_under_a_name_that_re_exports_it(monkeypatch):
     import torch
+
     monkeypatch.setattr(torch.nn.functional, "script_again", torch.jit.script, raising=False)
     assert capabilities.home(torch.jit.script) == "torch.jit._script.script"
     with pytest.raises(Refused, match="'torch.nn.functional.script_again' is not available"):
@@ -64,8 +84,9 @@ def test_a_closed_family_stays_closed_under_a_name_that_re_exports_it(monkeypatc
 def test_a_real_module_handed_back_by_torch_comes_only_as_an_allowed_proxy():
     with pytest.raises(Refused, match="'torch.cpu' is not available"):
         run("import torch\ntorch.get_device_module('cpu').amp\n")
-    namespace = run("import torch\ncuda = torch.get_device_module('cuda')\n"
-                    "seen = cuda.is_available()\n")
+    namespace = run(
+        "import torch\ncuda = torch.get_device_module('cuda')\nseen = cuda.is_available()\n"
+    )
     assert namespace["seen"] in (True, False)
 
 
@@ -82,9 +103,12 @@ def test_first_violation_in_reading_order_is_reported():
 
 def test_import_gives_a_proxy_but_classes_and_tensors_are_real():
     import torch
-    namespace = run("import torch\nfrom torch import nn\nclass Net(nn.Module):\n"
-                    "    def __init__(self):\n        super().__init__()\n"
-                    "        self.fc = nn.Linear(2, 2)\nnet = Net()\nt = torch.ones(2)\n")
+
+    namespace = run(
+        "import torch\nfrom torch import nn\nclass Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(2, 2)\nnet = Net()\nt = torch.ones(2)\n"
+    )
     assert isinstance(namespace["torch"], capabilities.ModuleProxy)
     assert isinstance(namespace["net"], torch.nn.Module)
     assert type(namespace["t"]) is torch.Tensor
@@ -113,17 +137,23 @@ def test_a_candidate_exception_that_claims_to_be_control_flow_is_still_the_candi
 def test_a_dataclass_rebuilt_with_slots_is_still_the_candidates_class():
     # dataclass(slots=True) returns a new class; it must not pass for grader control flow.
     with pytest.raises(CandidateError) as error:
-        run("from dataclasses import dataclass\n@dataclass(slots=True)\n"
+        run(
+            "from dataclasses import dataclass\n@dataclass(slots=True)\n"
             "class Stop(Exception):\n    grill_control = True\n    step: int = 0\n\n"
-            "raise Stop(3)\n")
+            "raise Stop(3)\n"
+        )
     assert (error.value.kind, error.value.line) == ("Stop", 7)
 
 
 def test_slots_are_literal_public_names_in_a_class_body():
     namespace = run("class P:\n    __slots__ = ('a', 'b')\n\np = P()\np.a, p.b = 1, 2\n")
     assert (namespace["p"].a, namespace["p"].b) == (1, 2)
-    for source in ("class A:\n    __slots__ = ('__dict__',)", "class A:\n    __slots__ = names",
-                   "__slots__ = ('a',)", "class A:\n    def f(self):\n        __slots__ = ('a',)"):
+    for source in (
+        "class A:\n    __slots__ = ('__dict__',)",
+        "class A:\n    __slots__ = names",
+        "__slots__ = ('a',)",
+        "class A:\n    def f(self):\n        __slots__ = ('a',)",
+    ):
         with pytest.raises(Refused, match='"__slots__" is an invalid variable name'):
             policy.compile_candidate(source)
 
@@ -139,7 +169,9 @@ def test_a_refusal_caught_by_the_candidate_is_still_reported():
     with pytest.raises(Refused) as refused:
         run("import torch\ntry:\n    torch.save\nexcept BaseException:\n    pass\nx = 1\n")
     assert (refused.value.line, refused.value.message) == (
-        3, "'torch.save' is not available in the sandbox")
+        3,
+        "'torch.save' is not available in the sandbox",
+    )
 
 
 def test_print_is_capped_with_a_note(capsys):
@@ -168,9 +200,11 @@ def test_every_allowed_module_resolves_and_denied_families_have_reasons():
 
 
 def test_what_the_policy_hands_out_names_nothing_of_grill():
-    namespace = run("from torch.utils.data import DataLoader\nfrom dataclasses import dataclass\n"
-                    "shown = [repr(print), repr(open), repr('{}'.format), repr(str.format_map),"
-                    " repr(DataLoader), repr(dataclass)]\n")
+    namespace = run(
+        "from torch.utils.data import DataLoader\nfrom dataclasses import dataclass\n"
+        "shown = [repr(print), repr(open), repr('{}'.format), repr(str.format_map),"
+        " repr(DataLoader), repr(dataclass)]\n"
+    )
     assert namespace["shown"][0] == "<built-in function print>"
     assert namespace["shown"][1].startswith("<function open at ")
     assert namespace["shown"][2].startswith("<function str.format at ")

@@ -12,15 +12,16 @@ import time
 import pytest
 from sandbox_witness import JOBS, SNIPPET, TEST_LIMITS, process_tree
 
-from checkers.sandbox import Sandbox, SandboxError
-from checkers.sandbox import isolation
+from checkers.sandbox import Sandbox, SandboxError, isolation
 from checkers.sandbox.isolation import bubblewrap_works, host_has_cuda_devices
 
 
 def test_parent_side_imports_neither_torch_nor_the_policy():
-    probe = ("import sys, checkers.sandbox\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-             "('torch', 'RestrictedPython', 'textual') or m == 'checkers.policy'))")
+    probe = (
+        "import sys, checkers.sandbox\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('torch', 'RestrictedPython', 'textual') or m == 'checkers.policy'))"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -44,7 +45,9 @@ def test_auto_carries_on_without_bubblewrap_when_it_cannot_start_the_worker(monk
 
 @pytest.mark.skipif(host_has_cuda_devices(), reason="this machine has a GPU")
 def test_asking_for_cuda_without_a_gpu_is_a_clear_error():
-    with pytest.raises(SandboxError, match="No CUDA device is available .* so nothing ran") as error:
+    with pytest.raises(
+        SandboxError, match="No CUDA device is available .* so nothing ran"
+    ) as error:
         Sandbox(device="cuda").start()
     assert error.value.kind == "device"
 

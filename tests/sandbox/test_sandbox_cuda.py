@@ -10,14 +10,17 @@ from checkers.sandbox.isolation import host_has_cuda_devices
 
 
 def test_a_gpu_machine_binds_the_device_nodes_after_the_minimal_dev(monkeypatch):
-    monkeypatch.setattr(isolation, "cuda_device_nodes",
-                        lambda: ["/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"])
+    monkeypatch.setattr(
+        isolation,
+        "cuda_device_nodes",
+        lambda: ["/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"],
+    )
     args = isolation.bwrap_arguments(dict(isolation.SANDBOX_ENV), cuda=True)
     dev = args.index("--dev")
     for node in ("/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"):
         at = args.index(node)
         assert args[at - 1] == "--dev-bind" and at > dev
-    assert ["--ro-bind", "/sys", "/sys"] == args[args.index("/sys") - 1:args.index("/sys") + 2]
+    assert ["--ro-bind", "/sys", "/sys"] == args[args.index("/sys") - 1 : args.index("/sys") + 2]
 
 
 def test_a_cpu_run_binds_no_device_and_no_sys():
@@ -28,9 +31,11 @@ def test_a_cpu_run_binds_no_device_and_no_sys():
 @pytest.mark.cuda
 @pytest.mark.skipif(not host_has_cuda_devices(), reason="no NVIDIA GPU on this machine")
 def test_a_snippet_trains_on_the_gpu_inside_the_box():
-    source = ("import torch\nnet = torch.nn.Linear(4, 1).cuda()\n"
-              "loss = net(torch.randn(8, 4, device='cuda')).sum()\nloss.backward()\n"
-              "result = [str(loss.device), torch.cuda.memory_allocated() > 0]\n")
+    source = (
+        "import torch\nnet = torch.nn.Linear(4, 1).cuda()\n"
+        "loss = net(torch.randn(8, 4, device='cuda')).sum()\nloss.backward()\n"
+        "result = [str(loss.device), torch.cuda.memory_allocated() > 0]\n"
+    )
     with Sandbox(device="cuda") as box:
         first = box.run(SNIPPET, {"source": source})
         second = box.run(SNIPPET, {"source": source})

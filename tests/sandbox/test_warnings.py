@@ -41,15 +41,22 @@ def test_a_torch_warning_in_a_plain_run_names_the_candidates_line(sandbox):
 
 
 def test_a_warning_with_no_candidate_frame_has_no_location():
-    assert warnings_shown.format_warning(
-        "slow path (Triggered internally at /__w/pytorch/aten/x.cpp:12.)", RuntimeWarning, None,
-    ) == "RuntimeWarning: slow path\n"
+    assert (
+        warnings_shown.format_warning(
+            "slow path (Triggered internally at /__w/pytorch/aten/x.cpp:12.)",
+            RuntimeWarning,
+            None,
+        )
+        == "RuntimeWarning: slow path\n"
+    )
 
 
 def test_distinct_warnings_every_step_stop_after_a_budget(sandbox):
-    source = ("import torch\nfor n in range(1, 400):\n"
-              "    torch.nn.functional.mse_loss(torch.zeros(n, 1), torch.zeros(n))\n"
-              "result = 'done'")
+    source = (
+        "import torch\nfor n in range(1, 400):\n"
+        "    torch.nn.functional.mse_loss(torch.zeros(n, 1), torch.zeros(n))\n"
+        "result = 'done'"
+    )
     outcome = sandbox.run(SNIPPET, {"source": source})
     assert outcome.status == "ok" and outcome.result == {"result": "done"}
     assert outcome.output.endswith(warnings_shown.NOTE)
@@ -58,24 +65,29 @@ def test_distinct_warnings_every_step_stop_after_a_budget(sandbox):
     assert outcome.output.startswith("line 3: UserWarning: Using a target size")
 
 
-
 def test_an_exception_python_ignores_is_shown_in_one_line_at_the_candidates_line(sandbox):
-    source = ("def g():\n    try:\n        yield 1\n    finally:\n        raise ValueError('late')\n"
-              "it = g()\nnext(it)\nit = None\nresult = 'went on'")
+    source = (
+        "def g():\n    try:\n        yield 1\n    finally:\n        raise ValueError('late')\n"
+        "it = g()\nnext(it)\nit = None\nresult = 'went on'"
+    )
     outcome = sandbox.run(SNIPPET, {"source": source})
     assert outcome.result == {"result": "went on"}
     assert outcome.output == "line 8: Exception ignored: ValueError: late\n"
 
 
 def test_anomaly_modes_forward_stack_keeps_only_the_candidates_frames(sandbox):
-    source = ("import torch\ntorch.autograd.set_detect_anomaly(True)\n"
-              "model = torch.nn.Linear(1, 1)\nfor step in range(4):\n"
-              "    z = model(torch.ones(1, 1)) * 0 - 1\n"
-              "    y = z.sqrt().sum()\n    y.backward()\n")
-    outcome = sandbox.run(GRADE, {"source": source, "steps": 4, "device": "cpu",
-                                  "filename": "/home/me/loop.py"})
+    source = (
+        "import torch\ntorch.autograd.set_detect_anomaly(True)\n"
+        "model = torch.nn.Linear(1, 1)\nfor step in range(4):\n"
+        "    z = model(torch.ones(1, 1)) * 0 - 1\n"
+        "    y = z.sqrt().sum()\n    y.backward()\n"
+    )
+    outcome = sandbox.run(
+        GRADE, {"source": source, "steps": 4, "device": "cpu", "filename": "/home/me/loop.py"}
+    )
     assert (outcome.status, outcome.error.line) == ("error", 7)
     assert outcome.output == (
         "line 7: UserWarning: Error detected in SqrtBackward0. Traceback of forward call that"
-        " caused the error:\n  File \"/home/me/loop.py\", line 6, in <module>\n"
-        "    y = z.sqrt().sum()\n")
+        ' caused the error:\n  File "/home/me/loop.py", line 6, in <module>\n'
+        "    y = z.sqrt().sum()\n"
+    )

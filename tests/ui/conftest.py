@@ -53,8 +53,14 @@ def make_app(library, history, clock, runner):
     """Build a GrillApp over the fixtures; keyword arguments override any part."""
 
     def make(**overrides) -> GrillApp:
-        options = {"library": library, "history": history, "runner": runner, "clock": clock,
-                   "now": lambda: NOW, **overrides}
+        options = {
+            "library": library,
+            "history": history,
+            "runner": runner,
+            "clock": clock,
+            "now": lambda: NOW,
+            **overrides,
+        }
         return GrillApp(options.pop("library"), options.pop("history"), **options)
 
     return make

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ui_fakes import SIZE
 from textual.widgets import Static
+from ui_fakes import SIZE
 
 from app.ui.card_text import CODE_STYLE, card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
@@ -13,11 +13,14 @@ from questions.model import FollowUp, KeyPoint, LoadedCard, RedFlag
 
 def code_spans(text: str) -> list[str]:
     content = card_text(text)
-    return [content.plain[s.start:s.end] for s in content.spans if s.style == CODE_STYLE]
+    return [content.plain[s.start : s.end] for s in content.spans if s.style == CODE_STYLE]
 
 
 def test_a_backtick_span_loses_its_backticks_and_is_styled_as_code():
-    assert card_text("Write `total += loss.item()` instead.").plain == "Write total += loss.item() instead."
+    assert (
+        card_text("Write `total += loss.item()` instead.").plain
+        == "Write total += loss.item() instead."
+    )
     assert code_spans("`a` and `b`") == ["a", "b"]
 
 
@@ -40,13 +43,17 @@ CODE_POINT = "`total += loss` chains every step's graph."
 
 async def test_key_points_answers_follow_ups_and_red_flags_show_no_backticks(make_app, library):
     original = library.card("running-loss")
-    card = original.card.model_copy(update={
-        "question": "Why does `total += loss` grow?",
-        "key_points": [KeyPoint(point=CODE_POINT)] * 3,
-        "basic": original.card.basic.model_copy(update={"text": "Use `loss.item()`."}),
-        "red_flags": [RedFlag(flag="Says `gc.collect()` fixes it.")],
-        "follow_ups": [FollowUp(question="And `detach()`?", answer="`detach()` keeps it on the device.")],
-    })
+    card = original.card.model_copy(
+        update={
+            "question": "Why does `total += loss` grow?",
+            "key_points": [KeyPoint(point=CODE_POINT)] * 3,
+            "basic": original.card.basic.model_copy(update={"text": "Use `loss.item()`."}),
+            "red_flags": [RedFlag(flag="Says `gc.collect()` fixes it.")],
+            "follow_ups": [
+                FollowUp(question="And `detach()`?", answer="`detach()` keeps it on the device.")
+            ],
+        }
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.practise([LoadedCard(card, original.path, original.pack)])
@@ -58,4 +65,6 @@ async def test_key_points_answers_follow_ups_and_red_flags_show_no_backticks(mak
         await pilot.press("ctrl+g")
         assert isinstance(app.screen, SelfGradeDialog)
         points = app.screen.query_one("#self-grade-points", TickList)
-        assert points.get_option_at_index(0).prompt.plain == "total += loss chains every step's graph."
+        assert (
+            points.get_option_at_index(0).prompt.plain == "total += loss chains every step's graph."
+        )

@@ -14,15 +14,31 @@ from app.ui.widgets.verdict_panel import VerdictPanel
 from checkers.verdict import Retained, Verdict
 
 LEAK = Verdict(
-    verdict="leak", device="cpu", steps=60, pattern="monotonic", growth_bytes_per_step=2048.0,
+    verdict="leak",
+    device="cpu",
+    steps=60,
+    pattern="monotonic",
+    growth_bytes_per_step=2048.0,
     samples=tuple(2048.0 * step for step in range(60)),
-    retained=(Retained(path="running", grad_fn="AddBackward0", graph_nodes=180, saved_bytes=4096, line=7),),
+    retained=(
+        Retained(path="running", grad_fn="AddBackward0", graph_nodes=180, saved_bytes=4096, line=7),
+    ),
     message="Memory grows every step: `running` keeps each step's graph.",
-    hint="Keep a float: `running += loss.item()`.", output="step 0\n",
+    hint="Keep a float: `running += loss.item()`.",
+    output="step 0\n",
 )
-CLEAN = Verdict(verdict="clean", device="cpu", steps=60, pattern="flat", growth_bytes_per_step=83.0,
-                samples=tuple(83.0 * step for step in range(60)), message="No graph outlives its step.")
-REFUSED = Verdict.not_graded("refused", "cpu", "line 3: 'torch.os' is not available in the sandbox", line=3)
+CLEAN = Verdict(
+    verdict="clean",
+    device="cpu",
+    steps=60,
+    pattern="flat",
+    growth_bytes_per_step=83.0,
+    samples=tuple(83.0 * step for step in range(60)),
+    message="No graph outlives its step.",
+)
+REFUSED = Verdict.not_graded(
+    "refused", "cpu", "line 3: 'torch.os' is not available in the sandbox", line=3
+)
 TIMEOUT = Verdict.not_graded("timeout", "cpu", "The run took longer than 30 s.")
 
 
@@ -48,7 +64,9 @@ def text(widget) -> str:
     return str(widget.render())
 
 
-async def test_opening_the_task_warms_the_sandbox_with_the_settings_device(make_app, runner, history):
+async def test_opening_the_task_warms_the_sandbox_with_the_settings_device(
+    make_app, runner, history
+):
     history.set_setting("device", "cpu")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -67,7 +85,9 @@ async def test_a_leak_shows_verdict_curve_retained_hint_and_output(make_app, run
         await run_once(app, pilot)
         result = panel.query_one(VerdictPanel)
         assert result.display and result.has_class("-failed")
-        assert text(result.query_one("#verdict-headline")).startswith("LEAK · monotonic · +2.0 KB/step")
+        assert text(result.query_one("#verdict-headline")).startswith(
+            "LEAK · monotonic · +2.0 KB/step"
+        )
         assert result.query_one(BarChart).values == list(LEAK.samples)
         entry = str(result.query_one("#verdict-retained", OptionList).get_option_at_index(0).prompt)
         assert entry.startswith("running (line 7)") and "180 nodes" in entry
@@ -82,7 +102,9 @@ async def test_messages_and_hints_show_code_spans_without_backticks(make_app, ru
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         await run_once(app, pilot)
-        message, hint = (text(panel.query_one(selector)) for selector in ("#verdict-message", "#verdict-hint"))
+        message, hint = (
+            text(panel.query_one(selector)) for selector in ("#verdict-message", "#verdict-hint")
+        )
         assert message == "Memory grows every step: running keeps each step's graph."
         assert hint == "Keep a float: running += loss.item()."
 
@@ -100,9 +122,13 @@ async def test_the_memory_chart_has_a_scale_and_a_clean_run_draws_flat(make_app,
         await run_once(app, pilot)
         chart = panel.query_one(BarChart)
         clean_rows = chart_rows(chart)
-        assert clean_rows[0].strip().startswith("64.0 KB │") and clean_rows[3].strip().startswith("0 B │")
+        assert clean_rows[0].strip().startswith("64.0 KB │") and clean_rows[3].strip().startswith(
+            "0 B │"
+        )
         assert clean_rows[-1].strip().startswith("step 1") and clean_rows[-1].endswith("step 60")
-        assert set("".join(row.split("│")[1] for row in clean_rows[:3])) <= {" "}, "only the bottom row has ink"
+        assert set("".join(row.split("│")[1] for row in clean_rows[:3])) <= {" "}, (
+            "only the bottom row has ink"
+        )
         runner.verdict = LEAK
         await run_once(app, pilot)
         leak_rows = chart_rows(chart)
@@ -188,7 +214,9 @@ async def test_a_verdict_is_marked_as_an_earlier_versions_once_the_code_changes(
         assert result.query_one("#verdict-stale").display
         panel.editor.load_text(runner.sources[-1])
         await pilot.pause()
-        assert not result.has_class("-stale") and panel.verdict == CLEAN, "undoing the change restores it"
+        assert not result.has_class("-stale") and panel.verdict == CLEAN, (
+            "undoing the change restores it"
+        )
 
 
 async def test_a_verdict_for_changed_code_does_not_count_in_the_self_grade(make_app, runner):
@@ -213,8 +241,10 @@ async def test_a_grader_failure_is_shown_whole_without_a_class_name(make_app, ru
         panel = await open_code_task(app, pilot)
         await run_once(app, pilot)
         status = panel.query_one("#code-status", Static)
-        assert text(status) == ("Not graded, and nothing ran: CUDA was requested, but this machine has no "
-                                "NVIDIA GPU device")
+        assert text(status) == (
+            "Not graded, and nothing ran: CUDA was requested, but this machine has no "
+            "NVIDIA GPU device"
+        )
         assert "Error" not in text(status)
         assert status.size.height >= 2 and status.size.width <= 80, "wrapped, not cut"
         assert not panel.running
@@ -243,7 +273,8 @@ async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, run
         diff = text(dialog.query_one("#solution-diff")).splitlines()
         assert "-# my change" in diff and "+    running += loss.item()" in diff
         assert dialog.query_one("#solution-code", Static).content.code == (
-            library.card("running-loss").card.code_task.solution.rstrip())
+            library.card("running-loss").card.code_task.solution.rstrip()
+        )
         await pilot.press("escape")
         assert app.screen.query_one(CodeTaskPanel).editor.text.startswith("# my change")
         await pilot.press("ctrl+l")
@@ -274,7 +305,9 @@ async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, runner, hist
         assert "code" in attempt.phase_seconds
 
 
-async def test_each_failed_run_offers_one_more_card_hint_and_a_clean_one_hides_them(make_app, runner, library):
+async def test_each_failed_run_offers_one_more_card_hint_and_a_clean_one_hides_them(
+    make_app, runner, library
+):
     """Issue 13, defect 16: hints follow the verdict they answer."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -34,15 +34,30 @@ from app.ui.screens.home import HomeScreen
 from app.ui.screens.practice import PracticeScreen
 from app.ui.screens.stats import StatsScreen
 
-SCREEN_MODULES = [app.ui.screens.home, app.ui.screens.practice, app.ui.screens.stats, app.ui.screens.mock,
-                  app.ui.screens.mock_interviewer, app.ui.screens.mock_review, app.ui.screens.mock_report,
-                  app.ui.dialogs.self_grade, app.ui.dialogs.settings, app.ui.dialogs.help, app.ui.dialogs.solution,
-                  app.ui.dialogs.welcome, app.ui.dialogs.confirm]
+SCREEN_MODULES = [
+    app.ui.screens.home,
+    app.ui.screens.practice,
+    app.ui.screens.stats,
+    app.ui.screens.mock,
+    app.ui.screens.mock_interviewer,
+    app.ui.screens.mock_review,
+    app.ui.screens.mock_report,
+    app.ui.dialogs.self_grade,
+    app.ui.dialogs.settings,
+    app.ui.dialogs.help,
+    app.ui.dialogs.solution,
+    app.ui.dialogs.welcome,
+    app.ui.dialogs.confirm,
+]
 
 
 def screen_classes() -> list[type]:
-    return [cls for module in SCREEN_MODULES for _, cls in inspect.getmembers(module, inspect.isclass)
-            if cls.__module__ == module.__name__ and issubclass(cls, (GrillScreen, GrillDialog))]
+    return [
+        cls
+        for module in SCREEN_MODULES
+        for _, cls in inspect.getmembers(module, inspect.isclass)
+        if cls.__module__ == module.__name__ and issubclass(cls, (GrillScreen, GrillDialog))
+    ]
 
 
 @pytest.mark.parametrize("screen", screen_classes(), ids=lambda cls: cls.__name__)
@@ -66,9 +81,13 @@ async def test_f1_and_question_mark_open_help_with_the_screens_purpose_and_every
         assert str(help_dialog.query_one("#help-about", Static).render()) == HomeScreen.HELP
         lines = help_lines(help_dialog)
         assert "t      Theme: Switch between the dark and the light theme." in lines
-        assert any(line.startswith("c      Clear: Clear the search and every filter") for line in lines)
+        assert any(
+            line.startswith("c      Clear: Clear the search and every filter") for line in lines
+        )
         assert any(line.startswith("f1, ?  Help: ") for line in lines)
-        assert not any("Copy" in line or "Focus" in line for line in lines), "Textual's own keys are not listed"
+        assert not any("Copy" in line or "Focus" in line for line in lines), (
+            "Textual's own keys are not listed"
+        )
         await pilot.press("escape")
         app.practise([app.library.card("running-loss")])
         await pilot.pause()
@@ -86,7 +105,9 @@ async def test_typing_a_question_mark_in_an_answer_types_it(make_app):
         assert app.screen.answer_text == "why?"
 
 
-async def test_the_first_run_explains_practice_grading_and_mocks_once(library, runner, clock, grill_home):
+async def test_the_first_run_explains_practice_grading_and_mocks_once(
+    library, runner, clock, grill_home
+):
     with History.open() as history:
         app = GrillApp(library, history, runner=runner, clock=clock)
         async with app.run_test(size=SIZE) as pilot:
@@ -132,8 +153,11 @@ async def test_the_footer_shows_every_key_a_screen_is_used_with(make_app):
         keys = footer_keys(app)
         assert {"ctrl+n", "ctrl+g", "ctrl+t", "ctrl+r", "ctrl+l", "ctrl+s", "escape"} <= set(keys)
         palette = app.screen.query_one("FooterKey.-command-palette").region
-        assert all(key.region.right <= palette.x for key in app.screen.query(FooterKey)
-                   if not key.has_class("-command-palette")), "nothing cut at 80 columns"
+        assert all(
+            key.region.right <= palette.x
+            for key in app.screen.query(FooterKey)
+            if not key.has_class("-command-palette")
+        ), "nothing cut at 80 columns"
 
 
 async def test_the_palette_gives_each_command_its_key_and_what_it_does(make_app):
@@ -164,7 +188,9 @@ async def test_a_screens_notice_does_not_follow_you_to_the_next_screen(make_app)
         assert not any(n.title == "Leave this card?" for n in app._notifications)
 
 
-async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(library, runner, clock, grill_home: Path):
+async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(
+    library, runner, clock, grill_home: Path
+):
     """Issue 13, defect 17: the change was silently lost at the next start."""
     grill_home.mkdir(parents=True)
     (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
@@ -174,7 +200,9 @@ async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(library
         await pilot.press("t")
         await pilot.pause()
         assert app.theme == "textual-light"
-        assert any(n.title == "Settings not saved" and "history" in n.message for n in app._notifications)
+        assert any(
+            n.title == "Settings not saved" and "history" in n.message for n in app._notifications
+        )
 
 
 async def test_a_practice_screen_reaches_the_app_through_its_typed_accessor(make_app):

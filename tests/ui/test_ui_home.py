@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ui_fakes import SIZE
 from textual.widgets import DataTable, Input, OptionList, Select, Static
+from ui_fakes import SIZE
 
 from app.progress.attempt import Attempt
 from app.ui.app import GrillApp
@@ -32,13 +32,22 @@ async def test_home_lists_every_card_with_pack_counts(make_app):
         assert table_rows(app) == 3
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.option_count == 2
-        assert packs.get_option_at_index(1).prompt.plain.endswith("3 cards\n0 seen · 3 queued today")
+        assert packs.get_option_at_index(1).prompt.plain.endswith(
+            "3 cards\n0 seen · 3 queued today"
+        )
         assert "Due today: 3" in str(app.screen.query_one("#home-due", Static).render())
 
 
 async def test_filters_narrow_the_list_by_level_tag_and_status(make_app, history):
-    history.record(Attempt(card_id="no-grad", mode="practice", rating="easy", tier="middle",
-                           phase_seconds={"answer": 10.0}))
+    history.record(
+        Attempt(
+            card_id="no-grad",
+            mode="practice",
+            rating="easy",
+            tier="middle",
+            phase_seconds={"answer": 10.0},
+        )
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -86,8 +95,10 @@ async def test_a_search_that_matches_nothing_says_so(make_app):
 
 
 async def test_load_problems_are_listed_with_file_and_line(library, make_app):
-    broken = Library(packs=library.packs,
-                     problems=[Problem("packs/demo/bad.yaml", 7, 3, "level: 'expert' is not a level")])
+    broken = Library(
+        packs=library.packs,
+        problems=[Problem("packs/demo/bad.yaml", 7, 3, "level: 'expert' is not a level")],
+    )
     app = make_app(library=broken)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -97,7 +108,9 @@ async def test_load_problems_are_listed_with_file_and_line(library, make_app):
         assert "packs/demo/bad.yaml:7: level: 'expert' is not a level" in text
 
 
-async def test_a_corrupt_history_is_shown_and_cards_stay_browsable(library, runner, clock, grill_home: Path):
+async def test_a_corrupt_history_is_shown_and_cards_stay_browsable(
+    library, runner, clock, grill_home: Path
+):
     grill_home.mkdir(parents=True)
     (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
     app = GrillApp(library, runner=runner, clock=clock)
@@ -158,7 +171,9 @@ async def test_library_loads_in_the_background_when_not_given(history, runner, c
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.library is not None
-        assert {"no-grad", "retain-graph", "running-loss"} <= set(listed_ids(app)), "GRILL_PACKS is searched"
+        assert {"no-grad", "retain-graph", "running-loss"} <= set(listed_ids(app)), (
+            "GRILL_PACKS is searched"
+        )
         assert table_rows(app) == len(app.library.cards)
         second = listed_ids(app)[1]
         await pilot.press("down", "p")
@@ -183,8 +198,15 @@ async def test_mock_key_starts_a_mock_at_the_settings_tier(make_app, history):
 async def test_stats_key_opens_the_statistics_with_this_history(make_app, history):
     from app.ui.screens.stats import StatsScreen
 
-    history.record(Attempt(card_id="no-grad", mode="practice", rating="good", tier="middle",
-                           phase_seconds={"answer": 10.0}))
+    history.record(
+        Attempt(
+            card_id="no-grad",
+            mode="practice",
+            rating="good",
+            tier="middle",
+            phase_seconds={"answer": 10.0},
+        )
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -233,8 +255,11 @@ async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, his
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("s")
-        stats = replace(app.screen.stats, missed_key_points=(Missed("no-grad", point, 2),),
-                        red_flags_said=(Missed("no-grad", flag, 1),))
+        stats = replace(
+            app.screen.stats,
+            missed_key_points=(Missed("no-grad", point, 2),),
+            red_flags_said=(Missed("no-grad", flag, 1),),
+        )
         outlook = app.screen.outlook
         app.screen.dismiss()
         await pilot.pause()
@@ -244,11 +269,15 @@ async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, his
         assert str(app.screen.query_one("#stats-flags", Static).render()) == f"1× no-grad: {flag}"
 
 
-async def test_a_history_failing_mid_session_is_reported_and_dropped(make_app, history, monkeypatch):
+async def test_a_history_failing_mid_session_is_reported_and_dropped(
+    make_app, history, monkeypatch
+):
     from app.progress.history import HistoryError
 
     def broken(*args, **kwargs):
-        raise HistoryError(Path("/tmp/history.db"), "the disk went away", "check the disk and restart grill")
+        raise HistoryError(
+            Path("/tmp/history.db"), "the disk went away", "check the disk and restart grill"
+        )
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -262,13 +291,19 @@ async def test_a_history_failing_mid_session_is_reported_and_dropped(make_app, h
         assert table_rows(app) == 3
 
 
-async def test_pack_titles_and_questions_that_look_like_markup_are_listed_verbatim(library, make_app):
+async def test_pack_titles_and_questions_that_look_like_markup_are_listed_verbatim(
+    library, make_app
+):
     from questions.model import LoadedCard, Pack
 
     [pack] = library.packs
     odd = "[/b] losses[17] [bold]"
-    cards = tuple(LoadedCard(c.card.model_copy(update={"question": odd}), c.path, c.pack) for c in pack.cards)
-    strange = Library(packs=[Pack(pack.manifest.model_copy(update={"title": odd}), pack.root, cards)])
+    cards = tuple(
+        LoadedCard(c.card.model_copy(update={"question": odd}), c.path, c.pack) for c in pack.cards
+    )
+    strange = Library(
+        packs=[Pack(pack.manifest.model_copy(update={"title": odd}), pack.root, cards)]
+    )
     app = make_app(library=strange)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -284,7 +319,11 @@ def two_packs(library: Library) -> Library:
     [pack] = library.packs
     mine = tuple(c for c in pack.cards if c.card.id != "running-loss")
     moved = tuple(replace(c, pack="other") for c in pack.cards if c.card.id == "running-loss")
-    other = replace(pack, manifest=pack.manifest.model_copy(update={"name": "other", "title": "Other"}), cards=moved)
+    other = replace(
+        pack,
+        manifest=pack.manifest.model_copy(update={"name": "other", "title": "Other"}),
+        cards=moved,
+    )
     return Library(packs=[replace(pack, cards=mine), other])
 
 
@@ -295,7 +334,9 @@ async def test_due_practises_the_queue_of_the_pack_chosen_on_the_left(library, m
         await pilot.pause()
         app.screen.query_one("#home-packs", OptionList).highlighted = 2
         await pilot.pause()
-        assert "Due today in this pack: 1" in str(app.screen.query_one("#home-due", Static).render())
+        assert "Due today in this pack: 1" in str(
+            app.screen.query_one("#home-due", Static).render()
+        )
         await pilot.press("d")
         assert isinstance(app.screen, PracticeScreen)
         assert [c.card.id for c in app.screen.queue] == ["running-loss"]
@@ -337,8 +378,16 @@ async def test_status_says_when_a_card_comes_back(make_app, history):
 
     from ui_fakes import NOW
 
-    history.record(Attempt(card_id="no-grad", mode="practice", rating="easy", tier="middle",
-                           phase_seconds={}, started_at=NOW - timedelta(hours=1)))
+    history.record(
+        Attempt(
+            card_id="no-grad",
+            mode="practice",
+            rating="easy",
+            tier="middle",
+            phase_seconds={},
+            started_at=NOW - timedelta(hours=1),
+        )
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -353,8 +402,10 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
     from dataclasses import replace
 
     [pack] = library.packs
-    one = Library(packs=[replace(pack, cards=pack.cards[:1])],
-                  problems=[Problem("packs/demo/bad.yaml", 7, 3, "level: 'expert' is not a level")])
+    one = Library(
+        packs=[replace(pack, cards=pack.cards[:1])],
+        problems=[Problem("packs/demo/bad.yaml", 7, 3, "level: 'expert' is not a level")],
+    )
     app = make_app(library=one)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -363,4 +414,6 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
         assert packs.get_option_at_index(1).prompt.plain.endswith("1 card\n0 seen · 1 queued today")
         problems = str(app.screen.query_one("#home-problems-text", Static).render())
         assert problems.startswith("1 problem loading packs")
-        assert "Due today: 1\n0 reviews · 1 new" in str(app.screen.query_one("#home-due", Static).render())
+        assert "Due today: 1\n0 reviews · 1 new" in str(
+            app.screen.query_one("#home-due", Static).render()
+        )

@@ -13,10 +13,21 @@ import textwrap
 from pathlib import Path
 
 FIXTURE_PACKS = Path(__file__).parent / "fixtures" / "packs"
-CHILD_SIDE = ("torch", "RestrictedPython", "checkers.policy", "checkers.guards", "checkers.identity",
-              "checkers.capabilities", "checkers.grade", "checkers.ledger", "checkers.instrument",
-              "checkers.retained", "checkers.fingerprint", "checkers.sandbox.worker",
-              "checkers.sandbox.child")
+CHILD_SIDE = (
+    "torch",
+    "RestrictedPython",
+    "checkers.policy",
+    "checkers.guards",
+    "checkers.identity",
+    "checkers.capabilities",
+    "checkers.grade",
+    "checkers.ledger",
+    "checkers.instrument",
+    "checkers.retained",
+    "checkers.fingerprint",
+    "checkers.sandbox.worker",
+    "checkers.sandbox.child",
+)
 """What only the sandbox child loads (the grader's judge and report are pure and the parent's)."""
 
 WALK_EVERY_SCREEN = textwrap.dedent("""
@@ -67,11 +78,27 @@ WALK_EVERY_SCREEN = textwrap.dedent("""
 
 def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path):
     env = {"GRILL_HOME": str(tmp_path), "GRILL_PACKS": str(FIXTURE_PACKS), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", WALK_EVERY_SCREEN], capture_output=True, text=True,
-                          env=env, timeout=180, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", WALK_EVERY_SCREEN],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=True,
+    )
     screens, modules = done.stdout.strip().splitlines()[-2:]
-    assert screens.split() == ["WelcomeDialog", "HomeScreen", "HelpDialog", "SettingsDialog", "StatsScreen",
-                               "MockScreen", "PracticeScreen", "SolutionDialog", "SelfGradeDialog", "HomeScreen"]
+    assert screens.split() == [
+        "WelcomeDialog",
+        "HomeScreen",
+        "HelpDialog",
+        "SettingsDialog",
+        "StatsScreen",
+        "MockScreen",
+        "PracticeScreen",
+        "SolutionDialog",
+        "SelfGradeDialog",
+        "HomeScreen",
+    ]
     imported = set(modules.split())
     assert "textual" in imported and "checkers.sandbox" in imported
     leaked = sorted(m for m in imported if any(m == c or m.startswith(c + ".") for c in CHILD_SIDE))

@@ -14,10 +14,24 @@ from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
 from checkers.verdict import Retained, Verdict
 
-LEAK = Verdict(verdict="leak", device="cpu", steps=60, pattern="monotonic", growth_bytes_per_step=6144.0,
-               samples=tuple(6144.0 * n for n in range(60)), message="Each backward() runs through earlier graphs.",
-               retained=(Retained(path="model.running_mean", grad_fn="AddBackward0", graph_nodes=361,
-                                  saved_bytes=31641, line=20),))
+LEAK = Verdict(
+    verdict="leak",
+    device="cpu",
+    steps=60,
+    pattern="monotonic",
+    growth_bytes_per_step=6144.0,
+    samples=tuple(6144.0 * n for n in range(60)),
+    message="Each backward() runs through earlier graphs.",
+    retained=(
+        Retained(
+            path="model.running_mean",
+            grad_fn="AddBackward0",
+            graph_nodes=361,
+            saved_bytes=31641,
+            line=20,
+        ),
+    ),
+)
 
 
 async def test_at_80x24_the_editor_shows_at_least_ten_lines_of_code(make_app):
@@ -31,7 +45,9 @@ async def test_at_80x24_the_editor_shows_at_least_ten_lines_of_code(make_app):
         assert editor.scrollable_content_region.height >= 10
 
 
-async def test_at_100_columns_the_verdict_wraps_and_the_retained_graphs_show_every_figure(make_app, runner):
+async def test_at_100_columns_the_verdict_wraps_and_the_retained_graphs_show_every_figure(
+    make_app, runner
+):
     runner.verdict = LEAK
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -46,15 +62,27 @@ async def test_at_100_columns_the_verdict_wraps_and_the_retained_graphs_show_eve
         assert headline.region.right <= side.region.right
         assert headline.size.height * headline.size.width >= len(str(headline.render()))
         retained = panel.query_one("#verdict-retained")
-        assert retained.virtual_size.width <= retained.scrollable_content_region.width, "no sideways scroll"
+        assert retained.virtual_size.width <= retained.scrollable_content_region.width, (
+            "no sideways scroll"
+        )
         entry = str(retained.get_option_at_index(0).prompt)
-        assert all(figure in entry for figure in ("model.running_mean", "line 20", "361 nodes", "30.9 KB"))
+        assert all(
+            figure in entry for figure in ("model.running_mean", "line 20", "361 nodes", "30.9 KB")
+        )
 
 
 async def test_at_80_columns_stats_show_every_column_and_whole_key_points(make_app, history):
     point = "The loss tensor carries its autograd graph, and summing it chains every step's graph together"
-    history.record(Attempt(card_id="running-loss", mode="practice", rating="again", tier="middle",
-                           phase_seconds={"answer": 12.0}, key_points_missed=(point,)))
+    history.record(
+        Attempt(
+            card_id="running-loss",
+            mode="practice",
+            rating="again",
+            tier="middle",
+            phase_seconds={"answer": 12.0},
+            key_points_missed=(point,),
+        )
+    )
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -77,6 +105,9 @@ async def test_an_examples_note_stands_apart_from_its_code(make_app):
         await pilot.press(*["ctrl+n"] * 6)
         await pilot.pause()
         examples = app.screen.query_one("#reveal-examples-0", RevealSection)
-        code, note = examples.query_one(".reveal-example"), examples.query_one(".reveal-example-note")
+        code, note = (
+            examples.query_one(".reveal-example"),
+            examples.query_one(".reveal-example-note"),
+        )
         assert note.region.y > code.region.bottom, "a blank line between code and note"
         assert note.styles.text_style.italic

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from ui_fakes import FakeClock
@@ -24,11 +24,21 @@ def test_filter_combines_pack_level_tag_status_and_every_search_word(library):
     cards = library.cards
     everything = filter_cards(cards, CardFilter(), due=set(), seen=set())
     assert ids(everything) == ids(cards)
-    assert ids(filter_cards(cards, CardFilter(level="junior"), due=set(), seen=set())) == ["running-loss"]
-    assert ids(filter_cards(cards, CardFilter(tag="inference"), due=set(), seen=set())) == ["no-grad"]
-    assert ids(filter_cards(cards, CardFilter(status="due"), due={"retain-graph"}, seen=set())) == ["retain-graph"]
-    assert "no-grad" not in ids(filter_cards(cards, CardFilter(status="new"), due=set(), seen={"no-grad"}))
-    assert ids(filter_cards(cards, CardFilter(text="RUNNING total"), due=set(), seen=set())) == ["running-loss"]
+    assert ids(filter_cards(cards, CardFilter(level="junior"), due=set(), seen=set())) == [
+        "running-loss"
+    ]
+    assert ids(filter_cards(cards, CardFilter(tag="inference"), due=set(), seen=set())) == [
+        "no-grad"
+    ]
+    assert ids(filter_cards(cards, CardFilter(status="due"), due={"retain-graph"}, seen=set())) == [
+        "retain-graph"
+    ]
+    assert "no-grad" not in ids(
+        filter_cards(cards, CardFilter(status="new"), due=set(), seen={"no-grad"})
+    )
+    assert ids(filter_cards(cards, CardFilter(text="RUNNING total"), due=set(), seen=set())) == [
+        "running-loss"
+    ]
     assert filter_cards(cards, CardFilter(text="running inference"), due=set(), seen=set()) == []
     assert filter_cards(cards, CardFilter(pack="other"), due=set(), seen=set()) == []
 
@@ -47,10 +57,21 @@ def test_queue_order_is_kept_and_unknown_ids_dropped(library):
 def test_reveal_plan_ends_with_follow_ups_in_pairs_then_red_flags(library):
     plan = reveal_plan(library.card("running-loss").card)
     kinds = [(step.kind, step.index) for step in plan]
-    assert kinds[:6] == [("key_points", 0), ("basic", 0), ("solid", 0), ("tier", 0), ("deep_dive", 0),
-                         ("examples", 0)]
-    assert kinds[6:] == [("follow_up_question", 0), ("follow_up_answer", 0),
-                         ("follow_up_question", 1), ("follow_up_answer", 1), ("red_flags", 0)]
+    assert kinds[:6] == [
+        ("key_points", 0),
+        ("basic", 0),
+        ("solid", 0),
+        ("tier", 0),
+        ("deep_dive", 0),
+        ("examples", 0),
+    ]
+    assert kinds[6:] == [
+        ("follow_up_question", 0),
+        ("follow_up_answer", 0),
+        ("follow_up_question", 1),
+        ("follow_up_answer", 1),
+        ("red_flags", 0),
+    ]
     assert {step.phase for step in plan[6:10]} == {"follow_ups"}
 
 
@@ -73,12 +94,16 @@ def test_pretick_finds_signal_phrases_in_any_case(library):
 
 
 ALL_POINTS = frozenset({0, 1, 2})
-NOW = datetime(2026, 3, 2, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 2, 12, tzinfo=UTC)
 
 
-@pytest.mark.parametrize(("verdict", "expected"), [(None, "again"), ("clean", "easy"), ("leak", "hard"),
-                                                   ("wrong", "hard"), ("timeout", "again")])
-def test_a_code_task_is_rated_half_on_the_key_points_and_half_on_the_code(library, verdict, expected):
+@pytest.mark.parametrize(
+    ("verdict", "expected"),
+    [(None, "again"), ("clean", "easy"), ("leak", "hard"), ("wrong", "hard"), ("timeout", "again")],
+)
+def test_a_code_task_is_rated_half_on_the_key_points_and_half_on_the_code(
+    library, verdict, expected
+):
     """As in the mock: the code half counts only when clean; a fix never run suggests Again."""
     card = library.card("running-loss").card
     result = None if verdict is None else Verdict(verdict=verdict, device="cpu")
@@ -103,15 +128,31 @@ def test_the_chosen_rating_is_recorded_but_a_leak_still_caps_it(library):
     card = library.card("running-loss").card
     leak = Verdict(verdict="leak", device="cpu")
     assert suggest(card, ALL_POINTS, frozenset(), leak).cap == "hard"
-    attempt = build_attempt(card, SelfGrade(ALL_POINTS, frozenset(), "easy"), tier="junior", phase_seconds={},
-                            answer="", verdict=leak, code="x", started_at=NOW)
+    attempt = build_attempt(
+        card,
+        SelfGrade(ALL_POINTS, frozenset(), "easy"),
+        tier="junior",
+        phase_seconds={},
+        answer="",
+        verdict=leak,
+        code="x",
+        started_at=NOW,
+    )
     assert attempt.rating == "hard" and attempt.code is not None and attempt.code.verdict == "leak"
 
 
 def test_attempt_lists_points_hit_and_missed_by_text(library):
     card = library.card("no-grad").card
-    attempt = build_attempt(card, SelfGrade(frozenset({1}), frozenset(), "good"), tier="junior",
-                            phase_seconds={"answer": 3.0}, answer="memory", verdict=None, code="", started_at=NOW)
+    attempt = build_attempt(
+        card,
+        SelfGrade(frozenset({1}), frozenset(), "good"),
+        tier="junior",
+        phase_seconds={"answer": 3.0},
+        answer="memory",
+        verdict=None,
+        code="",
+        started_at=NOW,
+    )
     assert attempt.rating == "good" and attempt.started_at == NOW
     assert attempt.key_points_hit == ("no_grad saves memory and time during evaluation",)
     assert len(attempt.key_points_missed) == 2
@@ -128,9 +169,16 @@ def test_when_a_card_comes_back_reads_as_a_person_says_it():
     assert comes_back(NOW + timedelta(days=1), NOW) == "tomorrow"
     assert comes_back(NOW + timedelta(days=4), NOW) == "in 4 days"
     assert comes_back(NOW + timedelta(days=30), NOW) == "in 4 weeks"
-    assert [interval(NOW + step, NOW) for step in (timedelta(seconds=20), timedelta(minutes=10),
-                                                   timedelta(days=4), timedelta(days=21), timedelta(days=90))] == [
-        "1m", "10m", "4d", "3w", "3mo"]
+    assert [
+        interval(NOW + step, NOW)
+        for step in (
+            timedelta(seconds=20),
+            timedelta(minutes=10),
+            timedelta(days=4),
+            timedelta(days=21),
+            timedelta(days=90),
+        )
+    ] == ["1m", "10m", "4d", "3w", "3mo"]
     assert due_status(None, NOW) == "new"
     assert due_status(NOW - timedelta(days=2), NOW) == "due"
     assert due_status(NOW + timedelta(days=4), NOW) == "in 4 days"
@@ -139,7 +187,9 @@ def test_when_a_card_comes_back_reads_as_a_person_says_it():
 def test_settings_round_trip_through_the_history_and_ignore_bad_values(history: History):
     assert Settings.load(history) == Settings(welcomed=True)
     Settings(tier="principal", device="cpu", new_per_day=3, theme="light").save(history)
-    assert Settings.load(history) == Settings(tier="principal", device="cpu", new_per_day=3, theme="light")
+    assert Settings.load(history) == Settings(
+        tier="principal", device="cpu", new_per_day=3, theme="light"
+    )
     history.set_setting("tier", "wizard")
     history.set_setting("new_per_day", "lots")
     loaded = Settings.load(history)

@@ -18,7 +18,17 @@ async def test_palette_commands_follow_the_screen(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         home = await command_names(app)
-        assert {"Practise", "Due", "Mock", "Stats", "Settings", "Theme", "Clear", "Search", "Help"} <= home
+        assert {
+            "Practise",
+            "Due",
+            "Mock",
+            "Stats",
+            "Settings",
+            "Theme",
+            "Clear",
+            "Search",
+            "Help",
+        } <= home
         assert "Cursor down" not in home, "the focused table's keys are not commands"
         assert "Reveal" not in home
         app.practise([app.library.card("no-grad")])

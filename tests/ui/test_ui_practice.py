@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ui_fakes import SIZE
 from textual.widgets import SelectionList, Static
+from ui_fakes import SIZE
 
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.screens.home import HomeScreen
@@ -46,11 +46,17 @@ async def test_reveal_goes_step_by_step_with_follow_ups_one_at_a_time(make_app):
         assert revealed_kinds(screen) == ["key_points:0", "basic:0"]
         await pilot.press(*["ctrl+n"] * 5)
         assert revealed_kinds(screen)[-1] == "follow_up_question:0"
-        assert "What does detach() return?" in str(screen.query(RevealSection).last().query(Static).last().render())
+        assert "What does detach() return?" in str(
+            screen.query(RevealSection).last().query(Static).last().render()
+        )
         await pilot.press("ctrl+n")
         assert revealed_kinds(screen)[-1] == "follow_up_answer:0"
         await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
-        assert revealed_kinds(screen)[-3:] == ["follow_up_question:1", "follow_up_answer:1", "red_flags:0"]
+        assert revealed_kinds(screen)[-3:] == [
+            "follow_up_question:1",
+            "follow_up_answer:1",
+            "red_flags:0",
+        ]
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, SelfGradeDialog)
 
@@ -70,7 +76,9 @@ async def test_tier_comes_from_settings_and_switches_per_card(make_app, history)
         assert app.settings.tier == "senior"
 
 
-async def test_self_grade_preticks_from_the_answer_and_records_the_attempt(make_app, history, clock):
+async def test_self_grade_preticks_from_the_answer_and_records_the_attempt(
+    make_app, history, clock
+):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         practise(app, ["no-grad", "retain-graph"])
@@ -112,7 +120,8 @@ async def test_a_red_flag_said_rates_again(make_app, history):
         await pilot.pause()
         assert history.attempts("running-loss")[0].rating == "again"
         assert history.attempts("running-loss")[0].red_flags_said == (
-            "Saying the garbage collector will clean it up eventually",)
+            "Saying the garbage collector will clean it up eventually",
+        )
 
 
 async def test_escape_in_self_grade_returns_to_the_card_without_recording(make_app, history):
@@ -156,13 +165,24 @@ async def test_card_text_that_looks_like_markup_is_shown_verbatim(make_app, libr
     from questions.model import FollowUp, KeyPoint, LoadedCard, RedFlag
 
     original = library.card("running-loss")
-    card = original.card.model_copy(update={
-        "question": MARKUP_LIKE, "key_points": [KeyPoint(point=MARKUP_LIKE)] * 3,
-        "red_flags": [RedFlag(flag=MARKUP_LIKE)], "follow_ups": [FollowUp(question=MARKUP_LIKE, answer=MARKUP_LIKE)],
-        "code_task": original.card.code_task.model_copy(update={"prompt": MARKUP_LIKE, "hints": [MARKUP_LIKE]}),
-    })
-    runner.verdict = Verdict(verdict="leak", device="cpu", message=MARKUP_LIKE, hint=MARKUP_LIKE,
-                             retained=(Retained(path="losses[17]", grad_fn="[/b]", graph_nodes=1, saved_bytes=1),))
+    card = original.card.model_copy(
+        update={
+            "question": MARKUP_LIKE,
+            "key_points": [KeyPoint(point=MARKUP_LIKE)] * 3,
+            "red_flags": [RedFlag(flag=MARKUP_LIKE)],
+            "follow_ups": [FollowUp(question=MARKUP_LIKE, answer=MARKUP_LIKE)],
+            "code_task": original.card.code_task.model_copy(
+                update={"prompt": MARKUP_LIKE, "hints": [MARKUP_LIKE]}
+            ),
+        }
+    )
+    runner.verdict = Verdict(
+        verdict="leak",
+        device="cpu",
+        message=MARKUP_LIKE,
+        hint=MARKUP_LIKE,
+        retained=(Retained(path="losses[17]", grad_fn="[/b]", graph_nodes=1, saved_bytes=1),),
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.practise([LoadedCard(card, original.path, original.pack)])

@@ -22,7 +22,9 @@ async def test_due_opens_todays_queue_once_packs_are_loaded(history, runner, clo
             if isinstance(app.screen, PracticeScreen):
                 break
         assert isinstance(app.screen, PracticeScreen)
-        assert len(app.screen.queue) == min(10, len(app.library.cards)), "the default daily limit of new cards"
+        assert len(app.screen.queue) == min(10, len(app.library.cards)), (
+            "the default daily limit of new cards"
+        )
         # Textual's Header sets its title in a callback queued on mount; leaving the app in the
         # same frame would run it after the header is gone.
         await pilot.pause()
@@ -33,7 +35,11 @@ async def test_due_with_a_given_library_opens_the_queue_at_once(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, PracticeScreen)
-        assert {loaded.card.id for loaded in app.screen.queue} == {"no-grad", "retain-graph", "running-loss"}
+        assert {loaded.card.id for loaded in app.screen.queue} == {
+            "no-grad",
+            "retain-graph",
+            "running-loss",
+        }
 
 
 def test_an_unknown_pack_exits_2_naming_the_loaded_packs(capsys):

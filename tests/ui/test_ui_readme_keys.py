@@ -12,8 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from textual.binding import Binding
 from test_ui_help import screen_classes
+from textual.binding import Binding
 
 from app.ui.app import GrillApp
 from app.ui.dialogs.confirm import ConfirmDialog
@@ -32,10 +32,18 @@ from app.ui.screens.stats import StatsScreen
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 DOCUMENTED = {
-    "on every screen": GrillApp, "in help": HelpDialog, "on the first-run screen": WelcomeDialog,
-    "on home": HomeScreen, "on a card": PracticeScreen, "in the self-grade": SelfGradeDialog,
-    "on the solution": SolutionDialog, "on statistics": StatsScreen, "in settings": SettingsDialog,
-    "on a mock step": MockStepsScreen, "when ending a mock early": ConfirmDialog, "on the review": MockReviewScreen,
+    "on every screen": GrillApp,
+    "in help": HelpDialog,
+    "on the first-run screen": WelcomeDialog,
+    "on home": HomeScreen,
+    "on a card": PracticeScreen,
+    "in the self-grade": SelfGradeDialog,
+    "on the solution": SolutionDialog,
+    "on statistics": StatsScreen,
+    "in settings": SettingsDialog,
+    "on a mock step": MockStepsScreen,
+    "when ending a mock early": ConfirmDialog,
+    "on the review": MockReviewScreen,
     "on the report": MockReportScreen,
 }
 SAME_KEYS_AS = {MockScreen: MockStepsScreen, MockInterviewerScreen: MockStepsScreen}
@@ -72,8 +80,9 @@ def bound(screen: type) -> dict[str, set[str]]:
             continue
         for binding in vars(cls).get("BINDINGS", []):
             if isinstance(binding, Binding) and binding.description:
-                commands[binding.description] |= {KEY_NAMES.get(k.strip(), k.strip())
-                                                  for k in binding.key.split(",")}
+                commands[binding.description] |= {
+                    KEY_NAMES.get(k.strip(), k.strip()) for k in binding.key.split(",")
+                }
     return commands
 
 

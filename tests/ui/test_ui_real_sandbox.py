@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
-from ui_fakes import SIZE
 from textual.widgets import TextArea
+from ui_fakes import SIZE
 
 from app.ui.app import GrillApp
 from app.ui.widgets.code_task import CodeTaskPanel
@@ -57,7 +57,9 @@ async def wait_until(condition, timeout: float = 60.0) -> None:
     raise AssertionError("condition not met in time")
 
 
-async def test_endless_snippet_keeps_the_ui_responsive_and_cancel_kills_the_child(library, history, clock):
+async def test_endless_snippet_keeps_the_ui_responsive_and_cancel_kills_the_child(
+    library, history, clock
+):
     app = GrillApp(library, history, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
         app.practise([library.card("running-loss")])

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ui_fakes import NOW
 from textual.widgets import Button
-from ui_fakes import SIZE
+from ui_fakes import NOW, SIZE
 
 from app.progress.attempt import Attempt
 from app.ui.dialogs.self_grade import SelfGradeDialog
@@ -52,13 +51,26 @@ async def test_keys_1_to_4_record_the_users_rating_whatever_the_suggestion(make_
         assert isinstance(app.screen, HomeScreen)
 
 
-async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_again(make_app, history):
-    history.record(Attempt(card_id="no-grad", mode="practice", rating="good", tier="middle", phase_seconds={},
-                           started_at=NOW - timedelta(days=5)))
+async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_again(
+    make_app, history
+):
+    history.record(
+        Attempt(
+            card_id="no-grad",
+            mode="practice",
+            rating="good",
+            tier="middle",
+            phase_seconds={},
+            started_at=NOW - timedelta(days=5),
+        )
+    )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         dialog = await open_dialog(app, pilot, "no-grad")
-        labels = [str(dialog.query_one(f"#self-grade-{r}", Button).label) for r in ("again", "hard", "good", "easy")]
+        labels = [
+            str(dialog.query_one(f"#self-grade-{r}", Button).label)
+            for r in ("again", "hard", "good", "easy")
+        ]
         assert labels[0].startswith("1 Again · ") and labels[3].startswith("4 Easy · ")
         assert labels[3] != labels[2], "Easy pushes the card further than Good"
         await pilot.press("4")

@@ -48,11 +48,24 @@ async def hold_cursors_still(pilot) -> None:
 
 def record_some_practice(history) -> None:
     """A few days of attempts before NOW, so stats and home have something to show."""
-    for days_ago, card_id, rating in ((9, "no-grad", "good"), (6, "retain-graph", "again"), (5, "no-grad", "easy"),
-                                      (3, "retain-graph", "hard"), (1, "running-loss", "good")):
-        history.record(Attempt(card_id=card_id, mode="practice", rating=rating, tier="middle",
-                               phase_seconds={"answer": 25.0 + days_ago}, started_at=NOW - timedelta(days=days_ago),
-                               key_points_missed=("Evaluation code must not record a graph",)))
+    for days_ago, card_id, rating in (
+        (9, "no-grad", "good"),
+        (6, "retain-graph", "again"),
+        (5, "no-grad", "easy"),
+        (3, "retain-graph", "hard"),
+        (1, "running-loss", "good"),
+    ):
+        history.record(
+            Attempt(
+                card_id=card_id,
+                mode="practice",
+                rating=rating,
+                tier="middle",
+                phase_seconds={"answer": 25.0 + days_ago},
+                started_at=NOW - timedelta(days=days_ago),
+                key_points_missed=("Evaluation code must not record a graph",),
+            )
+        )
 
 
 def test_home(snap_compare, make_app, history, size):
@@ -105,12 +118,20 @@ def test_stats(snap_compare, make_app, history, size):
 def test_the_mock_report(snap_compare, make_app, clock, cards_for_mock, size):
     session = MockSession(cards_for_mock, level="middle", clock=clock, seed=3)
     session.start()
-    for text in ("It records a graph, so it costs memory.", "", "", "The total keeps every graph: use item()."):
+    for text in (
+        "It records a graph, so it costs memory.",
+        "",
+        "",
+        "The total keeps every graph: use item().",
+    ):
         clock.advance(40)
         session.submit(text)
     session.finish_early()
-    report = replace(build_report(session, [Judgement(frozenset({0, 1})), Judgement(frozenset({0}))]),
-                     started_at=NOW, session_id="snapshot")
+    report = replace(
+        build_report(session, [Judgement(frozenset({0, 1})), Judgement(frozenset({0}))]),
+        started_at=NOW,
+        session_id="snapshot",
+    )
 
     async def open_report(pilot):
         await pilot.pause()

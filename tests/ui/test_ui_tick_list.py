@@ -46,5 +46,7 @@ async def test_a_long_item_wraps_in_full_beside_its_box():
 async def test_clicking_a_wrapped_line_toggles_its_item():
     app = TickApp()
     async with app.run_test(size=(40, 10)) as pilot:
-        await pilot.click(TickList, offset=(3, 4))  # inside the border and padding: the second line of LONG
+        await pilot.click(
+            TickList, offset=(3, 4)
+        )  # inside the border and padding: the second line of LONG
         assert 2 in app.query_one(TickList).selected

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from checkers.verdict import Verdict
 
 SIZE = (120, 36)
 """Terminal size of the Pilot tests."""
 
-NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 """The wall clock of UI tests: due dates and statistics must not depend on the day they run."""
 
 

@@ -27,7 +27,9 @@ class HelpDialog(GrillDialog[None]):
             yield Label(f"Help · {_title(explained)}", classes="dialog-title")
             yield Static(getattr(explained, "HELP", ""), id="help-about", markup=False)
             yield Static(keys_text(explained), id="help-keys")
-            yield Static("esc closes · ctrl+p lists the same commands to run by name", classes="dialog-keys")
+            yield Static(
+                "esc closes · ctrl+p lists the same commands to run by name", classes="dialog-keys"
+            )
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -38,9 +40,14 @@ def keys_text(screen: Screen) -> Content:
     commands = screen_commands(screen)
     width = max((len(command.keys) for command in commands), default=0)
     return Content("\n").join(
-        Content.assemble((command.keys.ljust(width), "bold $accent"), "  ", (command.name, "bold"),
-                         f": {command.description}" if command.description else "")
-        for command in commands)
+        Content.assemble(
+            (command.keys.ljust(width), "bold $accent"),
+            "  ",
+            (command.name, "bold"),
+            f": {command.description}" if command.description else "",
+        )
+        for command in commands
+    )
 
 
 def _title(screen: Screen) -> str:

@@ -25,17 +25,23 @@ from checkers.verdict import Verdict
 from questions.model import Card
 
 RATING_KEYS = {rating: str(n) for n, rating in enumerate(RATINGS, 1)}
-CODE_BASIS = {NOT_RUN: "no run of the code as it stands: the code half earns nothing",
-              "clean": "code clean (half the question)"}
+CODE_BASIS = {
+    NOT_RUN: "no run of the code as it stands: the code half earns nothing",
+    "clean": "code clean (half the question)",
+}
 
 
 def explain(suggestion: Suggestion, *, points: int, of: int, flag_said: bool) -> str:
     """The suggested rating and what it rests on, as the dialog shows it (markup)."""
     basis = ["a red flag said" if flag_said else f"{points} of {of} key points"]
     if suggestion.code is not None:
-        basis.append(CODE_BASIS.get(suggestion.code, f"code {suggestion.code}: the code half earns nothing"))
-    text = (f"Suggested: [b]{suggestion.rating.capitalize()}[/b] "
-            f"({round(suggestion.score * 100)}%: {'; '.join(basis)})")
+        basis.append(
+            CODE_BASIS.get(suggestion.code, f"code {suggestion.code}: the code half earns nothing")
+        )
+    text = (
+        f"Suggested: [b]{suggestion.rating.capitalize()}[/b] "
+        f"({round(suggestion.score * 100)}%: {'; '.join(basis)})"
+    )
     if suggestion.cap != "easy":
         text += f"\nThe code's verdict caps what is recorded at {suggestion.cap.capitalize()}."
     return text
@@ -44,21 +50,41 @@ def explain(suggestion: Suggestion, *, points: int, of: int, flag_said: bool) ->
 class SelfGradeDialog(GrillDialog[SelfGrade | None]):
     """Returns the confirmed SelfGrade with the chosen rating, or None to go back to the card."""
 
-    HELP = ("Say what your answer covered: the key points you made and any red flag you said "
-            "(space ticks, tab moves between the lists). grill suggests a rating from them and "
-            "from your code's last run; pick the rating yourself with 1-4, as in Anki.")
+    HELP = (
+        "Say what your answer covered: the key points you made and any red flag you said "
+        "(space ticks, tab moves between the lists). grill suggests a rating from them and "
+        "from your code's last run; pick the rating yourself with 1-4, as in Anki."
+    )
     BINDINGS = [
-        Binding("1", "rate('again')", "Again", tooltip="Record Again: you did not know it; it comes back soon."),
+        Binding(
+            "1",
+            "rate('again')",
+            "Again",
+            tooltip="Record Again: you did not know it; it comes back soon.",
+        ),
         Binding("2", "rate('hard')", "Hard", tooltip="Record Hard: you got there with effort."),
         Binding("3", "rate('good')", "Good", tooltip="Record Good: you knew it."),
         Binding("4", "rate('easy')", "Easy", tooltip="Record Easy: you knew it at once, in full."),
-        Binding("ctrl+g", "rate_suggested", "Take suggestion", priority=True,
-                tooltip="Record the rating grill suggests."),
+        Binding(
+            "ctrl+g",
+            "rate_suggested",
+            "Take suggestion",
+            priority=True,
+            tooltip="Record the rating grill suggests.",
+        ),
         Binding("escape", "back", "Back", tooltip="Back to the card; nothing is recorded."),
     ]
 
-    def __init__(self, card: Card, *, points: frozenset[int], flags: frozenset[int], verdict: Verdict | None,
-                 next_due: dict[Rating, datetime] | None, now: datetime) -> None:
+    def __init__(
+        self,
+        card: Card,
+        *,
+        points: frozenset[int],
+        flags: frozenset[int],
+        verdict: Verdict | None,
+        next_due: dict[Rating, datetime] | None,
+        now: datetime,
+    ) -> None:
         """`next_due`: when the card comes back after each rating (None without a history)."""
         super().__init__()
         self.card, self.verdict = card, verdict
@@ -69,21 +95,39 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
         with Vertical(id="self-grade", classes="dialog"):
             yield Label("Self-grade: space ticks, tab moves between lists", classes="dialog-title")
             with VerticalScroll(id="self-grade-lists"):
-                yield Label("Key points you made (pre-ticked from your typed answer)",
-                            classes="self-grade-heading")
+                yield Label(
+                    "Key points you made (pre-ticked from your typed answer)",
+                    classes="self-grade-heading",
+                )
                 yield TickList(
-                    *[(card_text(p.point), i, i in self._points) for i, p in enumerate(self.card.key_points)],
-                    compact=True, id="self-grade-points")
+                    *[
+                        (card_text(p.point), i, i in self._points)
+                        for i, p in enumerate(self.card.key_points)
+                    ],
+                    compact=True,
+                    id="self-grade-points",
+                )
                 yield Label("Red flags you said", classes="self-grade-heading")
                 yield TickList(
-                    *[(card_text(f.flag), i, i in self._flags) for i, f in enumerate(self.card.red_flags)],
-                    compact=True, id="self-grade-flags")
+                    *[
+                        (card_text(f.flag), i, i in self._flags)
+                        for i, f in enumerate(self.card.red_flags)
+                    ],
+                    compact=True,
+                    id="self-grade-flags",
+                )
             yield Static("", id="self-grade-rating")
             with Horizontal(id="self-grade-buttons"):
                 for rating in RATINGS:
-                    yield Button(f"{RATING_KEYS[rating]} {rating.capitalize()}{self._when(rating)}",
-                                 compact=True, id=f"self-grade-{rating}")
-            yield Static("1-4 record a rating · ctrl+g takes the suggestion · esc back", classes="dialog-keys")
+                    yield Button(
+                        f"{RATING_KEYS[rating]} {rating.capitalize()}{self._when(rating)}",
+                        compact=True,
+                        id=f"self-grade-{rating}",
+                    )
+            yield Static(
+                "1-4 record a rating · ctrl+g takes the suggestion · esc back",
+                classes="dialog-keys",
+            )
 
     def on_mount(self) -> None:
         self.query_one("#self-grade-points", TickList).focus()
@@ -94,8 +138,12 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
 
     @property
     def suggestion(self) -> Suggestion:
-        return suggest(self.card, self._ticked("#self-grade-points"), self._ticked("#self-grade-flags"),
-                       self.verdict)
+        return suggest(
+            self.card,
+            self._ticked("#self-grade-points"),
+            self._ticked("#self-grade-flags"),
+            self.verdict,
+        )
 
     def _ticked(self, selector: str) -> frozenset[int]:
         return frozenset(self.query_one(selector, SelectionList).selected)
@@ -105,7 +153,10 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
         suggestion = self.suggestion
         points, flags = self._ticked("#self-grade-points"), self._ticked("#self-grade-flags")
         self.query_one("#self-grade-rating", Static).update(
-            explain(suggestion, points=len(points), of=len(self.card.key_points), flag_said=bool(flags)))
+            explain(
+                suggestion, points=len(points), of=len(self.card.key_points), flag_said=bool(flags)
+            )
+        )
         for rating in RATINGS:
             button = self.query_one(f"#self-grade-{rating}", Button)
             button.variant = "primary" if rating == suggestion.rating else "default"
@@ -113,10 +164,14 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
 
     def action_rate(self, rating: Rating) -> None:
         if RATINGS.index(rating) > RATINGS.index(self.suggestion.cap):
-            self.notify(f"The code's verdict caps this attempt at {self.suggestion.cap.capitalize()}.",
-                        severity="warning")
+            self.notify(
+                f"The code's verdict caps this attempt at {self.suggestion.cap.capitalize()}.",
+                severity="warning",
+            )
             return
-        self.dismiss(SelfGrade(self._ticked("#self-grade-points"), self._ticked("#self-grade-flags"), rating))
+        self.dismiss(
+            SelfGrade(self._ticked("#self-grade-points"), self._ticked("#self-grade-flags"), rating)
+        )
 
     def action_rate_suggested(self) -> None:
         self.action_rate(self.suggestion.rating)

@@ -20,8 +20,10 @@ from questions.model import LEVELS
 class SettingsDialog(GrillDialog[Settings | None]):
     """Returns the edited Settings, or None when cancelled."""
 
-    HELP = ("What grill remembers between runs: the tier whose answer practice reveals, where code "
-            "tasks run, how many new cards join each day's queue, and the theme.")
+    HELP = (
+        "What grill remembers between runs: the tier whose answer practice reveals, where code "
+        "tasks run, how many new cards join each day's queue, and the theme."
+    )
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True, tooltip="Keep these settings."),
         Binding("escape", "cancel", "Cancel", tooltip="Close without changing anything."),
@@ -36,15 +38,37 @@ class SettingsDialog(GrillDialog[Settings | None]):
         with Vertical(id="settings", classes="dialog"):
             yield Label("Settings", id="settings-title", classes="dialog-title")
             yield Label("Tier you practise at")
-            yield Select([(level, level) for level in LEVELS], value=s.tier, allow_blank=False, compact=True,
-                         id="settings-tier")
+            yield Select(
+                [(level, level) for level in LEVELS],
+                value=s.tier,
+                allow_blank=False,
+                compact=True,
+                id="settings-tier",
+            )
             yield Label("Device for code tasks (auto takes CUDA when present)")
-            yield Select([(d, d) for d in DEVICES], value=s.device, allow_blank=False, compact=True, id="settings-device")
+            yield Select(
+                [(d, d) for d in DEVICES],
+                value=s.device,
+                allow_blank=False,
+                compact=True,
+                id="settings-device",
+            )
             yield Label("New cards per day (0 to 500)")
-            yield Input(str(s.new_per_day), id="settings-new-per-day", type="integer", compact=True,
-                        validators=[Integer(minimum=0, maximum=500)])
+            yield Input(
+                str(s.new_per_day),
+                id="settings-new-per-day",
+                type="integer",
+                compact=True,
+                validators=[Integer(minimum=0, maximum=500)],
+            )
             yield Label("Theme")
-            yield Select([(t, t) for t in THEMES], value=s.theme, allow_blank=False, compact=True, id="settings-theme")
+            yield Select(
+                [(t, t) for t in THEMES],
+                value=s.theme,
+                allow_blank=False,
+                compact=True,
+                id="settings-theme",
+            )
             yield Label("", id="settings-error")
             with Horizontal(id="settings-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", compact=True, id="settings-save")
@@ -55,16 +79,20 @@ class SettingsDialog(GrillDialog[Settings | None]):
         new_per_day = self.query_one("#settings-new-per-day", Input)
         result = new_per_day.validate(new_per_day.value)
         if result is not None and not result.is_valid:
-            self.query_one("#settings-error", Label).update("New cards per day must be a whole number from 0 to 500.")
+            self.query_one("#settings-error", Label).update(
+                "New cards per day must be a whole number from 0 to 500."
+            )
             new_per_day.focus()
             return
-        self.dismiss(replace(
-            self.settings,
-            tier=self._chosen("#settings-tier"),
-            device=self._chosen("#settings-device"),
-            new_per_day=int(new_per_day.value),
-            theme=self._chosen("#settings-theme"),
-        ))
+        self.dismiss(
+            replace(
+                self.settings,
+                tier=self._chosen("#settings-tier"),
+                device=self._chosen("#settings-device"),
+                new_per_day=int(new_per_day.value),
+                theme=self._chosen("#settings-theme"),
+            )
+        )
 
     def _chosen(self, selector: str) -> Any:
         """A select's value; never blank, since none of them allows it (Settings checks the rest)."""

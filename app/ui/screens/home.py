@@ -17,7 +17,14 @@ from textual.widgets.option_list import Option
 
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
-from app.ui.catalog import STATUSES, CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
+from app.ui.catalog import (
+    STATUSES,
+    CardFilter,
+    all_tags,
+    filter_cards,
+    order_by_queue,
+    pack_summaries,
+)
 from app.ui.wording import count, due_status
 from questions.model import LEVELS, Library, LoadedCard
 
@@ -28,23 +35,64 @@ LEVEL_WIDTH, STATUS_WIDTH = 9, 11
 
 class HomeScreen(GrillScreen):
     SUB_TITLE = "Home"
-    HELP = ("Your packs and cards. Pick a card to practise, or press d for today's queue: cards due "
-            "for review, then new ones up to the daily limit. Filter by pack, level, tag and status "
-            "on the left, or search every word of the cards with /.")
+    HELP = (
+        "Your packs and cards. Pick a card to practise, or press d for today's queue: cards due "
+        "for review, then new ones up to the daily limit. Filter by pack, level, tag and status "
+        "on the left, or search every word of the cards with /."
+    )
     BINDINGS = [
-        Binding("p", "practise_selected", "Practise",
-                tooltip="Practise the listed cards, starting at the selected one (enter too)."),
-        Binding("d", "practise_due", "Due",
-                tooltip="Practise today's queue of the chosen pack: due reviews, then new cards."),
-        Binding("m", "mock", "Mock", tooltip="A timed five-question mock interview at your tier, from the chosen pack."),
-        Binding("s", "stats", "Stats", tooltip="Progress: mastery per pack and tag, answers per day, what is due."),
-        Binding("o", "settings", "Settings", tooltip="Tier, device for code, new cards per day, theme."),
-        Binding("t", "app.toggle_theme", "Theme", tooltip="Switch between the dark and the light theme."),
-        Binding("c", "clear_filters", "Clear", tooltip="Clear the search and every filter: all packs, levels, tags."),
+        Binding(
+            "p",
+            "practise_selected",
+            "Practise",
+            tooltip="Practise the listed cards, starting at the selected one (enter too).",
+        ),
+        Binding(
+            "d",
+            "practise_due",
+            "Due",
+            tooltip="Practise today's queue of the chosen pack: due reviews, then new cards.",
+        ),
+        Binding(
+            "m",
+            "mock",
+            "Mock",
+            tooltip="A timed five-question mock interview at your tier, from the chosen pack.",
+        ),
+        Binding(
+            "s",
+            "stats",
+            "Stats",
+            tooltip="Progress: mastery per pack and tag, answers per day, what is due.",
+        ),
+        Binding(
+            "o", "settings", "Settings", tooltip="Tier, device for code, new cards per day, theme."
+        ),
+        Binding(
+            "t", "app.toggle_theme", "Theme", tooltip="Switch between the dark and the light theme."
+        ),
+        Binding(
+            "c",
+            "clear_filters",
+            "Clear",
+            tooltip="Clear the search and every filter: all packs, levels, tags.",
+        ),
         Binding("q", "app.quit", "Quit", tooltip="Close grill."),
-        Binding("slash", "focus_search", "Search", show=False, key_display="/",
-                tooltip="Search every word of the cards' ids, questions, tags and key points."),
-        Binding("escape", "focus_cards", "Cards", show=False, tooltip="Back from the search to the card list."),
+        Binding(
+            "slash",
+            "focus_search",
+            "Search",
+            show=False,
+            key_display="/",
+            tooltip="Search every word of the cards' ids, questions, tags and key points.",
+        ),
+        Binding(
+            "escape",
+            "focus_cards",
+            "Cards",
+            show=False,
+            tooltip="Back from the search to the card list.",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -61,11 +109,20 @@ class HomeScreen(GrillScreen):
             with Vertical(id="home-side"):
                 yield Label("Packs", classes="home-heading")
                 yield OptionList(id="home-packs")
-                yield Select([(level, level) for level in LEVELS], prompt="Any level", compact=True,
-                             id="home-level")
+                yield Select(
+                    [(level, level) for level in LEVELS],
+                    prompt="Any level",
+                    compact=True,
+                    id="home-level",
+                )
                 yield Select([], prompt="Any tag", compact=True, id="home-tag")
-                yield Select([(STATUS_LABELS[s], s) for s in STATUSES], value="all", allow_blank=False,
-                             compact=True, id="home-status")
+                yield Select(
+                    [(STATUS_LABELS[s], s) for s in STATUSES],
+                    value="all",
+                    allow_blank=False,
+                    compact=True,
+                    id="home-status",
+                )
                 yield Static("", id="home-due")
             with Vertical(id="home-main"):
                 yield Input(placeholder="Search cards (/)", id="home-search")
@@ -108,8 +165,11 @@ class HomeScreen(GrillScreen):
             self._fill_cards()
             self.call_after_refresh(self._fill_cards)
         error = self.query_one("#home-history-error", Static)
-        error.update(f"History unavailable, nothing will be recorded: {app.history_error}"
-                     if app.history_error else "")
+        error.update(
+            f"History unavailable, nothing will be recorded: {app.history_error}"
+            if app.history_error
+            else ""
+        )
         error.display = bool(app.history_error)
 
     def _fill_packs(self) -> None:
@@ -118,7 +178,9 @@ class HomeScreen(GrillScreen):
         summaries = pack_summaries(self.library, due=set(self.due), seen=self.seen)
         packs.clear_options()
         total = sum(s.cards for s in summaries)
-        packs.add_option(Option(Content.assemble("All packs  ", (count(total, "card"), "dim")), id=ALL_PACKS))
+        packs.add_option(
+            Option(Content.assemble("All packs  ", (count(total, "card"), "dim")), id=ALL_PACKS)
+        )
         for s in summaries:
             counts = f"{count(s.cards, 'card')}\n{s.seen} seen · {s.due} queued today"
             packs.add_option(Option(Content.assemble(s.title, "\n", (counts, "dim")), id=s.name))
@@ -162,7 +224,8 @@ class HomeScreen(GrillScreen):
         box.display = bool(problems)
         heading = f"{count(len(problems), 'problem')} loading packs; these cards are skipped (grill lint explains):"
         self.query_one("#home-problems-text", Static).update(
-            "\n".join([heading, *(f"{p.path}:{p.line}: {p.message}" for p in problems)]))
+            "\n".join([heading, *(f"{p.path}:{p.line}: {p.message}" for p in problems)])
+        )
 
     def _fill_cards(self) -> None:
         table = self.query_one("#home-cards", DataTable)
@@ -176,11 +239,19 @@ class HomeScreen(GrillScreen):
         now = self.grill.now()
         for loaded in self.shown:
             card = loaded.card
-            table.add_row(Text(card.question), card.level, due_status(self.due_dates.get(card.id), now), key=card.id)
+            table.add_row(
+                Text(card.question),
+                card.level,
+                due_status(self.due_dates.get(card.id), now),
+                key=card.id,
+            )
         empty = self.query_one("#home-empty", Static)
         empty.display = not self.shown
-        empty.update("No card matches the search and filters: c clears them." if self.library.cards
-                     else "No cards are loaded.")
+        empty.update(
+            "No card matches the search and filters: c clears them."
+            if self.library.cards
+            else "No cards are loaded."
+        )
         if selected is not None and selected in self.shown:
             table.move_cursor(row=self.shown.index(selected))
         self._fill_preview()
@@ -193,8 +264,14 @@ class HomeScreen(GrillScreen):
         preview.display = selected is not None
         if selected is not None:
             card = selected.card
-            preview.update(card_text(card.question) + Content.styled(
-                f"\n{card.level} · {card.importance}" + (" · code task" if card.code_task else ""), "dim"))
+            preview.update(
+                card_text(card.question)
+                + Content.styled(
+                    f"\n{card.level} · {card.importance}"
+                    + (" · code task" if card.code_task else ""),
+                    "dim",
+                )
+            )
 
     @property
     def selected_card(self) -> LoadedCard | None:
@@ -219,7 +296,9 @@ class HomeScreen(GrillScreen):
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:
         value = None if event.value is Select.NULL else event.value
-        field = {"home-level": "level", "home-tag": "tag", "home-status": "status"}[event.select.id or ""]
+        field = {"home-level": "level", "home-tag": "tag", "home-status": "status"}[
+            event.select.id or ""
+        ]
         self._apply(**{field: value})
 
     @on(OptionList.OptionHighlighted, "#home-packs")
@@ -249,7 +328,9 @@ class HomeScreen(GrillScreen):
         """Practise the listed cards, starting with the selected one."""
         selected = self.selected_card
         if selected is None:
-            self.notify("No card selected: loosen the filter or wait for packs to load.", severity="warning")
+            self.notify(
+                "No card selected: loosen the filter or wait for packs to load.", severity="warning"
+            )
             return
         start = self.shown.index(selected)
         self.grill.practise(self.shown[start:])
@@ -274,7 +355,9 @@ class HomeScreen(GrillScreen):
         """A five-question mock at your tier, drawn from the pack chosen on the left (or all)."""
         if self.grill.library is None:
             return
-        self.grill.start_mock([c for c in self.library.cards if self.card_filter.pack in (None, c.pack)])
+        self.grill.start_mock(
+            [c for c in self.library.cards if self.card_filter.pack in (None, c.pack)]
+        )
 
     def action_stats(self) -> None:
         self.grill.open_stats()

@@ -7,9 +7,8 @@ the countdown, so tests inject a fake one and call `tick_clock()` instead of wai
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from collections.abc import Callable
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,13 +32,36 @@ class MockStepsScreen(GrillScreen):
     """Steps through a `MockSession`; subclasses show each step and say what was answered."""
 
     BINDINGS = [
-        Binding("ctrl+n", "next", "Next", priority=True, tooltip="Done with this step: on to the next one."),
-        Binding("ctrl+r", "run_code", "Run", priority=True, tooltip="Grade the code in the sandbox; the last run counts."),
-        Binding("ctrl+l", "reset_code", "Reset", priority=True, tooltip="Put the starter code back in the editor."),
+        Binding(
+            "ctrl+n",
+            "next",
+            "Next",
+            priority=True,
+            tooltip="Done with this step: on to the next one.",
+        ),
+        Binding(
+            "ctrl+r",
+            "run_code",
+            "Run",
+            priority=True,
+            tooltip="Grade the code in the sandbox; the last run counts.",
+        ),
+        Binding(
+            "ctrl+l",
+            "reset_code",
+            "Reset",
+            priority=True,
+            tooltip="Put the starter code back in the editor.",
+        ),
         Binding("escape", "cancel_run", "Cancel run", tooltip="Stop the code run in progress."),
         # F8: every ctrl+letter means something to some editor (ctrl+e is end of line).
-        Binding("f8", "end", "End mock", priority=True,
-                tooltip="End the interview now, after asking; questions not reached score 0."),
+        Binding(
+            "f8",
+            "end",
+            "End mock",
+            priority=True,
+            tooltip="End the interview now, after asking; questions not reached score 0.",
+        ),
     ]
 
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
@@ -87,8 +109,11 @@ class MockStepsScreen(GrillScreen):
         name = STEP_NAMES[step.kind]
         if step.follow_up is not None:
             name += f" {step.follow_up + 1}"
-        self.query_one("#mock-step", Static).update(Text.assemble(
-            f"Question {step.question + 1} of {len(session.cards)} · ", (name, "bold")))
+        self.query_one("#mock-step", Static).update(
+            Text.assemble(
+                f"Question {step.question + 1} of {len(session.cards)} · ", (name, "bold")
+            )
+        )
         countdown = self.query_one("#mock-countdown", Static)
         countdown.update(f"⏱ {mmss(max(0.0, session.remaining()))}")
         countdown.set_class(session.state == "overtime", "-over")
@@ -97,7 +122,9 @@ class MockStepsScreen(GrillScreen):
         notice = self.query_one("#mock-notice", Static)
         if session.state == "overtime":
             what = "The interview's time is up" if session.session_overrun else "Time is up"
-            notice.update(f"{what}: moving on in {mmss(session.grace_left())}. ctrl+n moves on now.")
+            notice.update(
+                f"{what}: moving on in {mmss(session.grace_left())}. ctrl+n moves on now."
+            )
         notice.display = session.state == "overtime"
 
     # -- moving through the steps -------------------------------------------------------------
@@ -107,9 +134,12 @@ class MockStepsScreen(GrillScreen):
 
     def action_end(self) -> None:
         self.app.push_screen(
-            ConfirmDialog("End the interview now?",
-                          "Questions not reached score 0. What you typed so far is kept and scored."),
-            self._confirm_end)
+            ConfirmDialog(
+                "End the interview now?",
+                "Questions not reached score 0. What you typed so far is kept and scored.",
+            ),
+            self._confirm_end,
+        )
 
     def _confirm_end(self, yes: bool | None) -> None:
         if yes:
@@ -161,8 +191,9 @@ class MockStepsScreen(GrillScreen):
             assert task is not None, "a code step comes only from a card with a code task"
             device = self.grill.settings.device
             device = task.grading.device if device == "auto" else device
-            panel = CodeTaskPanel(task, self.grill.runner, device=device, clock=self.grill.clock,
-                                  id="mock-code")
+            panel = CodeTaskPanel(
+                task, self.grill.runner, device=device, clock=self.grill.clock, id="mock-code"
+            )
             await body.mount(panel)
             panel.editor.focus()
         self.refresh_bindings()
@@ -222,15 +253,20 @@ def session_clock(session: MockSession) -> str:
 class MockScreen(MockStepsScreen):
     """Candidate mode: read the question, type the answer before the countdown ends."""
 
-    HELP = ("A timed mock interview. Read each question and type your answer before the countdown "
-            "(the step's clock) runs out; the other clock is the whole interview's. Follow-ups come "
-            "one at a time. On a code task, fix the code and run it: the last run before you move on "
-            "counts. Afterwards you confirm what was matched in your answers and get a report.")
+    HELP = (
+        "A timed mock interview. Read each question and type your answer before the countdown "
+        "(the step's clock) runs out; the other clock is the whole interview's. Follow-ups come "
+        "one at a time. On a code task, fix the code and run it: the last run before you move on "
+        "counts. Afterwards you confirm what was matched in your answers and get a report."
+    )
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="mock-prompt")
-        yield TextArea(id="mock-answer", soft_wrap=True,
-                       placeholder="Type your answer. ctrl+n when done; the clock keeps running.")
+        yield TextArea(
+            id="mock-answer",
+            soft_wrap=True,
+            placeholder="Type your answer. ctrl+n when done; the clock keeps running.",
+        )
 
     @property
     def answer(self) -> TextArea:
@@ -250,8 +286,10 @@ class MockScreen(MockStepsScreen):
         if step.kind == "follow_up":
             return Content.styled("Follow-up: ", "bold") + card_text(step.prompt)
         if step.kind == "code":
-            return Content.assemble(("Code task: ", "bold"),
-                                    "fix the code and run it (ctrl+r) before moving on: the last run counts.")
+            return Content.assemble(
+                ("Code task: ", "bold"),
+                "fix the code and run it (ctrl+r) before moving on: the last run counts.",
+            )
         return card_text(step.prompt).stylize("bold")
 
     def sync_step(self) -> None:
@@ -264,4 +302,3 @@ class MockScreen(MockStepsScreen):
         from app.ui.screens.mock_review import MockReviewScreen
 
         self.app.switch_screen(MockReviewScreen(self.session, report_path=self.report_path))
-

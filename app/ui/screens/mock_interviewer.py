@@ -23,10 +23,12 @@ from app.ui.widgets.tick_list import TickList
 
 
 class MockInterviewerScreen(MockStepsScreen):
-    HELP = ("Interviewer mode, for two people at one screen. Read the question aloud, tick the key "
-            "points and red flags you hear (space ticks, tab moves between lists), ask the "
-            "follow-ups, and press ctrl+n to move on. On the code task the candidate edits and runs "
-            "the code; above it you see what to watch for. Your ticks are the final marks.")
+    HELP = (
+        "Interviewer mode, for two people at one screen. Read the question aloud, tick the key "
+        "points and red flags you hear (space ticks, tab moves between lists), ask the "
+        "follow-ups, and press ctrl+n to move on. On the code task the candidate edits and runs "
+        "the code; above it you see what to watch for. Your ticks are the final marks."
+    )
 
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
         super().__init__(session, report_path=report_path)
@@ -71,11 +73,15 @@ class MockInterviewerScreen(MockStepsScreen):
             ),
             VerticalScroll(
                 Label("Key points heard (space ticks)", classes="interviewer-heading"),
-                TickList(*[(card_text(kp.point), i) for i, kp in enumerate(card.key_points)],
-                         id="interviewer-points"),
+                TickList(
+                    *[(card_text(kp.point), i) for i, kp in enumerate(card.key_points)],
+                    id="interviewer-points",
+                ),
                 Label("Red flags said", classes="interviewer-heading"),
-                TickList(*[(card_text(rf.flag), i) for i, rf in enumerate(card.red_flags)],
-                         id="interviewer-flags"),
+                TickList(
+                    *[(card_text(rf.flag), i) for i, rf in enumerate(card.red_flags)],
+                    id="interviewer-flags",
+                ),
                 id="interviewer-ticks",
             ),
             id="interviewer-split",
@@ -86,7 +92,9 @@ class MockInterviewerScreen(MockStepsScreen):
         order, and the fix itself, as the change from the starter to the solution."""
         task = self.session.cards[step.question].card.code_task
         assert task is not None, "a code step comes only from a card with a code task"
-        fix = code_diff(task.starter, task.solution, names=("starter", "solution"), same="(no change)")
+        fix = code_diff(
+            task.starter, task.solution, names=("starter", "solution"), same="(no change)"
+        )
         return VerticalScroll(
             Label("Watch for (the candidate does not see this)", classes="interviewer-heading"),
             Static(Content("\n").join(Content("• ") + card_text(hint) for hint in task.hints)),
@@ -98,21 +106,28 @@ class MockInterviewerScreen(MockStepsScreen):
     @staticmethod
     def _ask(step: Step) -> Content:
         """What the interviewer does in this step."""
-        return {"answer": Content("Ask the question above; tick key points as you hear them."),
-                "code": Content("Code task: the candidate edits and runs the code below (ctrl+r)."),
-                "follow_up": Content("Ask: ") + card_text(step.prompt)}[step.kind]
+        return {
+            "answer": Content("Ask the question above; tick key points as you hear them."),
+            "code": Content("Code task: the candidate edits and runs the code below (ctrl+r)."),
+            "follow_up": Content("Ask: ") + card_text(step.prompt),
+        }[step.kind]
 
     def _follow_ups(self, step: Step) -> Content:
         """The follow-ups this question will ask, the current one in bold, each with its answer."""
         card = self.session.cards[step.question].card
-        asked = [s.follow_up for s in self.session.steps
-                 if s.question == step.question and s.follow_up is not None]
+        asked = [
+            s.follow_up
+            for s in self.session.steps
+            if s.question == step.question and s.follow_up is not None
+        ]
         lines = []
         for n in asked:
             follow_up = card.follow_ups[n]
             question = card_text(f"{n + 1}. {follow_up.question}")
-            lines += [question.stylize("bold") if step.follow_up == n else question,
-                      card_text(f"   {follow_up.answer}").stylize("dim")]
+            lines += [
+                question.stylize("bold") if step.follow_up == n else question,
+                card_text(f"   {follow_up.answer}").stylize("dim"),
+            ]
         return Content("\n").join(lines) if lines else Content("(none for this question)")
 
     def _keep_ticks(self) -> None:

@@ -37,9 +37,11 @@ class MockReportScreen(GrillScreen):
     A status line rather than toasts: a toast per recorded answer covered the report's table.
     """
 
-    HELP = ("The interview's report: the score, time against budget, each question with the key "
-            "points made and missed, the code verdict, and what to study next. Each question "
-            "reached is recorded in your history, so the mock feeds your review schedule.")
+    HELP = (
+        "The interview's report: the score, time against budget, each question with the key "
+        "points made and missed, the code verdict, and what to study next. Each question "
+        "reached is recorded in your history, so the mock feeds your review schedule."
+    )
     BINDINGS = [
         Binding("x", "export", "Export Markdown", tooltip="Write the report as a Markdown file."),
         Binding("escape", "close", "Close", tooltip="Back to home, or end `grill mock`."),

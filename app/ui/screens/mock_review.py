@@ -26,11 +26,20 @@ from app.ui.widgets.tick_list import TickList
 
 class MockReviewScreen(GrillScreen):
     SUB_TITLE = "Mock interview · confirm your marks"
-    HELP = ("The interview is over. grill matched your typed answers against each question's key "
-            "points and red flags; check every tick (space toggles, tab moves between lists), "
-            "because the matcher misses synonyms. The score updates as you go.")
-    BINDINGS = [Binding("ctrl+s", "confirm", "Confirm and score", priority=True,
-                        tooltip="Make these marks final and show the report.")]
+    HELP = (
+        "The interview is over. grill matched your typed answers against each question's key "
+        "points and red flags; check every tick (space toggles, tab moves between lists), "
+        "because the matcher misses synonyms. The score updates as you go."
+    )
+    BINDINGS = [
+        Binding(
+            "ctrl+s",
+            "confirm",
+            "Confirm and score",
+            priority=True,
+            tooltip="Make these marks final and show the report.",
+        )
+    ]
 
     def __init__(self, session: MockSession, *, report_path: Path | None = None) -> None:
         super().__init__()
@@ -40,19 +49,25 @@ class MockReviewScreen(GrillScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Check what was matched in your answers: space ticks or unticks, "
-                     "ctrl+s confirms.", id="review-help")
+        yield Static(
+            "Check what was matched in your answers: space ticks or unticks, ctrl+s confirms.",
+            id="review-help",
+        )
         yield Static("", id="review-total")
         with VerticalScroll(id="review-questions"):
-            for n, (run, marks) in enumerate(zip(self.runs, self.marks)):
+            for n, (run, marks) in enumerate(zip(self.runs, self.marks, strict=True)):
                 if run.reached:
                     yield self._question(n, run, marks)
         yield Footer(compact=True)
 
     def _question(self, n: int, run: QuestionRun, marks: Marks) -> Vertical:
         said = run.spoken_text.strip() or "(nothing typed)"
-        points = [(self._label(m.text, m.matched_by), i, m.hit) for i, m in enumerate(marks.key_points)]
-        flags = [(self._label(m.text, m.matched_by), i, m.hit) for i, m in enumerate(marks.red_flags)]
+        points = [
+            (self._label(m.text, m.matched_by), i, m.hit) for i, m in enumerate(marks.key_points)
+        ]
+        flags = [
+            (self._label(m.text, m.matched_by), i, m.hit) for i, m in enumerate(marks.red_flags)
+        ]
         return Vertical(
             Static(card_text(f"{n + 1}. {run.card.question}").stylize("bold")),
             Static(said, classes="review-answer", markup=False),
@@ -92,7 +107,8 @@ class MockReviewScreen(GrillScreen):
     def _show_total(self) -> None:
         score = score_session(self.runs, self.judgements())
         self.query_one("#review-total", Static).update(
-            f"Score if confirmed: {percent(score.overall)}")
+            f"Score if confirmed: {percent(score.overall)}"
+        )
 
     def action_confirm(self) -> None:
         from app.ui.screens.mock_report import MockReportScreen

@@ -23,44 +23,93 @@ from app.ui.widgets.clock import AnswerClock
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
 from app.ui.wording import comes_back, count
-from checkers.verdict import Verdict
 from checkers.device import Device
+from checkers.verdict import Verdict
 from questions.model import LEVELS, LoadedCard
 
 STEP_NAMES = {
-    "key_points": "key points", "basic": "basic answer", "solid": "solid answer", "tier": "tier answer",
-    "deep_dive": "deep dive", "examples": "examples", "follow_up_question": "follow-up",
-    "follow_up_answer": "follow-up answer", "red_flags": "red flags",
+    "key_points": "key points",
+    "basic": "basic answer",
+    "solid": "solid answer",
+    "tier": "tier answer",
+    "deep_dive": "deep dive",
+    "examples": "examples",
+    "follow_up_question": "follow-up",
+    "follow_up_answer": "follow-up answer",
+    "red_flags": "red flags",
 }
 CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution"}
 
 
 class PracticeScreen(GrillScreen):
-    HELP = ("One card at a time. Answer in your own words (typed or aloud) against the clock, then "
-            "reveal the model answer part by part: key points, basic and solid answers, the answer at "
-            "your tier, the deep dive, examples, follow-ups and red flags. Self-grade when you are "
-            "done; a code task is graded by running your fix in the sandbox.")
+    HELP = (
+        "One card at a time. Answer in your own words (typed or aloud) against the clock, then "
+        "reveal the model answer part by part: key points, basic and solid answers, the answer at "
+        "your tier, the deep dive, examples, follow-ups and red flags. Self-grade when you are "
+        "done; a code task is graded by running your fix in the sandbox."
+    )
     # Focused by Textual once composed: a code task's tabs may still be mounting on_mount.
     AUTO_FOCUS = "#practice-answer"
     BINDINGS = [
-        Binding("ctrl+n", "reveal", "Reveal", priority=True, tooltip="Show the next part of the answer."),
-        Binding("ctrl+g", "self_grade", "Grade", priority=True,
-                tooltip="Tick what you covered and rate yourself; the next card follows."),
-        Binding("ctrl+t", "switch_tier", "Tier", priority=True,
-                tooltip="Show the answer expected at the next seniority level, for this card only."),
+        Binding(
+            "ctrl+n", "reveal", "Reveal", priority=True, tooltip="Show the next part of the answer."
+        ),
+        Binding(
+            "ctrl+g",
+            "self_grade",
+            "Grade",
+            priority=True,
+            tooltip="Tick what you covered and rate yourself; the next card follows.",
+        ),
+        Binding(
+            "ctrl+t",
+            "switch_tier",
+            "Tier",
+            priority=True,
+            tooltip="Show the answer expected at the next seniority level, for this card only.",
+        ),
         # Not in the footer, which has no room for it: the code task's tab names the key.
-        Binding("ctrl+o", "toggle_code", "Code", priority=True, show=False,
-                tooltip="Switch between your answer and the code task."),
-        Binding("ctrl+r", "run_code", "Run", priority=True, tooltip="Grade your code in the sandbox; esc cancels."),
-        Binding("ctrl+l", "reset_code", "Reset", priority=True, tooltip="Put the starter code back in the editor."),
-        Binding("ctrl+s", "show_solution", "Solution", priority=True,
-                tooltip="After a run: your code against the reference solution."),
-        Binding("escape", "escape", "Back", priority=True,
-                tooltip="Cancel a run; otherwise leave the card (asks first if you typed)."),
+        Binding(
+            "ctrl+o",
+            "toggle_code",
+            "Code",
+            priority=True,
+            show=False,
+            tooltip="Switch between your answer and the code task.",
+        ),
+        Binding(
+            "ctrl+r",
+            "run_code",
+            "Run",
+            priority=True,
+            tooltip="Grade your code in the sandbox; esc cancels.",
+        ),
+        Binding(
+            "ctrl+l",
+            "reset_code",
+            "Reset",
+            priority=True,
+            tooltip="Put the starter code back in the editor.",
+        ),
+        Binding(
+            "ctrl+s",
+            "show_solution",
+            "Solution",
+            priority=True,
+            tooltip="After a run: your code against the reference solution.",
+        ),
+        Binding(
+            "escape",
+            "escape",
+            "Back",
+            priority=True,
+            tooltip="Cancel a run; otherwise leave the card (asks first if you typed).",
+        ),
     ]
 
-    def __init__(self, queue: list[LoadedCard], position: int = 0,
-                 ratings: tuple[Rating, ...] = ()) -> None:
+    def __init__(
+        self, queue: list[LoadedCard], position: int = 0, ratings: tuple[Rating, ...] = ()
+    ) -> None:
         super().__init__()
         self.queue, self.position, self.ratings = queue, position, ratings
         self.loaded = queue[position]
@@ -80,8 +129,12 @@ class PracticeScreen(GrillScreen):
             yield Static(card_text(card.question), id="practice-question")
             with Horizontal(id="practice-meta"):
                 yield Static(self._meta_text(), id="practice-card-meta")
-                yield AnswerClock(self.grill.clock, basic=card.basic.seconds, solid=card.solid.seconds,
-                                  id="practice-clock")
+                yield AnswerClock(
+                    self.grill.clock,
+                    basic=card.basic.seconds,
+                    solid=card.solid.seconds,
+                    id="practice-clock",
+                )
         if card.code_task is None:
             yield from self._answer_pane()
         else:
@@ -89,14 +142,22 @@ class PracticeScreen(GrillScreen):
                 with TabPane("Answer", id="tab-answer"):
                     yield from self._answer_pane()
                 with TabPane("Code task (ctrl+o)", id="tab-code"):
-                    yield CodeTaskPanel(card.code_task, self.grill.runner, device=self._device(),
-                                        clock=self.grill.clock, id="practice-code")
+                    yield CodeTaskPanel(
+                        card.code_task,
+                        self.grill.runner,
+                        device=self._device(),
+                        clock=self.grill.clock,
+                        id="practice-code",
+                    )
         yield Footer(compact=True)
 
     def _answer_pane(self) -> ComposeResult:
         with VerticalScroll(id="practice-scroll"):
-            yield TextArea(id="practice-answer", soft_wrap=True,
-                           placeholder="Type your answer, or think it through, then reveal (ctrl+n).")
+            yield TextArea(
+                id="practice-answer",
+                soft_wrap=True,
+                placeholder="Type your answer, or think it through, then reveal (ctrl+n).",
+            )
             yield Static(self._next_text(), id="practice-next")
 
     def _show_tab(self, pane_id: str) -> None:
@@ -144,7 +205,11 @@ class PracticeScreen(GrillScreen):
         self._focus_pane(tabs.active)
 
     def _focus_pane(self, pane_id: str) -> None:
-        target = self.code_panel.editor if pane_id == "tab-code" else self.query_one("#practice-answer", TextArea)
+        target = (
+            self.code_panel.editor
+            if pane_id == "tab-code"
+            else self.query_one("#practice-answer", TextArea)
+        )
         target.focus()
 
     @on(TabbedContent.TabActivated, "#practice-tabs")
@@ -180,8 +245,11 @@ class PracticeScreen(GrillScreen):
         if self._has_work() and not self._leave_armed:
             # esc also cancels runs, so a press meant for a run that just ended must not discard work.
             self._leave_armed = True
-            self.notify("Your answer and code are not recorded. esc again leaves; ctrl+g self-grades.",
-                        title="Leave this card?", severity="warning")
+            self.notify(
+                "Your answer and code are not recorded. esc again leaves; ctrl+g self-grades.",
+                title="Leave this card?",
+                severity="warning",
+            )
             return
         self.app.clear_notifications()
         self.app.pop_screen()
@@ -190,7 +258,8 @@ class PracticeScreen(GrillScreen):
         """Whether leaving would lose a typed answer or edited code."""
         code_task = self.card.code_task
         return bool(self.answer_text.strip()) or (
-            code_task is not None and self.code_panel.editor.text != code_task.starter)
+            code_task is not None and self.code_panel.editor.text != code_task.starter
+        )
 
     @on(TextArea.Changed)
     def _disarm_leave(self) -> None:
@@ -200,17 +269,32 @@ class PracticeScreen(GrillScreen):
         self.query_one(AnswerClock).stop()
         points, flags = pretick(self.card, self.answer_text)
         now = self.grill.now()
-        self.app.push_screen(SelfGradeDialog(self.card, points=points, flags=flags, verdict=self._verdict(),
-                                             next_due=self.grill.next_due(self.card.id, now), now=now),
-                             self._record)
+        self.app.push_screen(
+            SelfGradeDialog(
+                self.card,
+                points=points,
+                flags=flags,
+                verdict=self._verdict(),
+                next_due=self.grill.next_due(self.card.id, now),
+                now=now,
+            ),
+            self._record,
+        )
 
     def _record(self, grade: SelfGrade | None) -> None:
         if grade is None:
             return
         code = self.code_panel.editor.text if self.card.code_task is not None else ""
-        attempt = build_attempt(self.card, grade, tier=self.tier, phase_seconds=self.timer.seconds(),
-                                answer=self.answer_text, verdict=self._verdict(), code=code,
-                                started_at=self.grill.now())
+        attempt = build_attempt(
+            self.card,
+            grade,
+            tier=self.tier,
+            phase_seconds=self.timer.seconds(),
+            answer=self.answer_text,
+            verdict=self._verdict(),
+            code=code,
+            started_at=self.grill.now(),
+        )
         self.app.clear_notifications()
         problem = self.grill.record([attempt])
         if problem:
@@ -242,8 +326,10 @@ class PracticeScreen(GrillScreen):
 
     def _meta_text(self) -> str:
         card = self.card
-        return (f"[b]{card.level}[/b] · {card.importance} · asked {card.frequency}% · "
-                f"tier [b]{self.tier}[/b]")
+        return (
+            f"[b]{card.level}[/b] · {card.importance} · asked {card.frequency}% · "
+            f"tier [b]{self.tier}[/b]"
+        )
 
     def _next_text(self) -> str:
         if self.revealed >= len(self.plan):

@@ -31,7 +31,9 @@ BAR_WIDTH = 10
 def share_bar(share: float) -> Text:
     """`███░░░░░░░ 30%`: a share as a bar that reads at a glance."""
     filled = round(share * BAR_WIDTH)
-    return Text.assemble(("█" * filled, "green"), ("░" * (BAR_WIDTH - filled), "dim"), f" {percent(share)}")
+    return Text.assemble(
+        ("█" * filled, "green"), ("░" * (BAR_WIDTH - filled), "dim"), f" {percent(share)}"
+    )
 
 
 def day_label(day: date, today: date) -> str:
@@ -40,9 +42,11 @@ def day_label(day: date, today: date) -> str:
 
 class StatsScreen(GrillScreen):
     SUB_TITLE = "Statistics"
-    HELP = ("How your practice is going: how many cards you answered each day, how many come due "
-            "in the next two weeks, how much of each pack and tag you know (cards whose last rating "
-            "was Good or Easy), and how often you recall a card you have seen.")
+    HELP = (
+        "How your practice is going: how many cards you answered each day, how many come due "
+        "in the next two weeks, how much of each pack and tag you know (cards whose last rating "
+        "was Good or Easy), and how often you recall a card you have seen."
+    )
     BINDINGS = [Binding("escape", "close", "Close", tooltip="Back to home.")]
 
     def __init__(self, stats: Stats, outlook: Outlook) -> None:
@@ -56,63 +60,108 @@ class StatsScreen(GrillScreen):
         with VerticalScroll(id="stats-scroll"):
             yield Static(self.summary(), id="stats-summary")
             activity = stats.activity
-            yield Label(f"Cards answered per day, last {len(activity)} days: "
-                        f"{sum(d.attempts for d in activity)} in all", classes="stats-heading")
-            yield BarChart([d.attempts for d in activity], label=_whole, full_scale=1, rows=4,
-                           first=day_label(activity[0].day, today), last=day_label(activity[-1].day, today),
-                           id="stats-activity")
+            yield Label(
+                f"Cards answered per day, last {len(activity)} days: "
+                f"{sum(d.attempts for d in activity)} in all",
+                classes="stats-heading",
+            )
+            yield BarChart(
+                [d.attempts for d in activity],
+                label=_whole,
+                full_scale=1,
+                rows=4,
+                first=day_label(activity[0].day, today),
+                last=day_label(activity[-1].day, today),
+                id="stats-activity",
+            )
             forecast = outlook.forecast
-            yield Label(f"Due in the next {len(forecast)} days: {count(sum(d.count for d in forecast), 'card')} "
-                        "(today includes overdue ones)", classes="stats-heading")
-            yield BarChart([d.count for d in forecast], label=_whole, full_scale=1, rows=4,
-                           first=day_label(forecast[0].day, today), last=day_label(forecast[-1].day, today),
-                           id="stats-forecast")
-            yield Label("Packs: mastered is the share of cards last rated Good or Easy", classes="stats-heading")
+            yield Label(
+                f"Due in the next {len(forecast)} days: {count(sum(d.count for d in forecast), 'card')} "
+                "(today includes overdue ones)",
+                classes="stats-heading",
+            )
+            yield BarChart(
+                [d.count for d in forecast],
+                label=_whole,
+                full_scale=1,
+                rows=4,
+                first=day_label(forecast[0].day, today),
+                last=day_label(forecast[-1].day, today),
+                id="stats-forecast",
+            )
+            yield Label(
+                "Packs: mastered is the share of cards last rated Good or Easy",
+                classes="stats-heading",
+            )
             due = {p.pack: p.due for p in stats.packs}
-            yield self.table("stats-packs", ["pack", "cards", "mastered", "retention", "due today"],
-                             [[m.name, m.cards, share_bar(m.share), percent(m.retention), due.get(m.name, 0)]
-                              for m in outlook.packs])
+            yield self.table(
+                "stats-packs",
+                ["pack", "cards", "mastered", "retention", "due today"],
+                [
+                    [m.name, m.cards, share_bar(m.share), percent(m.retention), due.get(m.name, 0)]
+                    for m in outlook.packs
+                ],
+            )
             yield Label("Tags, least mastered first", classes="stats-heading")
             tags = sorted(outlook.tags, key=lambda m: (m.share, -m.cards, m.name))
-            yield self.table("stats-tags", ["tag", "cards", "mastered", "retention"],
-                             [[m.name, m.cards, share_bar(m.share), percent(m.retention)] for m in tags])
+            yield self.table(
+                "stats-tags",
+                ["tag", "cards", "mastered", "retention"],
+                [[m.name, m.cards, share_bar(m.share), percent(m.retention)] for m in tags],
+            )
             yield Label("Retention by tier", classes="stats-heading")
-            yield self.table("stats-tiers", ["tier", "reviews", "retention"],
-                             [[t.tier, t.reviews, percent(t.retention)] for t in stats.tiers])
+            yield self.table(
+                "stats-tiers",
+                ["tier", "reviews", "retention"],
+                [[t.tier, t.reviews, percent(t.retention)] for t in stats.tiers],
+            )
             yield Label("Time per answer", classes="stats-heading")
             yield Static(self.answer_time(), id="stats-time")
             yield Label("Key points most often missed", classes="stats-heading")
-            yield Static(self.misses(stats.missed_key_points, "No key point missed yet."), id="stats-missed")
+            yield Static(
+                self.misses(stats.missed_key_points, "No key point missed yet."), id="stats-missed"
+            )
             yield Label("Red flags most often said", classes="stats-heading")
-            yield Static(self.misses(stats.red_flags_said, "No red flag said yet."), id="stats-flags")
+            yield Static(
+                self.misses(stats.red_flags_said, "No red flag said yet."), id="stats-flags"
+            )
         yield Footer(compact=True)
 
     def summary(self) -> str:
         s = self.stats
-        return (f"{count(s.attempts, 'attempt')} on {count(s.cards_seen, 'card')} · {s.due_today} due today · "
-                f"streak: {count(s.streak_days, 'day')}")
+        return (
+            f"{count(s.attempts, 'attempt')} on {count(s.cards_seen, 'card')} · {s.due_today} due today · "
+            f"streak: {count(s.streak_days, 'day')}"
+        )
 
     def answer_time(self) -> str:
         t = self.stats.answer_time
         if not t.answers:
             return "No timed answers yet."
-        return (f"{t.answers} timed answers, {seconds(t.mean_seconds)} on average · "
-                f"{percent(t.within_basic_share)} within the basic budget ({seconds(t.mean_basic_budget)}), "
-                f"{percent(t.within_solid_share)} within the solid one ({seconds(t.mean_solid_budget)})")
+        return (
+            f"{t.answers} timed answers, {seconds(t.mean_seconds)} on average · "
+            f"{percent(t.within_basic_share)} within the basic budget ({seconds(t.mean_basic_budget)}), "
+            f"{percent(t.within_solid_share)} within the solid one ({seconds(t.mean_solid_budget)})"
+        )
 
     @staticmethod
     def misses(missed: tuple[Missed, ...], none: str) -> Content:
         if not missed:
             return Content(none)
-        return Content("\n").join(Content.styled(f"{m.times}× {m.card_id}: ", "bold") + card_text(m.text)
-                                  for m in missed)
+        return Content("\n").join(
+            Content.styled(f"{m.times}× {m.card_id}: ", "bold") + card_text(m.text) for m in missed
+        )
 
     @staticmethod
     def table(table_id: str, columns: list[str], rows: list[list]) -> DataTable:
-        table: DataTable = DataTable(id=table_id, zebra_stripes=True, cursor_type="row", show_cursor=False)
+        table: DataTable = DataTable(
+            id=table_id, zebra_stripes=True, cursor_type="row", show_cursor=False
+        )
         table.add_columns(*columns)
         # Text, not str: DataTable parses str cells as markup.
-        table.add_rows([[cell if isinstance(cell, Text) else Text(str(cell)) for cell in row] for row in rows])
+        table.add_rows(
+            [[cell if isinstance(cell, Text) else Text(str(cell)) for cell in row] for row in rows]
+        )
         return table
 
     def action_close(self) -> None:

@@ -24,7 +24,10 @@ def fit(values: Sequence[float], columns: int) -> list[float | None]:
         return []
     if len(values) > columns:
         per = len(values) / columns
-        return [max(values[int(i * per):max(int((i + 1) * per), int(i * per) + 1)]) for i in range(columns)]
+        return [
+            max(values[int(i * per) : max(int((i + 1) * per), int(i * per) + 1)])
+            for i in range(columns)
+        ]
     width = columns // len(values)
     bar = width - 1 if width >= 2 else width
     return [cell for value in values for cell in [value] * bar + [None] * (width - bar)]
@@ -37,8 +40,17 @@ class BarChart(Widget):
     BarChart { height: auto; color: $accent; }
     """
 
-    def __init__(self, values: Sequence[float], *, label: Callable[[float], str], first: str, last: str,
-                 full_scale: float = 1.0, rows: int = 5, id: str | None = None) -> None:
+    def __init__(
+        self,
+        values: Sequence[float],
+        *,
+        label: Callable[[float], str],
+        first: str,
+        last: str,
+        full_scale: float = 1.0,
+        rows: int = 5,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.values, self.label, self.first, self.last = list(values), label, first, last
         self.full_scale, self.rows = full_scale, rows
@@ -57,7 +69,10 @@ class BarChart(Widget):
         gutter = max(map(len, labels)) + 1
         columns = max(1, self.size.width - gutter - 1)
         shown = fit(self.values, columns)
-        levels = [0 if value is None else round((value - low) / (top - low) * self.rows * 8) for value in shown]
+        levels = [
+            0 if value is None else round((value - low) / (top - low) * self.rows * 8)
+            for value in shown
+        ]
         lines = Text()
         for row in range(self.rows - 1, -1, -1):
             label = labels[0] if row == self.rows - 1 else labels[1] if row == 0 else ""

@@ -23,7 +23,9 @@ class AnswerClock(Static):
     AnswerClock.-stopped { text-style: dim; }
     """
 
-    def __init__(self, clock: Callable[[], float], *, basic: int, solid: int, id: str | None = None) -> None:
+    def __init__(
+        self, clock: Callable[[], float], *, basic: int, solid: int, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self._clock = clock
         self._started = clock()
@@ -55,5 +57,9 @@ class AnswerClock(Static):
         self.set_class(elapsed >= self.solid, "-over-solid")
         # ⏸ rather than the word "stopped": the meta line then fits 80 columns either way.
         icon = "⏸" if self._stopped is not None else "⏱"
-        self.update(Text.assemble((f"{icon} {mmss(elapsed)}", "bold"),
-                                  f" · basic {mmss(self.basic)} · solid {mmss(self.solid)}"))
+        self.update(
+            Text.assemble(
+                (f"{icon} {mmss(elapsed)}", "bold"),
+                f" · basic {mmss(self.basic)} · solid {mmss(self.solid)}",
+            )
+        )

@@ -17,8 +17,8 @@ from app.ui.card_text import card_text
 from app.ui.code_runner import CodeRunner
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
 from app.ui.widgets.verdict_panel import VerdictPanel
-from checkers.verdict import Verdict
 from checkers.device import Device
+from checkers.verdict import Verdict
 from questions.model import CodeTask
 
 
@@ -51,8 +51,15 @@ class CodeTaskPanel(Vertical):
     NARROW_BELOW = 100
     """Below this many columns the result goes under the editor instead of beside it."""
 
-    def __init__(self, task: CodeTask, runner: CodeRunner, *, device: Device,
-                 clock: Callable[[], float] = time.monotonic, id: str | None = None) -> None:
+    def __init__(
+        self,
+        task: CodeTask,
+        runner: CodeRunner,
+        *,
+        device: Device,
+        clock: Callable[[], float] = time.monotonic,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.code_task, self.runner, self.device, self._clock = task, runner, device, clock
         self.run_number = 0
@@ -68,8 +75,9 @@ class CodeTaskPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="code-split"):
-            yield TextArea.code_editor(self.code_task.starter, language="python", show_line_numbers=True,
-                                       id="code-editor")
+            yield TextArea.code_editor(
+                self.code_task.starter, language="python", show_line_numbers=True, id="code-editor"
+            )
             with VerticalScroll(id="code-side"):
                 yield Static(card_text(self.code_task.prompt), id="code-prompt")
                 with Horizontal(id="code-progress"):
@@ -86,7 +94,11 @@ class CodeTaskPanel(Vertical):
     @property
     def verdict(self) -> Verdict | None:
         """The verdict of the code as it is now; None when never run or changed since."""
-        return self.result if self.result is not None and self.graded_source == self.editor.text else None
+        return (
+            self.result
+            if self.result is not None and self.graded_source == self.editor.text
+            else None
+        )
 
     def on_mount(self) -> None:
         self._elapsed_timer = self.set_interval(0.2, self._show_elapsed, pause=True)
@@ -148,8 +160,10 @@ class CodeTaskPanel(Vertical):
         self.editor.focus()
 
     def explain_no_solution(self) -> None:
-        self._set_status("The reference solution opens after your first run, so you try the fix "
-                         "yourself first: ctrl+r grades your code.")
+        self._set_status(
+            "The reference solution opens after your first run, so you try the fix "
+            "yourself first: ctrl+r grades your code."
+        )
 
     @on(TextArea.Changed, "#code-editor")
     def _code_changed(self) -> None:
@@ -203,8 +217,12 @@ class CodeTaskPanel(Vertical):
         hints = self.code_task.hints
         shown = hints[: min(len(hints), self.failed_runs)]
         box = self.query_one("#code-hints", Static)
-        box.update(Content("\n").join(Content(f"Card hint {i + 1} of {len(hints)}: ") + card_text(hint)
-                                      for i, hint in enumerate(shown)))
+        box.update(
+            Content("\n").join(
+                Content(f"Card hint {i + 1} of {len(hints)}: ") + card_text(hint)
+                for i, hint in enumerate(shown)
+            )
+        )
         box.display = True
 
     def _clear_result(self) -> None:
@@ -228,7 +246,9 @@ class CodeTaskPanel(Vertical):
 
     def _show_elapsed(self) -> None:
         seconds = self._clock() - self._run_started
-        self.query_one("#code-elapsed", Label).update(f"Running on {self.device}… {seconds:.1f} s · esc cancels")
+        self.query_one("#code-elapsed", Label).update(
+            f"Running on {self.device}… {seconds:.1f} s · esc cancels"
+        )
 
     def _set_status(self, text: str) -> None:
         status = self.query_one("#code-status", Static)

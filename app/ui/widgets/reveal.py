@@ -37,10 +37,14 @@ class RevealSection(Vertical):
             yield Static(card_bullets([p.point for p in card.key_points]))
         elif step.kind in ("basic", "solid"):
             answer = card.basic if step.kind == "basic" else card.solid
-            yield Label(f"{step.kind.capitalize()} answer (~{answer.seconds} s)", classes="reveal-title")
+            yield Label(
+                f"{step.kind.capitalize()} answer (~{answer.seconds} s)", classes="reveal-title"
+            )
             yield Static(card_text(answer.text))
         elif step.kind == "tier":
-            yield Label(f"At {self.tier} level  (ctrl+t switches)", classes="reveal-title", id="tier-title")
+            yield Label(
+                f"At {self.tier} level  (ctrl+t switches)", classes="reveal-title", id="tier-title"
+            )
             yield Static(card_text(getattr(card.tiers, self.tier)), id="tier-text")
         elif step.kind == "deep_dive":
             yield Label("Deep dive", classes="reveal-title")
@@ -48,8 +52,12 @@ class RevealSection(Vertical):
         elif step.kind == "examples":
             yield Label("Examples", classes="reveal-title")
             for example in card.examples:
-                yield Static(Syntax(example.code.rstrip(), example.language, theme="ansi_dark",
-                                    word_wrap=True), classes="reveal-example")
+                yield Static(
+                    Syntax(
+                        example.code.rstrip(), example.language, theme="ansi_dark", word_wrap=True
+                    ),
+                    classes="reveal-example",
+                )
                 yield Static(card_text(example.note), classes="reveal-example-note")
         elif step.kind == "follow_up_question":
             total = len(card.follow_ups)

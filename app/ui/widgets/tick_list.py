@@ -41,7 +41,9 @@ class TickList(SelectionList[int]):
             return line
         underlying = next(iter(line)).style or self.rich_style
         if line_offset:
-            return Strip([Segment(" " * _GUTTER, underlying + Style(meta={"option": index})), *line])
+            return Strip(
+                [Segment(" " * _GUTTER, underlying + Style(meta={"option": index})), *line]
+            )
         ticked = self.get_option_at_index(index).value in self.selected
         component = "selection-list--button" + ("-selected" if ticked else "")
         if self.highlighted == index:
@@ -49,10 +51,12 @@ class TickList(SelectionList[int]):
         meta = Style(meta={"option": index})
         button = self.get_component_rich_style(component) + meta
         side = Style.from_color(button.bgcolor, underlying.bgcolor) + meta
-        return Strip([
-            Segment("▐", side),
-            Segment(TICKED if ticked else UNTICKED, button),
-            Segment("▌", side),
-            Segment(" ", underlying),
-            *line,
-        ])
+        return Strip(
+            [
+                Segment("▐", side),
+                Segment(TICKED if ticked else UNTICKED, button),
+                Segment("▌", side),
+                Segment(" ", underlying),
+                *line,
+            ]
+        )

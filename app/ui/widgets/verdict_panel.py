@@ -39,13 +39,17 @@ def headline(verdict: Verdict) -> str:
         return f"{verdict.verdict.upper()}{where} on {verdict.device}"
     growth = f"{'+' if verdict.growth_bytes_per_step >= 0 else ''}{human_bytes(verdict.growth_bytes_per_step)}/step"
     shape = f" · {verdict.pattern}" if verdict.pattern else ""
-    return f"{verdict.verdict.upper()}{shape} · {growth} · {verdict.steps} steps on {verdict.device}"
+    return (
+        f"{verdict.verdict.upper()}{shape} · {growth} · {verdict.steps} steps on {verdict.device}"
+    )
 
 
 def expectations(verdict: Verdict) -> Content:
     """Each expectation of the task's contract, ticked or crossed, with the grader's words."""
-    lines = [Content.styled("✓ " if item.met else "✗ ", "bold") + card_text(item.message or item.what)
-             for item in verdict.expectations]
+    lines = [
+        Content.styled("✓ " if item.met else "✗ ", "bold") + card_text(item.message or item.what)
+        for item in verdict.expectations
+    ]
     return Content("\n").join(lines)
 
 
@@ -77,16 +81,31 @@ class VerdictPanel(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("This result is for an earlier version of your code: ctrl+r grades this one.",
-                     id="verdict-stale", markup=False)
+        yield Static(
+            "This result is for an earlier version of your code: ctrl+r grades this one.",
+            id="verdict-stale",
+            markup=False,
+        )
         yield Static("", id="verdict-headline", markup=False)
         yield Static("", id="verdict-message")
         yield Static("", id="verdict-expectations")
-        yield Label("Memory above the first step", classes="verdict-title", id="verdict-curve-title")
-        yield BarChart([], label=human_bytes, first="", last="", full_scale=MEMORY_FULL_SCALE, rows=4,
-                       id="verdict-curve")
-        yield Label("Graphs kept alive (enter jumps to the line)", classes="verdict-title",
-                    id="verdict-retained-title")
+        yield Label(
+            "Memory above the first step", classes="verdict-title", id="verdict-curve-title"
+        )
+        yield BarChart(
+            [],
+            label=human_bytes,
+            first="",
+            last="",
+            full_scale=MEMORY_FULL_SCALE,
+            rows=4,
+            id="verdict-curve",
+        )
+        yield Label(
+            "Graphs kept alive (enter jumps to the line)",
+            classes="verdict-title",
+            id="verdict-retained-title",
+        )
         yield OptionList(id="verdict-retained")
         yield Label("Hint", classes="verdict-title", id="verdict-hint-title")
         yield Static("", id="verdict-hint")
@@ -115,9 +134,15 @@ class VerdictPanel(Vertical):
         curve.display = self.query_one("#verdict-curve-title").display = bool(verdict.samples)
         retained = self.query_one("#verdict-retained", OptionList)
         retained.clear_options()
-        retained.add_options([Option(_retained_entry(item), id=str(index))
-                              for index, item in enumerate(verdict.retained)])
-        retained.display = self.query_one("#verdict-retained-title").display = bool(verdict.retained)
+        retained.add_options(
+            [
+                Option(_retained_entry(item), id=str(index))
+                for index, item in enumerate(verdict.retained)
+            ]
+        )
+        retained.display = self.query_one("#verdict-retained-title").display = bool(
+            verdict.retained
+        )
 
     def mark_stale(self, stale: bool) -> None:
         self.set_class(stale, "-stale")
@@ -134,6 +159,12 @@ class VerdictPanel(Vertical):
 def _retained_entry(item) -> Content:
     """`path (line n)` on one line, what it holds on the next: wraps at any width, unlike a table."""
     where = f" (line {item.line})" if item.line else ""
-    return Content.assemble((item.path, "bold"), where, "\n",
-                            (f"{item.grad_fn} · {item.graph_nodes} nodes · {human_bytes(item.saved_bytes)} saved",
-                             "dim"))
+    return Content.assemble(
+        (item.path, "bold"),
+        where,
+        "\n",
+        (
+            f"{item.grad_fn} · {item.graph_nodes} nodes · {human_bytes(item.saved_bytes)} saved",
+            "dim",
+        ),
+    )

@@ -148,6 +148,7 @@ def syscall(payload, finish=None):
 
 # -- round two: what an escaped snippet would try next ------------------------------------------
 
+
 def host_name(payload, finish=None):
     return {"host": socket.gethostname()}
 
@@ -170,10 +171,12 @@ def fill_scratch(payload, finish=None):
 def change_host_file(payload, finish=None):
     """What Landlock does not cover: mode, owner, times, extended attributes."""
     path, done = payload["path"], {}
-    for name, change in (("chmod", lambda: os.chmod(path, 0o777)),
-                         ("chown", lambda: os.chown(path, 0, 0)),
-                         ("utime", lambda: os.utime(path, (0, 0))),
-                         ("setxattr", lambda: os.setxattr(path, b"user.grill", b"escaped"))):
+    for name, change in (
+        ("chmod", lambda: os.chmod(path, 0o777)),
+        ("chown", lambda: os.chown(path, 0, 0)),
+        ("utime", lambda: os.utime(path, (0, 0))),
+        ("setxattr", lambda: os.setxattr(path, b"user.grill", b"escaped")),
+    ):
         try:
             change()
             done[name] = True
