@@ -10,19 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from checkers.api import close_shared_sandboxes
-
-
-@pytest.fixture(autouse=True, scope="module")
-def stop_shared_grading_workers():
-    """Commands run in-process (`grill check`, `grill lint --run`) keep a warm sandbox worker
-    for the life of the process; stop it after each module, so tests that count child
-    processes only see their own."""
-    yield
-    close_shared_sandboxes()
-
-
 ROOT = Path(__file__).resolve().parents[1]
+
+SLOW_FOLDERS = frozenset({"sandbox", "grader", "e2e"})
+"""Tests below a folder of one of these names start the sandbox, torch or whole grill processes:
+`make test-fast` (pytest -m "not slow") leaves them out of the edit loop; `make test` runs all."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FOLDERS.intersection(item.path.relative_to(ROOT / "tests").parts[:-1]):
+            item.add_marker(pytest.mark.slow)
 
 
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2

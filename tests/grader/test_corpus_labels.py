@@ -209,7 +209,6 @@ def test_labeler_rule():
     assert labeler.decide(0, 24, 8) == "leak"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("relative, label", REMEASURED, ids=[r for r, _ in REMEASURED])
 def test_labeler_remeasures_a_file_as_recorded(relative, label):
     pytest.importorskip("torch")

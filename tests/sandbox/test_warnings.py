@@ -29,7 +29,9 @@ def assert_shows_only_the_candidates_line(output: str, line: int) -> None:
 
 
 def test_a_torch_warning_under_the_grader_names_the_candidates_line(sandbox):
-    outcome = sandbox.run(GRADE, {"source": SCALAR_OF_GRAPH, "steps": 8, "device": "cpu"})
+    outcome = sandbox.run(
+        GRADE, {"source": SCALAR_OF_GRAPH, "seconds": 60, "steps": 8, "device": "cpu"}
+    )
     assert outcome.status == "ok"
     assert_shows_only_the_candidates_line(outcome.output, 9)
 
@@ -83,7 +85,14 @@ def test_anomaly_modes_forward_stack_keeps_only_the_candidates_frames(sandbox):
         "    y = z.sqrt().sum()\n    y.backward()\n"
     )
     outcome = sandbox.run(
-        GRADE, {"source": source, "steps": 4, "device": "cpu", "filename": "/home/me/loop.py"}
+        GRADE,
+        {
+            "source": source,
+            "seconds": 60,
+            "steps": 4,
+            "device": "cpu",
+            "filename": "/home/me/loop.py",
+        },
     )
     assert (outcome.status, outcome.error.line) == ("error", 7)
     assert outcome.output == (

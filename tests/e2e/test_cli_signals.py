@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOOP = """import torch
 model = torch.nn.Linear(4, 1)
 for step in range(60):
@@ -20,7 +20,6 @@ for step in range(60):
 """
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "number, status",
     [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)],
