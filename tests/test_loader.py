@@ -228,10 +228,10 @@ def test_text_that_is_not_utf8_is_reported_at_the_bad_byte(tmp_path):
     assert located(problems) == [f"{path}:2:14: the file is not UTF-8 text"]
 
 
-def test_the_readme_examples_load_cleanly(tmp_path):
-    """The manifest and card shown in the README's "Question packs" section are valid as written."""
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    blocks = [block.split("```", 1)[0] for block in readme.split("```yaml\n")[1:]]
+def test_the_documented_examples_load_cleanly(tmp_path):
+    """The manifest and card shown in docs/packs.md are valid as written."""
+    page = (Path(__file__).parents[1] / "docs" / "packs.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in page.split("```yaml\n")[1:]]
     manifest = next(b for b in blocks if "format_version:" in b)
     card = next(b for b in blocks if "\nid: loss-running-total\n" in b)
     pack = tmp_path / "autograd-memory"
@@ -531,8 +531,8 @@ def test_a_fault_in_a_check_costs_that_file_alone(tmp_path, monkeypatch):
     ],
 )
 def test_a_tag_on_a_list_or_mapping_is_a_problem(tmp_path, tagged, expected):
-    """Only plain values were checked: these linted clean, against the README's promise. What is
-    inside is still read as plain data and checked."""
+    """Only plain values were checked: these linted clean, against the promise in docs/packs.md.
+    What is inside is still read as plain data and checked."""
     path = _card_in(
         tmp_path / "pack", change=lambda text: text.replace("tags: [no-grad]", tagged, 1)
     )

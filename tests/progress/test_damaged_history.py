@@ -104,7 +104,8 @@ def test_every_command_refuses_the_damaged_file_and_leaves_it_byte_for_byte(
 
 @pytest.mark.parametrize("command", ["stats", "stats --json", "export md", "export json", "import"])
 def test_every_command_recovers_a_migration_a_crash_interrupted(home, tmp_path, capsys, command):
-    """SQLite rolls a hot journal back on any open that may write; grill lets it, as the README says."""
+    """SQLite rolls a hot journal back on any open that may write; grill lets it, as
+    docs/progress.md says."""
     home.mkdir()
     path = hot_journal(home / "history.db")
     argv = commands(tmp_path)[command]

@@ -1,8 +1,9 @@
-"""The README's key tables say exactly what the bindings do: same keys, same names, every screen.
+"""The docs' key tables say exactly what the bindings do: same keys, same names, every screen.
 
-Each table headed `| key | on <place> |` documents one screen's bindings: its first column lists
-the keys (`ctrl+n`, or `enter`, `y` for one command on two keys), its second starts with the
-command's name as the footer shows it.
+The tables live in docs/app.md (home, practice, statistics...) and docs/mocks.md (the mock's
+screens). Each table headed `| key | on <place> |` documents one screen's bindings: its first
+column lists the keys (`ctrl+n`, or `enter`, `y` for one command on two keys), its second starts
+with the command's name as the footer shows it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from app.ui.screens.mock_review import MockReviewScreen
 from app.ui.screens.practice import PracticeScreen
 from app.ui.screens.stats import StatsScreen
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+KEY_PAGES = (DOCS / "app.md", DOCS / "mocks.md")
+"""The pages whose `| key | ... |` tables document the bindings."""
 DOCUMENTED = {
     "on every screen": GrillApp,
     "in help": HelpDialog,
@@ -51,11 +54,12 @@ SAME_KEYS_AS = {MockScreen: MockStepsScreen, MockInterviewerScreen: MockStepsScr
 KEY_NAMES = {"escape": "esc", "slash": "/", "question_mark": "?"}
 
 
-def readme_tables() -> dict[str, dict[str, set[str]]]:
-    """Per place, each command's name and the keys the README gives it."""
+def documented_tables() -> dict[str, dict[str, set[str]]]:
+    """Per place, each command's name and the keys the docs give it."""
     tables: dict[str, dict[str, set[str]]] = {}
+    lines = [line for page in KEY_PAGES for line in ["", *page.read_text("utf-8").splitlines()]]
     current: dict[str, set[str]] | None = None
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in lines:
         header = re.fullmatch(r"\| key \| ((?:on|in|when) .+) \|", line)
         if header:
             current = tables.setdefault(header.group(1), defaultdict(set))
@@ -88,7 +92,7 @@ def bound(screen: type) -> dict[str, set[str]]:
 
 @pytest.mark.parametrize("place", list(DOCUMENTED))
 def test_each_key_table_matches_the_bindings(place):
-    assert dict(readme_tables()[place]) == dict(bound(DOCUMENTED[place]))
+    assert dict(documented_tables()[place]) == dict(bound(DOCUMENTED[place]))
 
 
 def test_every_screen_with_keys_has_a_table():
