@@ -1,0 +1,116 @@
+"""`make check` bites: each of its tools passes on a copy of the tree and fails once one
+violation of its kind is planted in that copy (so a tool that checks nothing, or a contract that
+names the wrong module, shows here)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def tool(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    path = BIN / name
+    if not path.exists():
+        pytest.skip(f"{name} is not installed (make setup installs the dev extra)")
+    return subprocess.run(
+        [str(path), *args],
+        cwd=cwd,
+        env={"PATH": str(BIN), "PYTHONPATH": str(cwd), "HOME": str(cwd)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """The three packages and the configuration, copied."""
+    for name in ("app", "checkers", "questions"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    return tmp_path
+
+
+def plant(tree: Path, relative: str, text: str) -> None:
+    path = tree / relative
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+CLEAN = 'def double(x: int) -> int:\n    """Twice `x`."""\n    return 2 * x\n'
+
+
+def test_ruff_format_fails_on_code_it_would_reformat(tree):
+    (tree / "checkers" / "planted.py").write_text(CLEAN)
+    assert tool("ruff", "format", "--check", ".", cwd=tree).returncode == 0
+    (tree / "checkers" / "planted.py").write_text(CLEAN.replace("2 * x", "2*x"))
+    failed = tool("ruff", "format", "--check", ".", cwd=tree)
+    assert failed.returncode == 1
+    assert "checkers/planted.py" in failed.stdout
+
+
+def test_ruff_check_fails_on_an_unused_import(tree):
+    (tree / "questions" / "planted.py").write_text(CLEAN)
+    assert tool("ruff", "check", ".", cwd=tree).returncode == 0
+    (tree / "questions" / "planted.py").write_text("import os\n\n\n" + CLEAN)
+    failed = tool("ruff", "check", ".", cwd=tree)
+    assert failed.returncode == 1
+    assert "F401" in failed.stdout
+
+
+@pytest.mark.parametrize("package", ["checkers", "questions"])
+def test_mypy_is_strict_in_the_grader_and_the_card_model(tree, package):
+    planted = f"{package}/planted.py"
+    (tree / planted).write_text(CLEAN)
+    assert tool("mypy", planted, cwd=tree).returncode == 0
+    (tree / planted).write_text(CLEAN.replace("(x: int) -> int", "(x)"))
+    failed = tool("mypy", planted, cwd=tree)
+    assert failed.returncode == 1
+    assert "[no-untyped-def]" in failed.stdout
+
+
+def test_mypy_catches_a_wrong_type_in_the_app_where_it_is_not_strict(tree):
+    (tree / "app" / "planted.py").write_text(CLEAN.replace("(x: int) -> int", "(x)"))
+    assert tool("mypy", "app/planted.py", cwd=tree).returncode == 0  # untyped is allowed here
+    (tree / "app" / "planted.py").write_text(CLEAN.replace("2 * x", '"2"'))
+    failed = tool("mypy", "app/planted.py", cwd=tree)
+    assert failed.returncode == 1
+    assert "[return-value]" in failed.stdout
+
+
+# Each contract in pyproject.toml, and one import that breaks it.
+BREAKS = {
+    "The grader stands alone": ("checkers/units.py", "import questions.model"),
+    "Cards know nothing of the app": ("questions/levels.py", "import textual"),
+    "Progress and mock logic are pure": ("app/mock/draw.py", "import app.ui.settings"),
+    "The UI is a layer over the logic": ("app/ui/settings.py", "import app.commands.stats"),
+    "The app process never imports torch": ("app/progress/stats.py", "import torch"),
+}
+
+
+def contract_states(output: str) -> dict[str, str]:
+    """Contract name prefix -> KEPT or BROKEN, from lint-imports' summary (which wraps lines)."""
+    flat = " ".join(output.split())
+    return {
+        name: match.group(1)
+        for name in BREAKS
+        if (match := re.search(re.escape(name) + r".*? (KEPT|BROKEN)", flat))
+    }
+
+
+def test_every_layer_contract_is_kept_by_the_tree_and_broken_by_its_planted_import(tree):
+    kept = tool("lint-imports", cwd=tree)
+    assert kept.returncode == 0, kept.stdout
+    assert contract_states(kept.stdout) == dict.fromkeys(BREAKS, "KEPT")
+    for relative, line in BREAKS.values():
+        plant(tree, relative, f"\n{line}  # planted\n")
+    broken = tool("lint-imports", cwd=tree)
+    assert broken.returncode == 1
+    assert contract_states(broken.stdout) == dict.fromkeys(BREAKS, "BROKEN")
