@@ -69,3 +69,37 @@ def unprivileged() -> Unprivileged:
             "running as root without the right to drop CAP_DAC_OVERRIDE, so file modes cannot apply"
         )
     return Unprivileged(_drop_permission_override)
+
+
+class Imported(frozenset[str]):
+    """The modules a fresh interpreter holds after running some code, and what it printed."""
+
+    output: str
+
+    def of(self, *packages: str) -> list[str]:
+        """Those that are one of `packages` or inside one."""
+        return sorted(m for m in self if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+def _imported_after(code: str, env: dict[str, str] | None = None) -> Imported:
+    probe = f"{code}\nimport sys; print(' '.join(sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    *printed, modules = done.stdout.strip().splitlines()
+    imported = Imported(modules.split())
+    imported.output = "\n".join(printed)
+    return imported
+
+
+@pytest.fixture
+def imported_after() -> Callable[..., Imported]:
+    """`imported_after(code, env=None)` runs code in a fresh interpreter (imports made by other
+    tests cannot hide a violation) and returns what it imported: the run-time half of the layer
+    rules, which sees dynamic imports that `lint-imports` cannot."""
+    return _imported_after

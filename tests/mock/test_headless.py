@@ -1,20 +1,9 @@
 """The mock logic is headless: importing it pulls in neither Textual nor torch, nor the UI; and the
 UI reaches the mock's setup directly, never through the command line's module."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-
-def modules_after(code: str) -> set[str]:
-    probe = f"{code}\nimport sys; print(' '.join(sys.modules))"
-    return set(
-        subprocess.run(
-            [sys.executable, "-c", probe], check=True, capture_output=True, text=True
-        ).stdout.split()
-    )
 
 
 @pytest.mark.parametrize(
@@ -32,20 +21,19 @@ def modules_after(code: str) -> set[str]:
         "app.progress.rating",
     ],
 )
-def test_mock_and_progress_logic_import_neither_textual_nor_torch_nor_the_ui(module):
-    loaded = modules_after(f"import {module}")
-    assert "textual" not in loaded
-    assert "torch" not in loaded
-    assert not any(m == "app.ui" or m.startswith("app.ui.") for m in loaded)
+def test_mock_and_progress_logic_import_neither_textual_nor_torch_nor_the_ui(
+    imported_after, module
+):
+    assert imported_after(f"import {module}").of("textual", "torch", "app.ui") == []
 
 
-def test_the_ui_does_not_import_the_command_line():
+def test_the_ui_does_not_import_the_command_line(imported_after):
     """Issue 15: the app built an argparse.Namespace to call `grill mock`'s own module."""
-    loaded = modules_after(
+    loaded = imported_after(
         "import app.ui.app, app.ui.screens.home, app.ui.screens.mock, "
         "app.ui.screens.mock_interviewer, app.ui.screens.practice, app.ui.screens.stats"
     )
-    assert not any(m == "app.commands" or m.startswith("app.commands.") for m in loaded)
+    assert loaded.of("app.commands") == []
     sources = Path(__file__).resolve().parents[2].joinpath("app", "ui").rglob("*.py")
     assert [path.name for path in sources if "app.commands" in path.read_text()] == [], (
         "not even lazily"

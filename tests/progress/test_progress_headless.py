@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 
@@ -20,12 +17,5 @@ import pytest
         "app.commands.import_",
     ],
 )
-def test_module_imports_neither_textual_nor_torch(module):
-    probe = f"import {module}, sys; print(' '.join(sys.modules))"
-    loaded = set(
-        subprocess.run(
-            [sys.executable, "-c", probe], check=True, capture_output=True, text=True
-        ).stdout.split()
-    )
-    assert "textual" not in loaded
-    assert "torch" not in loaded
+def test_module_imports_neither_textual_nor_torch(imported_after, module):
+    assert imported_after(f"import {module}").of("textual", "torch") == []

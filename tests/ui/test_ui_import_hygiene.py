@@ -7,8 +7,6 @@ only its parent side may be imported here.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -31,7 +29,7 @@ CHILD_SIDE = (
 """What only the sandbox child loads (the grader's judge and report are pure and the parent's)."""
 
 WALK_EVERY_SCREEN = textwrap.dedent("""
-    import asyncio, sys
+    import asyncio
     from pathlib import Path
     from app.ui.app import GrillApp
 
@@ -70,24 +68,15 @@ WALK_EVERY_SCREEN = textwrap.dedent("""
             await pilot.pause()
             screens.append(type(app.screen).__name__)
         print(" ".join(screens))
-        print(" ".join(sorted(sys.modules)))
 
     asyncio.run(walk())
 """)
 
 
-def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path):
+def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path, imported_after):
     env = {"GRILL_HOME": str(tmp_path), "GRILL_PACKS": str(FIXTURE_PACKS), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [sys.executable, "-c", WALK_EVERY_SCREEN],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=180,
-        check=True,
-    )
-    screens, modules = done.stdout.strip().splitlines()[-2:]
-    assert screens.split() == [
+    imported = imported_after(WALK_EVERY_SCREEN, env=env)
+    assert imported.output.splitlines()[-1].split() == [
         "WelcomeDialog",
         "HomeScreen",
         "HelpDialog",
@@ -99,7 +88,5 @@ def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path):
         "SelfGradeDialog",
         "HomeScreen",
     ]
-    imported = set(modules.split())
-    assert "textual" in imported and "checkers.sandbox" in imported
-    leaked = sorted(m for m in imported if any(m == c or m.startswith(c + ".") for c in CHILD_SIDE))
-    assert leaked == []
+    assert {"textual", "checkers.sandbox"} <= imported
+    assert imported.of(*CHILD_SIDE) == []
