@@ -4,7 +4,7 @@ breaking the task (training nothing, training less, detaching before backward) i
 
 A corpus file's name starts with its label (`leak_...py`, `clean_...py`), measured by
 `tests/grader/labeler.py` without grill's own probes; its first line says what it shows.
-One warm sandbox serves the whole module.
+The process's shared warm sandbox serves them all, as it serves `grill lint --run`.
 """
 
 import ast
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from checkers.api import grade_file, grade_task
+from checkers.api import grade_file, grade_task, shared_sandbox
 from checkers.sandbox import Sandbox
 from questions.loader import load_library
 from questions.tasks import task_spec
@@ -24,10 +24,13 @@ BENIGN = sorted((Path(__file__).parent / "benign").glob("*.py"))
 TASKS = [card.card for card in load_library([ROOT / "questions"]).cards if card.card.code_task]
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(device="cpu") as box:
-        yield box
+BUDGET_S = 20.0
+"""Every labelled file ends well within it but the endless loops, whose verdict needs no more."""
+
+
+@pytest.fixture
+def sandbox() -> Sandbox:
+    return shared_sandbox("cpu")
 
 
 def test_the_corpus_covers_both_labels_widely():
@@ -48,7 +51,7 @@ def test_corpus_snippet_gets_its_measured_label(path, sandbox):
     if path.name in ONE_RUN_CANNOT_TELL:
         pytest.xfail(ONE_RUN_CANNOT_TELL[path.name])
     expected = path.name.split("_")[0]
-    verdict = grade_file(path, sandbox=sandbox)
+    verdict = grade_file(path, sandbox=sandbox, seconds=BUDGET_S)
     assert verdict.verdict == expected, verdict.message or verdict.error
     if expected == "leak":
         assert verdict.message and verdict.hint
@@ -58,7 +61,7 @@ def test_corpus_snippet_gets_its_measured_label(path, sandbox):
 
 @pytest.mark.parametrize("path", BENIGN, ids=[path.stem for path in BENIGN])
 def test_ordinary_training_code_is_never_refused_and_grades_clean(path, sandbox):
-    verdict = grade_file(path, sandbox=sandbox)
+    verdict = grade_file(path, sandbox=sandbox, seconds=BUDGET_S)
     assert verdict.verdict == "clean", verdict.message or verdict.error
 
 
@@ -90,7 +93,9 @@ EXPLAINED = {
 def test_a_leak_message_names_the_holder_and_line_and_the_hint_the_fix(stem, sandbox):
     """The candidate reads where the graphs are kept, which line kept them, and what to store."""
     holder, line, fix = EXPLAINED[stem]
-    verdict = grade_file(Path(__file__).parent / "corpus" / f"{stem}.py", sandbox=sandbox)
+    verdict = grade_file(
+        Path(__file__).parent / "corpus" / f"{stem}.py", sandbox=sandbox, seconds=BUDGET_S
+    )
     assert holder in verdict.message and line in verdict.message, verdict.message
     assert fix in verdict.hint, verdict.hint
 
