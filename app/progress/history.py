@@ -342,9 +342,9 @@ class History:
         connection.execute(
             "UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id)
         )
-        self._save_schedule(
-            connection, card_id, replay([(rating, at) for _, rating, at in ratings])
-        )
+        schedule = replay([(rating, at) for _, rating, at in ratings])
+        assert schedule is not None  # replaying at least one rating gives a schedule
+        self._save_schedule(connection, card_id, schedule)
 
     @staticmethod
     def _save_schedule(
