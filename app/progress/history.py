@@ -160,9 +160,11 @@ def _not_a_number(text: str) -> float:
 
 def _parsed_stamp(value: object) -> datetime:
     """A started_at as grill writes it: an ISO time with its zone (scheduling needs UTC)."""
+    if not isinstance(value, str):  # a number, bytes or NULL another program wrote
+        raise _UnreadableRow(f"started_at {_shown(value)} is not a time")
     try:
-        moment = parse_stamp(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as error:
+        moment = parse_stamp(value)
+    except ValueError as error:
         raise _UnreadableRow(f"started_at {_shown(value)} is not a time") from error
     if moment.tzinfo is None:
         raise _UnreadableRow(f"started_at {_shown(value)} has no time zone")
