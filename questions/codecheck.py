@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 import yaml
 
@@ -14,7 +15,7 @@ _PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 """Cards are compiled by the Python grill runs on, which is also the one that grades code tasks."""
 
 
-def python_locations(data: dict) -> list[Loc]:
+def python_locations(data: Mapping[str, object]) -> list[Loc]:
     """Where a card holds Python: examples marked as Python, and the task's starter and solution.
 
     Read from the document as written rather than from the validated card, so code is checked

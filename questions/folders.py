@@ -37,7 +37,8 @@ def list_folder(folder: Path, problems: list[Problem]) -> Listing | None:
     except OSError as error:
         problems.append(unreadable_folder(folder, error))
         return None
-    files, folders = [], []
+    files: list[Path] = []
+    folders: list[Path] = []
     for entry in entries:
         (folders if _is_folder(entry) else files).append(Path(entry.path))
     return Listing(folder, tuple(files), tuple(folders))
@@ -57,7 +58,7 @@ def unreadable_folder(folder: Path, error: OSError) -> Problem:
     )
 
 
-def _is_folder(entry: os.DirEntry) -> bool:
+def _is_folder(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()
     except OSError:  # a link into a folder that cannot be entered: read as a file, which reports it

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from checkers.device import Device
-from questions.levels import LEVELS, Level  # noqa: F401  (re-exported: part of the card model)
+from questions.levels import LEVELS as LEVELS  # re-exported: part of the card model
+from questions.levels import Level as Level
 
 FORMAT_VERSION = 1
 
@@ -180,6 +181,16 @@ class Manifest(_Strict):
     """Card format version this pack is written for."""
 
 
+class ProblemDict(TypedDict):
+    """A Problem as JSON (`grill lint --json`)."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    hint: str
+
+
 @dataclass(frozen=True)
 class Problem:
     """A load or lint problem, located in a file so editors and terminals can jump to it."""
@@ -204,7 +215,7 @@ class Problem:
         text = f"{self.path}:{self.line}:{self.column}: {self.message}"
         return f"{text} (hint: {self.hint})" if self.hint else text
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ProblemDict:
         return {
             "path": self.path,
             "line": self.line,

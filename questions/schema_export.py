@@ -35,7 +35,7 @@ class _GrillSchema(GenerateJsonSchema):
         return json_schema
 
 
-def schema_for(model: type[BaseModel], title: str) -> dict:
+def schema_for(model: type[BaseModel], title: str) -> JsonSchemaValue:
     schema = model.model_json_schema(schema_generator=_GrillSchema)
     return {"$schema": DIALECT, **schema, "title": title}
 

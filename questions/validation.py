@@ -9,11 +9,13 @@ from __future__ import annotations
 import difflib
 import types
 import typing
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any, TypeGuard, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from questions.model import SLUG_RULE, Problem
 from questions.problems import ProblemList
@@ -41,24 +43,17 @@ def validate_document(model: type[M], doc: YamlDocument) -> tuple[M | None, list
             if _is_todo(node) and detail["type"] not in ("missing", "extra_forbidden"):
                 reported_todos.add(id(node))
                 _, hint = _explain(model, detail)
-                problems.add(
-                    "todo",
-                    lambda loc=detail["loc"], node=node, hint=hint: _todo_problem(
-                        doc, loc, node, hint
-                    ),
-                )
+                problems.add("todo", partial(_todo_problem, doc, detail["loc"], node, hint))
             else:
-                problems.add(detail["type"], lambda detail=detail: _locate(model, doc, detail))
+                problems.add(detail["type"], partial(_locate, model, doc, detail))
     for loc, node in doc.todos:
         if id(node) not in reported_todos:
-            problems.add(
-                "todo", lambda loc=loc, node=node: _todo_problem(doc, loc, node, _TODO_HINT)
-            )
+            problems.add("todo", partial(_todo_problem, doc, loc, node, _TODO_HINT))
     found = problems.problems()
     return (instance if not found else None), found
 
 
-def _is_todo(node: yaml.Node) -> bool:
+def _is_todo(node: yaml.Node) -> TypeGuard[yaml.ScalarNode]:
     return isinstance(node, yaml.ScalarNode) and TODO in node.value
 
 
@@ -71,7 +66,7 @@ def _todo_problem(doc: YamlDocument, loc: Loc, node: yaml.ScalarNode, hint: str)
     )
 
 
-def _locate(model: type[BaseModel], doc: YamlDocument, detail: dict) -> Problem:
+def _locate(model: type[BaseModel], doc: YamlDocument, detail: ErrorDetails) -> Problem:
     loc = detail["loc"]
     message, hint = _explain(model, detail)
     if detail["type"] == "missing":
@@ -82,7 +77,7 @@ def _locate(model: type[BaseModel], doc: YamlDocument, detail: dict) -> Problem:
     return doc.problem(doc.node_at(loc), message, hint)
 
 
-def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
+def _explain(model: type[BaseModel], detail: ErrorDetails) -> tuple[str, str]:
     """A message naming the field as written in YAML, and a hint saying how to fix it."""
     loc, kind, ctx, value = (
         detail["loc"],
@@ -164,7 +159,7 @@ def _explain(model: type[BaseModel], detail: dict) -> tuple[str, str]:
     return f"'{where}': {detail['msg']}", "see the card format in the README"
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if value is None:
         return "nothing (null)"
     if isinstance(value, bool):
@@ -180,7 +175,7 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__} ({value})"
 
 
-def _as_text_hint(value: Any) -> str:
+def _as_text_hint(value: object) -> str:
     if isinstance(value, bool):
         return "YAML reads yes/no/on/off/true/false as yes/no values: put the text in quotes"
     if value is None:

@@ -8,11 +8,12 @@ positions and the chance to report duplicates.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -48,7 +49,7 @@ _SCALAR_TAGS = {
 }
 """The tags a plain value may carry, and what each reads; PyYAML's constructors for others build collections."""
 _COLLECTION_TAGS = frozenset({"!!map", "!!seq", "!!omap", "!!pairs", "!!set"})
-_PLAIN_COLLECTION_TAG = {
+_PLAIN_COLLECTION_TAG: dict[type[yaml.Node], str] = {
     yaml.MappingNode: "tag:yaml.org,2002:map",
     yaml.SequenceNode: "tag:yaml.org,2002:seq",
 }
@@ -74,7 +75,7 @@ class _Loader(_SafeLoader):
     def ascend_resolver(self) -> None:
         pass
 
-    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+    def resolve(self, kind: type[yaml.Node], value: str, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode:
             if implicit[0]:
                 for tag, pattern in _implicit_resolvers(value[:1]):
@@ -85,7 +86,7 @@ class _Loader(_SafeLoader):
 
 
 @cache
-def _implicit_resolvers(first_character: str) -> tuple:
+def _implicit_resolvers(first_character: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     return (
         *_SafeLoader.yaml_implicit_resolvers.get(first_character, []),
         *_SafeLoader.yaml_implicit_resolvers.get(None, []),
@@ -104,7 +105,8 @@ class YamlDocument:
     path: str
     text: str
     root: yaml.MappingNode
-    data: dict
+    data: dict[str, object]
+    """The values as built from the file, not yet validated."""
     todos: list[tuple[Loc, yaml.ScalarNode]] = field(default_factory=list)
     """Text values that still contain the TODO marker `grill new` writes."""
     unreadable: set[int] = field(default_factory=set)
@@ -155,7 +157,8 @@ class YamlDocument:
             and isinstance(part, int)
             and 0 <= part < len(node.value)
         ):
-            return node.value[part]
+            item: yaml.Node = node.value[part]
+            return item
         return None
 
     def _index(self, node: yaml.MappingNode) -> _MappingIndex:
@@ -305,7 +308,8 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]
         ]
     builder = _Builder(path)
     try:
-        data = builder.value(root, ())
+        # A mapping node builds a dict (its tag may be wrong, which is reported, not obeyed).
+        data = cast(dict[str, object], builder.value(root, ()))
     except RecursionError:
         return None, [
             Problem(
@@ -353,7 +357,7 @@ class _Builder:
         """ids of the collections being built right now, to stop at a self-referencing alias."""
         self.built = 0
 
-    def value(self, node: yaml.Node, loc: Loc) -> Any:
+    def value(self, node: yaml.Node, loc: Loc) -> object:
         self.built += 1
         if self.built > MAX_VALUES:
             raise _TooManyValues(node)
@@ -383,11 +387,12 @@ class _Builder:
         finally:
             self.building.discard(id(node))
 
-    def scalar(self, node: yaml.ScalarNode, loc: Loc) -> Any:
+    def scalar(self, node: yaml.ScalarNode, loc: Loc) -> object:
         if node.tag == STR_TAG:
-            if TODO in node.value:
+            text: str = node.value
+            if TODO in text:
                 self.todos.append((loc, node))
-            return node.value
+            return text
         tag = _short_tag(node.tag)
         construct = _scalars.yaml_constructors.get(node.tag) if tag in _SCALAR_TAGS else None
         if construct is None:
@@ -407,20 +412,23 @@ class _Builder:
         self.report(
             "tag", node, f"cannot read this value: {reason}", "quote the value to keep it as text"
         )
-        return node.value
+        text: str = node.value
+        return text
 
     def report(self, kind: str, node: yaml.Node, message: str, hint: str) -> None:
         self.problems.add(kind, lambda: Problem(self.path, *position(node), message, hint))
 
-    def mapping(self, node: yaml.MappingNode, loc: Loc) -> dict:
-        merged: dict = {}
-        data: dict = {}
-        first_seen: dict[Any, yaml.Node] = {}
+    def mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, object]:
+        merged: dict[str, object] = {}
+        data: dict[str, object] = {}
+        first_seen: dict[str, yaml.Node] = {}
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG:  # `<<: *defaults`: its keys, unless written here too
                 for source in reversed(_merge_sources(value_node)):
                     if isinstance(source, yaml.MappingNode):
-                        merged.update(self.value(source, loc) or {})  # None: it merges itself
+                        fields = self.value(source, loc)
+                        if isinstance(fields, dict):  # None: it merges itself
+                            merged.update(fields)
                     else:
                         self.report(
                             "merge",
@@ -432,7 +440,7 @@ class _Builder:
             if key_node.tag not in _KEY_TAGS:  # a mapping or list used as a key, or a tagged key
                 self.report("key", key_node, "a key must be a plain name", "write 'name: value'")
                 continue
-            key = key_node.value
+            key: str = key_node.value
             if key in first_seen:
                 earlier = first_seen[key].start_mark.line + 1
                 self.report(
@@ -457,8 +465,10 @@ def _merge_sources(node: yaml.Node) -> list[yaml.Node]:
 
 def _syntax_problem(path: str, lines: list[str], error: yaml.MarkedYAMLError) -> Problem:
     mark = error.problem_mark or error.context_mark
-    line, column = mark.line + 1, mark.column + 1
-    written = lines[mark.line] if mark.line < len(lines) else ""
+    # PyYAML marks every syntax error it raises; one without a mark would be placed at the start.
+    mark_line, mark_column = (mark.line, mark.column) if mark is not None else (0, 0)
+    line, column = mark_line + 1, mark_column + 1
+    written = lines[mark_line] if mark_line < len(lines) else ""
     if "\t" in written[: len(written) - len(written.lstrip())]:
         return Problem(
             path,

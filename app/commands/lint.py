@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from app.paths import pack_search_path
 from questions.lint import LintReport, grade_code_tasks, lint_paths, lint_search_path, sort_problems
 from questions.loader import CARD_SUFFIX, pack_folders
-from questions.model import LoadedCard, Problem
+from questions.model import CodeTask, LoadedCard, Problem
 
 if TYPE_CHECKING:
     from checkers.verdict import Verdict
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"grill lint --run: the grader is not available ({error})", file=sys.stderr)
             return EXIT_USAGE
 
-        def grade(source: str, task) -> Verdict:
+        def grade(source: str, task: CodeTask) -> Verdict:
             return grade_task(source, task_spec(task), filename="<code task>")
 
         problems = sort_problems(problems + grade_code_tasks(report.cards, grade, _show_progress))

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.mock.setup import MockSetupError, build_session, cards_for
 from app.ui.wording import count
+
+if TYPE_CHECKING:
+    from app.mock.session import MockSession
+    from app.progress.history import History
+    from questions.model import Library
 
 EXIT_USAGE, EXIT_HISTORY = 2, 1
 
@@ -40,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prepare(args: argparse.Namespace, open_history):
+def _prepare(
+    args: argparse.Namespace, open_history: Callable[[], History]
+) -> tuple[Library, History, MockSession]:
     """Load the packs, open the history and build the session; the history is closed on failure."""
     from app.paths import pack_search_path
     from app.progress.clock import utc_now

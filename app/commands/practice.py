@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from questions.model import Library
 
 
 def run(args: argparse.Namespace) -> int:
@@ -18,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _library_of(names: list[str]):
+def _library_of(names: list[str]) -> Library | None:
     """Packs named on the command line; loading them first lets a wrong name fail before the app opens."""
     from app.paths import pack_search_path
     from questions.loader import load_library

@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from questions.model import LEVELS, Level, LoadedCard
 
@@ -23,6 +24,23 @@ class Standing:
     due: bool = False
     last_rating: str | None = None
     lapses: int = 0
+
+
+class _Progress(Protocol):
+    """What the draw reads of a card's progress (the history's `CardProgress`)."""
+
+    @property
+    def due(self) -> datetime | None: ...
+    @property
+    def last_rating(self) -> str | None: ...
+    @property
+    def lapses(self) -> int | None: ...
+
+
+class ProgressSource(Protocol):
+    """Anything with `.progress(card_id)`, like the `History`."""
+
+    def progress(self, card_id: str) -> _Progress | None: ...
 
 
 NEW_WEIGHT = 2.0
@@ -83,7 +101,9 @@ def _key(rng: random.Random, standing: Standing) -> float:
     return rng.random() ** (1.0 / weight(standing))
 
 
-def standings_from(history, card_ids: Sequence[str], now: datetime) -> dict[str, Standing]:
+def standings_from(
+    history: ProgressSource, card_ids: Sequence[str], now: datetime
+) -> dict[str, Standing]:
     """Read each card's standing from a `History` (anything with `.progress(card_id)`)."""
     result: dict[str, Standing] = {}
     for card_id in card_ids:

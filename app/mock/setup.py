@@ -11,7 +11,7 @@ import random
 from collections.abc import Sequence
 from datetime import datetime
 
-from app.mock.draw import draw, eligible, standings_from
+from app.mock.draw import ProgressSource, draw, eligible, standings_from
 from app.mock.session import MockSession
 from questions.model import Level, Library, LoadedCard
 
@@ -40,7 +40,7 @@ def build_session(
     minutes: float | None = None,
     seed: int | None = None,
     interviewer: bool = False,
-    history=None,
+    history: ProgressSource | None = None,
     now: datetime | None = None,
 ) -> MockSession:
     """Draw the questions and wrap them in a session ready to start.

@@ -160,9 +160,11 @@ def _not_a_number(text: str) -> float:
 
 def _parsed_stamp(value: object) -> datetime:
     """A started_at as grill writes it: an ISO time with its zone (scheduling needs UTC)."""
+    if not isinstance(value, str):  # a number, bytes or NULL another program wrote
+        raise _UnreadableRow(f"started_at {_shown(value)} is not a time")
     try:
-        moment = parse_stamp(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as error:
+        moment = parse_stamp(value)
+    except ValueError as error:
         raise _UnreadableRow(f"started_at {_shown(value)} is not a time") from error
     if moment.tzinfo is None:
         raise _UnreadableRow(f"started_at {_shown(value)} has no time zone")
@@ -342,9 +344,9 @@ class History:
         connection.execute(
             "UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id)
         )
-        self._save_schedule(
-            connection, card_id, replay([(rating, at) for _, rating, at in ratings])
-        )
+        schedule = replay([(rating, at) for _, rating, at in ratings])
+        assert schedule is not None  # replaying at least one rating gives a schedule
+        self._save_schedule(connection, card_id, schedule)
 
     @staticmethod
     def _save_schedule(

@@ -8,6 +8,7 @@ loaded cards and their tags.
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -125,5 +126,5 @@ def compute_outlook(history: History, cards: Sequence[LoadedCard], *, now: datet
     )
 
 
-def _per_group(db, query: str) -> Counter:
+def _per_group(db: sqlite3.Connection, query: str) -> Counter[tuple[str, str]]:
     return Counter({(kind, name): count or 0 for kind, name, count in db.execute(query)})

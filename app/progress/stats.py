@@ -10,6 +10,7 @@ the command to report; an answer time no attempt can have is left out of the ave
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -127,7 +128,11 @@ class Stats:
         data["activity"] = [
             {"day": a.day.isoformat(), "attempts": a.attempts} for a in self.activity
         ]
-        for key, figures in (("packs", self.packs), ("tiers", self.tiers)):
+        retained: tuple[tuple[str, Sequence[PackFigures | TierFigures]], ...] = (
+            ("packs", self.packs),
+            ("tiers", self.tiers),
+        )
+        for key, figures in retained:
             for row, item in zip(data[key], figures, strict=True):
                 row["retention"] = item.retention
         data["answer_time"]["within_basic_share"] = self.answer_time.within_basic_share
@@ -199,7 +204,7 @@ def compute_stats(
     )
 
 
-def _leave_out_unreadable(db, history: History) -> None:
+def _leave_out_unreadable(db: sqlite3.Connection, history: History) -> None:
     """Point the figures at the rows whose time they can read, and name the others in
     `history.unreadable`. The views filter only when there is something to leave out, so a
     history without such rows pays for one scan of the start times alone."""
@@ -223,10 +228,11 @@ def _leave_out_unreadable(db, history: History) -> None:
 
 
 def _pack_figures(
-    db, cards: Sequence[LoadedCard] | None, unknown: str, cutoff: str
+    db: sqlite3.Connection, cards: Sequence[LoadedCard] | None, unknown: str, cutoff: str
 ) -> tuple[PackFigures, ...]:
     size = Counter(c.pack for c in cards or ())
-    seen, due = Counter(), Counter()
+    seen: Counter[str] = Counter()
+    due: Counter[str] = Counter()
     for pack, is_due in db.execute(
         "SELECT coalesce(c.pack, ?), s.due < ? FROM card_state AS s "
         "LEFT JOIN temp.stats_cards AS c USING (card_id)",
@@ -252,7 +258,7 @@ def _pack_figures(
     )
 
 
-def _tier_figures(db) -> tuple[TierFigures, ...]:
+def _tier_figures(db: sqlite3.Connection) -> tuple[TierFigures, ...]:
     rows = {
         tier: (reviews, recalled)
         for tier, reviews, recalled in db.execute(
@@ -262,7 +268,7 @@ def _tier_figures(db) -> tuple[TierFigures, ...]:
     return tuple(TierFigures(tier, *rows[tier]) for tier in LEVELS if tier in rows)
 
 
-def _top_misses(db, kind: str) -> tuple[Missed, ...]:
+def _top_misses(db: sqlite3.Connection, kind: str) -> tuple[Missed, ...]:
     return tuple(
         Missed(*row)
         for row in db.execute(

@@ -15,11 +15,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.progress.attempt import MAX_GROWTH_BYTES_PER_STEP, MAX_PHASE_SECONDS, Attempt
 from app.progress.clock import stamp, to_utc, utc_now
 from app.progress.history import History
 from app.progress.records import attempt_to_dict
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 EXPORT_FORMAT = "grill-history"
 EXPORT_VERSION = 1
@@ -159,7 +163,7 @@ def _check_envelope(path: Path, document: object) -> None:
 
 
 @cache
-def _attempt_adapter():
+def _attempt_adapter() -> TypeAdapter[Attempt]:
     """Built on first use: pydantic validates the Attempt dataclass and locates each error."""
     from pydantic import TypeAdapter
 

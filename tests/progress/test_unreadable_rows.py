@@ -128,3 +128,20 @@ def test_answer_times_another_program_wrote_out_of_range_never_make_the_json_inv
     assert main(["stats", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out, parse_constant=pytest.fail)
     assert figures["answer_time"]["answers"] == 1 and figures["answer_time"]["mean_seconds"] == 50.0
+
+
+def test_a_time_stored_as_bytes_is_named_and_left_out_of_export(home, tmp_path, capsys):
+    """Another program may store a blob where grill writes text: it is not a time either."""
+    with History.open() as history:
+        history.record(attempt("a1", id="row-1"))
+        history.record(attempt("a2", at=T0 + timedelta(hours=1), id="row-2"))
+    connection = sqlite3.connect(home / "history.db")
+    connection.execute("UPDATE attempts SET started_at = x'01' WHERE id = 'row-1'")
+    connection.commit()
+    connection.close()
+    out = tmp_path / "backup.json"
+    assert main(["export", "--format", "json", "-o", str(out)]) == 0
+    assert [a["id"] for a in json.loads(out.read_text())["attempts"]] == ["row-2"]
+    assert "'row-1', which grill cannot read: started_at b'\\x01' is not a time" in (
+        capsys.readouterr().err
+    )

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from app.ui.card_text import card_text
 from app.ui.widgets.bar_chart import BarChart
-from checkers.verdict import Verdict
+from checkers.verdict import Retained, Verdict
 
 MEMORY_FULL_SCALE = 64 * 1024
 """The memory chart reaches at least this many bytes, so the noise of a clean loop (a few KB
@@ -156,7 +156,7 @@ class VerdictPanel(Vertical):
             title.first().display = bool(content)
 
 
-def _retained_entry(item) -> Content:
+def _retained_entry(item: Retained) -> Content:
     """`path (line n)` on one line, what it holds on the next: wraps at any width, unlike a table."""
     where = f" (line {item.line})" if item.line else ""
     return Content.assemble(
