@@ -156,7 +156,7 @@ def _explain(model: type[BaseModel], detail: ErrorDetails) -> tuple[str, str]:
             f"'{where}' must be a mapping of fields, not {_kind(value)}",
             "write 'field: value' lines indented under it",
         )
-    return f"'{where}': {detail['msg']}", "see the card format in the README"
+    return f"'{where}': {detail['msg']}", "see the card format in docs/packs.md"
 
 
 def _kind(value: object) -> str:

@@ -8,7 +8,7 @@ damage confined to an index entry passes it, and only the queries that use that 
 So before its first write a command also runs `check_before_writing`, the full
 `integrity_check`, which does (0.64 s at 100,000 attempts, 15 ms at 5,000): a file any command
 refuses is never written by another. Measured over copies of a history with a page or a few
-bytes damaged in `tests/progress/test_damaged_history.py` and the README.
+bytes damaged in `tests/progress/test_damaged_history.py` and docs/progress.md.
 """
 
 from __future__ import annotations
