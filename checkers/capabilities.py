@@ -619,10 +619,11 @@ def single_process_data_loader() -> type[TorchDataLoader[object]]:
     from torch.utils.data.dataloader import _SingleProcessDataLoaderIter
 
     class DataLoader(TorchDataLoader[object]):
-        def __init__(self, *args: Any, num_workers: int = 0, **kwargs: Any) -> None:  # torch's
+        def __init__(self, *args: Any, num_workers: int = 0, **kwargs: Any) -> None:
             check_loader_setting("num_workers", num_workers)
             check_loader_setting("multiprocessing_context", kwargs.get("multiprocessing_context"))
-            # (a num_workers passed by position meets this one: a TypeError, and no worker)
+            # (the rest are torch's arguments, passed on as they come; a num_workers passed by
+            # position meets this one: a TypeError, and no worker)
             super().__init__(*args, num_workers=0, **kwargs)  # type: ignore[misc]
 
         def __setattr__(self, name: str, value: object) -> None:

@@ -125,7 +125,7 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
         if reach.growing is not None:
             culprit = _reach_culprit(m, flags)
             message, hint = _explain_reach(culprit, flags, tree)
-        elif dead.growing is not None:  # (always, by the test above)
+        elif dead.growing is not None:  # (always so here)
             culprit = _dead_culprit(m, dead.growing)
             message, hint = _explain_dead(culprit, dead.growing, m, flags, tree)
         verdict["extra"]["retained_total"] = len(culprit.holders) if culprit else 0

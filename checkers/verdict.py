@@ -132,9 +132,8 @@ class Verdict:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
-        """The inverse of to_dict; unknown keys are an error, so a stale reader says so.
-        (`data` is decoded JSON: the dataclasses' constructors are what check its fields.)"""
+    def from_dict(cls, data: Mapping[str, Any]) -> Verdict:  # decoded JSON, checked as built
+        """The inverse of to_dict; unknown keys are an error, so a stale reader says so."""
         data = dict(data)
         data["samples"] = tuple(data.get("samples") or ())
         data["retained"] = tuple(Retained(**r) for r in data.get("retained") or ())

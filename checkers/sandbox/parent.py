@@ -163,9 +163,8 @@ class Sandbox:
         """Start the worker in the fresh work folder and wait for its hello; the caller
         removes the folder whatever goes wrong here."""
         if chosen.kind == "process" and os.geteuid() == 0:  # the worker runs as nobody
-            os.chown(
-                cast(str, self._workdir), *isolation_layer.unprivileged_ids()
-            )  # _start made it
+            workdir = cast(str, self._workdir)  # _start has just made it
+            os.chown(workdir, *isolation_layer.unprivileged_ids())
         ours, theirs = socket.socketpair()
         try:
             self._process = subprocess.Popen(
@@ -192,7 +191,7 @@ class Sandbox:
         return self._await_ready()
 
     def _await_ready(self) -> dict[str, object]:
-        control = cast(socket.socket, self._control)  # _launch set it
+        control = cast(socket.socket, self._control)  # _launch has just set it
         control.settimeout(STARTUP_SECONDS)
         try:
             ready, _ = protocol.receive(control)
@@ -251,7 +250,8 @@ class Sandbox:
             "shared_user": self._chosen_isolation().kind == "process",
         }
         try:
-            protocol.send(cast(socket.socket, self._control), request, (out_write, result_write))
+            control = cast(socket.socket, self._control)  # start() has started the worker
+            protocol.send(control, request, (out_write, result_write))
             sent = True
         except OSError:
             sent = False
@@ -271,7 +271,7 @@ class Sandbox:
 
     def _send_kill(self) -> bool:
         try:
-            protocol.send(cast(socket.socket, self._control), {"op": "kill"})
+            protocol.send(cast(socket.socket, self._control), {"op": "kill"})  # (mid-run)
             return True
         except OSError:
             return False
@@ -313,7 +313,7 @@ class RunReader:
         self.kill_sent_at: float | None = None
 
     def collect(self) -> None:
-        control = cast(socket.socket, self.sandbox._control)  # the run's worker
+        control = cast(socket.socket, self.sandbox._control)  # (mid-run: the worker is up)
         with selectors.DefaultSelector() as selector:
             for fileobj in (self.out_fd, self.result_fd, control, self.sandbox._cancel_read):
                 selector.register(fileobj, selectors.EVENT_READ)
@@ -461,7 +461,7 @@ def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float, timeout_s
 def signal_name(number: object) -> str:
     """`SIGKILL` for 9; a number no Signals member has (a real-time signal) as itself."""
     try:
-        return signal.Signals(number).name  # type: ignore[arg-type]  # any value: see except
+        return signal.Signals(number).name  # type: ignore[arg-type]  # any value; bad ones raise
     except (ValueError, TypeError):
         return str(number)
 

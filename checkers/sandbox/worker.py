@@ -151,7 +151,7 @@ def serve(
     status, killed = wait_or_kill(control, pid, own_pid_namespace, scratch_cap)
     kill_leftovers(pid, own_pid_namespace)
     code = os.waitstatus_to_exitcode(status)
-    filename = cast(str, request["payload"].get("filename") or "<snippet>")  # the jobs' name
+    filename = cast(str, request["payload"].get("filename") or "<snippet>")  # grill's jobs' key
     protocol.send(
         control,
         {
