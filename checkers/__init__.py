@@ -4,8 +4,13 @@ Nothing here imports Textual; torch is imported only inside the sandbox child (a
 in-process API for users' own tests).
 """
 
+from typing import TYPE_CHECKING
 
-def __getattr__(name: str):
+if TYPE_CHECKING:
+    from checkers.testing import assert_no_graph_leak as assert_no_graph_leak
+
+
+def __getattr__(name: str) -> object:
     """`checkers.assert_no_graph_leak` loads torch only when first used."""
     if name == "assert_no_graph_leak":
         from checkers.testing import assert_no_graph_leak

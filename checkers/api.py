@@ -13,9 +13,12 @@ import hashlib
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict, Unpack, cast
 
 from checkers.contract import Contract, Observed, check
+from checkers.device import Device
 from checkers.judge import judge
+from checkers.measurements import GradePayload, Measurements
 from checkers.sandbox import Outcome, Sandbox, SandboxError
 from checkers.verdict import Expectation, Verdict
 
@@ -37,7 +40,7 @@ class TaskSpec:
     solution: str
     starter: str = ""
     contract: Contract = field(default_factory=Contract)
-    device: str = "auto"
+    device: Device = "auto"
     seconds: float = DEFAULT_SECONDS
     steps: int | None = None
     seed: int = 0
@@ -45,11 +48,33 @@ class TaskSpec:
 
 _sandboxes: dict[str, Sandbox] = {}
 _sandboxes_lock = threading.Lock()
-_references: dict[tuple, Observed | Verdict] = {}
+_references: dict[tuple[object, ...], Observed | Verdict] = {}
 _references_lock = threading.Lock()
 
 
-def shared_sandbox(device: str = "auto") -> Sandbox:
+class _Options(TypedDict):
+    """How a task's fix, its reference solution and its starter are all run."""
+
+    device: Device
+    seconds: float
+    steps: int | None
+    seed: int
+    sandbox: Sandbox | None
+    compare: tuple[str, ...]
+    peak: bool
+
+
+class _FileOptions(TypedDict, total=False):
+    """`grade_file`'s options: those of `grade_source`."""
+
+    device: Device
+    seconds: float | None
+    steps: int | None
+    seed: int
+    sandbox: Sandbox | None
+
+
+def shared_sandbox(device: Device = "auto") -> Sandbox:
     """One warm sandbox per requested device for this process, closed at exit."""
     with _sandboxes_lock:
         if device not in _sandboxes:
@@ -70,7 +95,7 @@ def close_shared_sandboxes() -> None:
 def grade_source(
     source: str,
     *,
-    device: str = "auto",
+    device: Device = "auto",
     seconds: float | None = None,
     steps: int | None = None,
     seed: int = 0,
@@ -99,7 +124,7 @@ def grade_task(
     """Grade a fix of a code task: `clean` only when it keeps no graph alive *and* keeps the
     task's contract against the reference solution run under the same seed; `wrong` when it
     breaks the contract, whatever its memory."""
-    options = {
+    options: _Options = {
         "device": spec.device,
         "seconds": spec.seconds,
         "steps": spec.steps,
@@ -114,11 +139,12 @@ def grade_task(
     reference = _reference(spec.solution, "the reference solution", options)
     if isinstance(reference, Verdict):
         return reference
-    starter = None
+    starter: Observed | None = None
     if spec.contract.peak_memory is not None:
-        starter = _reference(spec.starter, "the starter", options)
-        if isinstance(starter, Verdict):
-            return starter
+        found = _reference(spec.starter, "the starter", options)
+        if isinstance(found, Verdict):
+            return found
+        starter = found
     expectations = check(spec.contract, fix, reference, starter)
     return with_expectations(verdict, expectations)
 
@@ -166,7 +192,7 @@ def _contract_hint(broken: list[Expectation]) -> str:
     )
 
 
-def _reference(source: str, role: str, options: dict) -> Observed | Verdict:
+def _reference(source: str, role: str, options: _Options) -> Observed | Verdict:
     """What the card's own code does, cached per process (it is the same every time)."""
     key = (
         hashlib.sha256(source.encode()).hexdigest(),
@@ -196,7 +222,7 @@ def _reference(source: str, role: str, options: dict) -> Observed | Verdict:
 def _graded(
     source: str,
     *,
-    device: str,
+    device: Device,
     seconds: float | None,
     steps: int | None,
     seed: int,
@@ -215,7 +241,7 @@ def _graded(
         sandbox.start()
     except SandboxError as exc:
         return Verdict.not_graded("error", device, str(exc), kind=exc.kind), None
-    payload = {
+    payload: GradePayload = {
         "source": source,
         "filename": filename,
         "seconds": seconds,
@@ -231,10 +257,11 @@ def _graded(
 
 def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, Observed | None]:
     """The sandbox's Outcome as a Verdict (and what the contract needs), or why there is none."""
-    if outcome.ok:
+    if outcome.status == "ok":  # outcome.ok, spelled out: the status below is not "ok"
+        measured = cast(Measurements, outcome.result)  # grade_job's; malformed, it raises below
         try:
-            verdict = judge(outcome.result, source, outcome.output)
-            observed = Observed.from_measurements(outcome.result)
+            verdict = judge(measured, source, outcome.output)
+            observed = Observed.from_measurements(measured)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
             return Verdict.not_graded(
                 "error",
@@ -261,7 +288,7 @@ def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, O
     return verdict, None
 
 
-def grade_file(path: str | Path, **options) -> Verdict:
+def grade_file(path: str | Path, **options: Unpack[_FileOptions]) -> Verdict:
     """Grade the snippet in `path`; raises UsageError when it cannot be read as text."""
     return grade_source(read_snippet(path), filename=str(path), **options)
 

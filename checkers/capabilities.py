@@ -12,11 +12,17 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
+import weakref
+from collections.abc import Callable
 from fnmatch import fnmatchcase
-from types import ModuleType
+from types import EllipsisType, ModuleType
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from checkers.facades import stand_in
 from checkers.refusal import candidate_classes, not_available
+
+if TYPE_CHECKING:
+    from torch.utils.data import DataLoader as TorchDataLoader
 
 ALLOWED_MODULES: dict[str, str] = {
     "torch": "the code under test is PyTorch",
@@ -216,7 +222,7 @@ CLOSED_TORCH_HOMES: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 """Homes in torch's own tree that stay closed, grouped by why; the rest of torch is open."""
 
-STDLIB_HOMES: dict[str, frozenset[str] | None | type(Ellipsis)] = {
+STDLIB_HOMES: dict[str, frozenset[str] | None | EllipsisType] = {
     "math": None,
     "random": None,
     "_random": None,
@@ -481,7 +487,7 @@ DENIED_NODE_ATTRIBUTES: dict[str, str] = {
 """Attribute names refused on autograd graph nodes (`loss.grad_fn`) only."""
 
 
-def is_graph_node(obj) -> bool:
+def is_graph_node(obj: object) -> bool:
     graph = sys.modules.get("torch.autograd.graph")
     return graph is not None and isinstance(obj, graph.Node)
 
@@ -494,7 +500,7 @@ def denial_reason(path: str) -> str | None:
     return None
 
 
-def home(value) -> str | None:
+def home(value: object) -> str | None:
     """Where a class or function was defined (`torch.jit.CompilationUnit`), so that a closed
     family stays closed under any name that re-exports it."""
     module = getattr(value, "__module__", None) if callable(value) else None
@@ -507,19 +513,20 @@ class ModuleProxy:
     fixed when it is made: `__init__` does nothing, so calling it again re-targets nothing."""
 
     __slots__ = ("_grill_module",)
+    _grill_module: str
 
-    def __new__(cls, name: str):
+    def __new__(cls, name: str) -> Self:
         proxy = object.__new__(cls)
         object.__setattr__(proxy, "_grill_module", name)
         return proxy
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         pass
 
-    def __getattr__(self, attr: str):
+    def __getattr__(self, attr: str) -> object:
         return resolve(self._grill_module, attr)
 
-    def __setattr__(self, attr: str, value) -> None:
+    def __setattr__(self, attr: str, value: object) -> None:
         path = f"{self._grill_module}.{attr}"
         if path not in SETTABLE or type(value) is not bool:
             raise not_available(f"{path} = ...")
@@ -536,7 +543,8 @@ class ModuleProxy:
 
 
 def proxied_name(proxy: ModuleProxy) -> str:
-    return object.__getattribute__(proxy, "_grill_module")
+    name: str = object.__getattribute__(proxy, "_grill_module")
+    return name
 
 
 @functools.cache
@@ -573,7 +581,7 @@ def import_proxy(name: str) -> ModuleProxy:
     return ModuleProxy(name)
 
 
-def resolve(module: str, attr: str):
+def resolve(module: str, attr: str) -> object:
     """`module.attr` for candidate code: checked, then wrapped when it is itself a module."""
     path = f"{module}.{attr}"
     if attr.startswith("_") or denial_reason(path) or attr not in ONLY_NAMES.get(module, (attr,)):
@@ -595,7 +603,7 @@ def resolve(module: str, attr: str):
     return admit(value)
 
 
-def wrap_value(path: str, value):
+def wrap_value(path: str, value: object) -> object:
     """Modules travel only as proxies, and only under their canonical allowed name."""
     if isinstance(value, ModuleType):
         if value.__name__ == path and path in ALLOWED_MODULES:
@@ -605,22 +613,24 @@ def wrap_value(path: str, value):
 
 
 @functools.cache
-def single_process_data_loader():
+def single_process_data_loader() -> type[TorchDataLoader[object]]:
     """torch's DataLoader with worker processes closed: workers outlive a kill and hold pipes."""
     from torch.utils.data import DataLoader as TorchDataLoader
     from torch.utils.data.dataloader import _SingleProcessDataLoaderIter
 
-    class DataLoader(TorchDataLoader):
-        def __init__(self, *args, num_workers: int = 0, **kwargs):
+    class DataLoader(TorchDataLoader[object]):
+        def __init__(self, *args: Any, num_workers: int = 0, **kwargs: Any) -> None:
             check_loader_setting("num_workers", num_workers)
             check_loader_setting("multiprocessing_context", kwargs.get("multiprocessing_context"))
-            super().__init__(*args, num_workers=0, **kwargs)
+            # (the rest are torch's arguments, passed on as they come; a num_workers passed by
+            # position meets this one: a TypeError, and no worker)
+            super().__init__(*args, num_workers=0, **kwargs)  # type: ignore[misc]
 
-        def __setattr__(self, name, value):
+        def __setattr__(self, name: str, value: object) -> None:
             check_loader_setting(name, value)
             super().__setattr__(name, value)
 
-        def _get_iterator(self):
+        def _get_iterator(self) -> _SingleProcessDataLoaderIter:
             # A subclass may still answer num_workers through a property: whatever it says,
             # iteration never takes the worker-process path.
             check_loader_setting("num_workers", self.num_workers)
@@ -631,16 +641,19 @@ def single_process_data_loader():
     return DataLoader
 
 
-def candidate_dataclass(cls=None, /, **options):
+def candidate_dataclass(
+    cls: type | None = None, /, **options: bool
+) -> Callable[[type], type] | type:
     """`@dataclass` for the snippet's own classes only: on a class it did not define it would
     rewrite that class's `__init__`, `__eq__`... (nn.Module's, say), which would fool the grader."""
     import dataclasses
 
-    def decorate(cls):
-        classes = candidate_classes()
+    def decorate(cls: type) -> type:
+        # called from snippet code, whose namespace holds the set (never the empty tuple)
+        classes = cast("weakref.WeakSet[type]", candidate_classes())
         if cls not in classes:
             raise not_available(f"dataclass({getattr(cls, '__qualname__', type(cls).__name__)})")
-        made = dataclasses.dataclass(cls, **options)
+        made: type = dataclasses.dataclass(cls, **options)
         classes.add(made)  # slots=True builds a new class: it is still the snippet's own
         return made
 
@@ -653,14 +666,14 @@ candidate_dataclass.__module__ = "dataclasses"  # its repr names the real one, n
 candidate_dataclass.__name__ = candidate_dataclass.__qualname__ = "dataclass"
 
 
-def check_loader_setting(name: str, value) -> None:
+def check_loader_setting(name: str, value: object) -> None:
     if (name == "num_workers" and value) or (
         name == "multiprocessing_context" and value is not None
     ):
         raise not_available(f"DataLoader({name}={value!r})")
 
 
-SAFE_REPLACEMENTS = {
+SAFE_REPLACEMENTS: dict[str, Callable[[], object]] = {
     "torch.utils.data.DataLoader": single_process_data_loader,
     "dataclasses.dataclass": lambda: candidate_dataclass,
 }

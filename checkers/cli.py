@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping
 
 from checkers.device import DEVICES
 
@@ -96,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
     return worst
 
 
-def print_timings(path: str, worker: dict, run: dict, wall: float) -> None:
+def print_timings(
+    path: str, worker: dict[str, float], run: Mapping[str, float], wall: float
+) -> None:
     """One line per file on stderr: the worker's start (first file only), then the run."""
     parts = [
         f"{name} {seconds:.2f}s"

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from checkers.measurements import Fingerprint, Measurements
 from checkers.units import format_bytes
 from checkers.verdict import Expectation
 
@@ -37,14 +38,14 @@ class Observed:
     backward_calls: int
     updates: int
     optimizer_steps: int
-    values: dict = field(default_factory=dict)
+    values: dict[str, Fingerprint] = field(default_factory=dict)
     """Per compared name, its fingerprint (`checkers.fingerprint`)."""
     peak_bytes: int = 0
     complete: bool = True
     """The run reached its end (not stopped by a budget)."""
 
     @classmethod
-    def from_measurements(cls, m: dict) -> Observed:
+    def from_measurements(cls, m: Measurements) -> Observed:
         training = m["training"]
         return cls(
             backward_calls=training["backward_calls"],
@@ -109,7 +110,7 @@ def _counted(what: str, noun: str, fix: int, solution: int) -> Expectation:
     )
 
 
-def _same(compared: Compared, fix: dict | None, solution: dict | None) -> Expectation:
+def _same(compared: Compared, fix: Fingerprint | None, solution: Fingerprint | None) -> Expectation:
     what, name = f"same:{compared.name}", compared.name
     if not solution or "missing" in solution or "unsupported" in solution:
         problem = (solution or {}).get("unsupported") or "it is not defined at the end"
@@ -151,7 +152,9 @@ def _same(compared: Compared, fix: dict | None, solution: dict | None) -> Expect
     )
 
 
-def _worst(fix: Sequence, solution: Sequence, compared: Compared) -> tuple[str, str] | None:
+def _worst(
+    fix: Sequence[float | str], solution: Sequence[float | str], compared: Compared
+) -> tuple[str, str] | None:
     """The first pair out of tolerance, as text; None when all agree (NaN agrees with NaN)."""
     for got, want in zip(fix, solution, strict=True):
         a, b = float(got), float(want)

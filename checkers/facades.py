@@ -5,11 +5,14 @@ Kept by id, next to a reference so that no id is reused while it is listed."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 _stand_ins: dict[int, object] = {}
 
+F = TypeVar("F", bound=Callable[..., object])
 
-def stand_in(function: Callable) -> Callable:
+
+def stand_in(function: F) -> F:
     """Mark `function` as one a snippet may hold and call; returns it (a decorator too)."""
     _stand_ins[id(function)] = function
     return function

@@ -12,12 +12,14 @@ import numbers
 
 import torch
 
+from checkers.measurements import Fingerprint
+
 MAX_NUMBERS = 4096
 MAX_DEPTH = 6
 MAX_ITEMS = 10_000
 
 
-def fingerprint(value) -> dict:
+def fingerprint(value: object) -> Fingerprint:
     """`{"shape": str, "numbers": [float]}`, or `{"missing": true}` / `{"unsupported": type}`."""
     if type(value).__name__ == "_Missing":
         return {"missing": True}
@@ -39,7 +41,7 @@ class _Unsupported(Exception):
     pass
 
 
-def _collect(value, shape: list[str], tensors: list[torch.Tensor], depth: int) -> None:
+def _collect(value: object, shape: list[str], tensors: list[torch.Tensor], depth: int) -> None:
     if depth > MAX_DEPTH or len(shape) > MAX_ITEMS:
         raise _Unsupported("a value nested too deeply or too large to compare")
     if isinstance(value, torch.nn.Module):

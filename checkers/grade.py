@@ -18,13 +18,15 @@ import sys
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import NoReturn
+from types import FrameType
+from typing import NoReturn, Protocol, cast
 
 import torch
 
 from checkers.fingerprint import fingerprint
 from checkers.instrument import TICK, instrument
-from checkers.ledger import TOKEN, UNSET, Ledger, Scan
+from checkers.ledger import TOKEN, UNSET, GraphNode, Ledger, Scan
+from checkers.measurements import GradePayload, Measurements, Series, Summary
 from checkers.memory import memory_reader
 from checkers.refusal import CANDIDATE_MARK
 from checkers.retained import Found, frame_roots, graph_holders, saved_tensors
@@ -38,10 +40,19 @@ MAX_SUMMARY_NODES = 300_000
 SERIES_BUCKETS = 1024
 CURVE_POINTS = 2000
 
-Finish = Callable[[dict], NoReturn]
+Finish = Callable[[Measurements], NoReturn]
 
 
-def grade_job(payload: dict, finish: Finish) -> dict:
+class Positions(Protocol):
+    """A series read by position: a list, or one of the ledger's `OffHeap` arrays (which,
+    unlike a list, takes no negative index)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int, /) -> int: ...
+
+
+def grade_job(payload: GradePayload, finish: Finish) -> Measurements:
     """Grade `payload["source"]` in this (sandboxed) process; see the module docstring."""
     from checkers import policy  # the child's policy layer; never loaded by the parent
 
@@ -52,7 +63,7 @@ def grade_job(payload: dict, finish: Finish) -> dict:
     started = time.monotonic()
     seconds = float(payload["seconds"])
     compare = [str(name) for name in payload.get("compare") or ()]
-    namespace: dict = {}
+    namespace: dict[str, object] = {}
 
     def stop(reason: str) -> NoReturn:
         try:
@@ -114,7 +125,7 @@ def measure(
     started: float,
     filename: str,
     compile_s: float = 0.0,
-) -> dict:
+) -> Measurements:
     """Everything the parent judges, as JSON: the final scan, the series, the counts, the
     compared values. Runs once, at the end of the run or where the budget stopped it."""
     measuring = time.monotonic()
@@ -170,7 +181,7 @@ def measure(
     }
 
 
-def unmeasured(ledger: Ledger, why: str, started: float) -> dict:
+def unmeasured(ledger: Ledger, why: str, started: float) -> Measurements:
     """Measurements that say the run could not be measured: never graded, never clean."""
     empty = bucketed([], None, None)
     return {
@@ -205,7 +216,7 @@ def scan(ledger: Ledger, roots: Mapping[str, object], filename: str, saved: bool
     block's forward, which must not happen in the middle of the snippet's step."""
     found = Scan(ledger.generation)
     budget = MAX_SUMMARY_NODES
-    summaries: dict[int, dict] = {}
+    summaries: dict[int, Summary] = {}
     with ledger.paused():
         for holder in graph_holders(roots, filename):
             if len(found.holders) >= MAX_HOLDERS or budget <= 0:
@@ -236,15 +247,18 @@ def first_path(ledger: Ledger, found: Found) -> str:
 
 
 def summarize(
-    found: Found, budget: int, step_at: Sequence[int], saved: bool = True
-) -> tuple[dict, int]:
+    found: Found, budget: int, step_at: Positions, saved: bool = True
+) -> tuple[Summary, int]:
     """One holder: its graph's size and saved bytes, the generations (and optimizer steps) its
     nodes carry, whether a backward pass ever ran through it, and what the tensor is (a
     scalar, a view of a larger one)."""
-    root = found.root
+    root = cast(GraphNode, found.root)  # a holder has a graph node: that is what it was found for
     seen: dict[int, object] = {}
-    stack, storages = [root], {}
-    keys, passes, unwatched = set(), set(), 0
+    stack: list[GraphNode | None] = [root]
+    storages: dict[int, int] = {}
+    keys: set[int] = set()
+    passes: set[int] = set()
+    unwatched = 0
     while stack and len(seen) < budget:
         node = stack.pop()
         if node is None or id(node) in seen:
@@ -259,8 +273,8 @@ def summarize(
             keys.add(token.life.key)
             if token.life.first_use != UNSET:
                 passes.add(token.life.first_use)
-        for tensor in saved_tensors(node) if saved else ():
-            storages[tensor.data_ptr()] = tensor.untyped_storage().nbytes()
+        for kept in saved_tensors(node) if saved else ():
+            storages[kept.data_ptr()] = kept.untyped_storage().nbytes()
         stack.extend(child for child, _ in node.next_functions)
     token = root.metadata.get(TOKEN)
     holder = found.holder
@@ -283,9 +297,10 @@ def summarize(
     }, len(seen)
 
 
-def candidate_frames() -> list:
+def candidate_frames() -> list[FrameType]:
     """The snippet's frames on the current stack, innermost first."""
-    frames, frame = [], sys._getframe(1)
+    frames: list[FrameType] = []
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_globals.get(CANDIDATE_MARK):
             frames.append(frame)
@@ -298,13 +313,21 @@ def bucketed(
     steps: Sequence[int] | None,
     loops: Sequence[int] | None,
     released: Sequence[int] = (),
-) -> dict:
+) -> Series:
     """At most SERIES_BUCKETS buckets, each with its lowest and highest value (so peaks and
     returns to the floor both survive), how many kept generations it let go, and where it lies
     in the run."""
     count = len(series)
     width = max(1, -(-count // SERIES_BUCKETS))
-    out: dict = {"lows": [], "highs": [], "first": [], "steps": [], "loops": [], "releases": []}
+    out: Series = {
+        "lows": [],
+        "highs": [],
+        "first": [],
+        "steps": [],
+        "loops": [],
+        "releases": [],
+        "width": width,
+    }
     for start in range(0, count, width):
         part = series[start : start + width]
         out["lows"].append(min(part))
@@ -316,7 +339,6 @@ def bucketed(
             out["steps"].append(_at(steps, start))
         if loops is not None:
             out["loops"].append(_at(loops, start))
-    out["width"] = width
     return out
 
 
@@ -328,7 +350,7 @@ def thin(series: Sequence[int]) -> list[int]:
     return [series[int(i * stride)] for i in range(CURVE_POINTS - 1)] + [series[-1]]
 
 
-def _at(series: Sequence[int], index: int) -> int:
+def _at(series: Positions, index: int) -> int:
     return series[index] if 0 <= index < len(series) else (series[-1] if series else 0)
 
 

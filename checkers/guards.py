@@ -9,7 +9,7 @@ dunder stay closed. Imported by the sandbox child and the grader's in-process te
 
 from __future__ import annotations
 
-import _string
+import _string  # type: ignore[import-not-found]  # CPython's str.format internals: no stub
 import builtins
 import dis
 import functools
@@ -17,7 +17,9 @@ import operator
 import string
 import sys
 import types
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from typing import NoReturn, cast
 
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
@@ -35,7 +37,7 @@ from checkers.refusal import (
 INIT = "__init__"
 STR_FORMATTERS = (str.format, str.format_map)
 
-INPLACE_OPERATORS = {
+INPLACE_OPERATORS: dict[str, Callable[[object, object], object]] = {
     "+=": operator.iadd,
     "-=": operator.isub,
     "*=": operator.imul,
@@ -63,7 +65,7 @@ def set_print_limit(chars: int) -> None:
 # -- attributes -------------------------------------------------------------------------------
 
 
-def guarded_getattr(obj, name, *default):
+def guarded_getattr(obj: object, name: object, *default: object) -> object:
     """`obj.name` in snippet code (RestrictedPython rewrites every attribute read to this)."""
     if type(name) is not str:
         raise TypeError("attribute name must be a string")
@@ -99,7 +101,7 @@ def guarded_getattr(obj, name, *default):
     return admit(value)
 
 
-def guarded_hasattr(obj, name) -> bool:
+def guarded_hasattr(obj: object, name: object) -> bool:
     """`hasattr` under the same rules as attribute reads: asking about a closed name is
     refused like reading it."""
     try:
@@ -109,12 +111,12 @@ def guarded_hasattr(obj, name) -> bool:
     return True
 
 
-def _check_private(obj, name: str) -> None:
+def _check_private(obj: object, name: str) -> None:
     """`obj._name`: only a name the snippet itself declares, on an object of its own, and
     never one that torch's classes (or torch's per-instance state) already use."""
     owned = obj if isinstance(obj, type) else type(obj)
     if isinstance(obj, super):
-        owned = obj.__thisclass__
+        owned = obj.__thisclass__  # type: ignore[attr-defined]  # (typeshed omits it)
     classes = candidate_classes()
     if (
         name.startswith("__")
@@ -127,7 +129,7 @@ def _check_private(obj, name: str) -> None:
         raise not_available(f"{short_name(obj)}.{name}")
 
 
-def torch_uses(cls: type, name: str, classes) -> bool:
+def torch_uses(cls: type, name: str, classes: Container[type]) -> bool:
     """Whether a class the snippet did not write, in `cls`'s hierarchy, defines or keeps `name`
     (nn.Module's `_parameters`, an optimizer's `_optimizer_step_code`, a DataLoader's
     `_get_iterator`)."""
@@ -144,14 +146,14 @@ def _private_names() -> frozenset[str]:
     return frame.f_globals.get(PRIVATE_NAMES, frozenset()) if frame is not None else frozenset()
 
 
-def write_private(obj, name: str):
+def write_private(obj: object, name: str) -> object:
     """Target of `obj._name = ...` / `del obj._name`: the same rule as reading it."""
     guarded_write(obj)
     _check_private(obj, name)
     return obj
 
 
-def guarded_write(obj):
+def guarded_write(obj: object) -> object:
     """`obj.x = ...` / `obj[k] = ...` target: any open object, but no module and no class the
     snippet did not define (monkeypatching torch would fool the grader). Module proxies refuse
     writes themselves."""
@@ -164,37 +166,38 @@ def guarded_write(obj):
     return obj
 
 
-def _init_of(obj):
+def _init_of(obj: object) -> Callable[..., object]:
     """`__init__` runs only on the snippet's own objects: `super().__init__(...)` in its own
     class, `Base.__init__(self, ...)` with its own `self`, `self.__init__()`. Anything else
     (a proxy, a torch object, a logger) would be re-targeted or re-opened by it."""
     classes = candidate_classes()
     if isinstance(obj, super):
-        target = obj.__self__
+        target = obj.__self__  # type: ignore[attr-defined]  # (typeshed omits it)
         if type(target) in classes or isinstance(target, type) and target in classes:
-            return obj.__init__
+            # (a bound __init__, of the snippet's own object)
+            return obj.__init__  # type: ignore[misc, no-any-return]
         raise not_available(f"super({short_name(target)}).__init__")
     if isinstance(obj, type):
         return _unbound_init(obj)
     if type(obj) in classes:
-        return obj.__init__
+        return obj.__init__  # type: ignore[misc, no-any-return]  # (its class is the snippet's)
     raise not_available(f"{short_name(obj)}.__init__")
 
 
 @functools.lru_cache(maxsize=256)
-def _unbound_init(base: type) -> Callable:
+def _unbound_init(base: type) -> Callable[..., object]:
     """`Base.__init__` as a snippet holds it: callable only with the snippet's own `self`."""
 
-    def init(self, *args, **kwargs):
+    def init(self: object, *args: object, **kwargs: object) -> object:
         if type(self) not in candidate_classes() or base not in type(self).__mro__:
             raise not_available(f"{base.__qualname__}.__init__({short_name(self)})")
-        return base.__init__(self, *args, **kwargs)
+        return base.__init__(self, *args, **kwargs)  # type: ignore[misc]  # (on its own `self`)
 
     init.__name__ = init.__qualname__ = f"{base.__qualname__}.__init__"
     return stand_in(init)
 
 
-def short_name(obj) -> str:
+def short_name(obj: object) -> str:
     """A short name for refusals: the class name for instances, the qualname for types."""
     if isinstance(obj, capabilities.ModuleProxy):
         return capabilities.proxied_name(obj)
@@ -204,29 +207,30 @@ def short_name(obj) -> str:
 # -- calls, items, iteration ------------------------------------------------------------------
 
 
-def guarded_call(func, *args, **kwargs):
+def guarded_call(func: Callable[..., object], *args: object, **kwargs: object) -> object:
     """Every call in snippet code: the callee must be open, and so must what it returns. A
     class a call makes for the snippet (`namedtuple`, `Enum('Color', ...)`) takes the module of
     its caller, which is this guard's: it is the snippet's own, and said to be."""
     result = callable_admitted(func)(*args, **kwargs)
     if isinstance(result, type) and result.__module__ == __name__:
         result.__module__ = "__main__"
-        candidate_classes().add(result)
+        # called from snippet code, whose namespace holds the set (never the empty tuple)
+        cast("weakref.WeakSet[type]", candidate_classes()).add(result)
     return admit(result)
 
 
-def guarded_getitem(container, key):
-    return admit(container[key])
+def guarded_getitem(container: object, key: object) -> object:
+    return admit(container[key])  # type: ignore[index]  # any object the snippet subscripts
 
 
-def guarded_iter(iterable) -> Iterator:
+def guarded_iter(iterable: Iterable[object]) -> Iterator[object]:
     """`for x in iterable` in snippet code: each item is admitted as it comes."""
     if type(iterable) in (list, tuple, range, str, dict, set, frozenset):
         return iter(iterable)  # values in these were admitted when they reached the snippet
     return map(admit, iter(iterable))
 
 
-def inplace(op: str, target, value):
+def inplace(op: str, target: object, value: object) -> object:
     """`x += y` keeps Python's in-place meaning (a tensor's add_, a list's extend)."""
     return INPLACE_OPERATORS[op](target, value)
 
@@ -234,7 +238,13 @@ def inplace(op: str, target, value):
 # -- imports ----------------------------------------------------------------------------------
 
 
-def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+def guarded_import(
+    name: str,
+    globals: Mapping[str, object] | None = None,
+    locals: Mapping[str, object] | None = None,
+    fromlist: Sequence[str] = (),
+    level: int = 0,
+) -> capabilities.ModuleProxy | None:
     """`__import__` as snippet code sees it.
 
     An `import` statement in snippet code gets a capability proxy. torch's C code can also
@@ -258,10 +268,10 @@ def is_import_statement(frame: types.FrameType) -> bool:
 # -- builtins the sandbox replaces --------------------------------------------------------------
 
 
-def refusing_stub(name: str) -> Callable:
+def refusing_stub(name: str) -> Callable[..., NoReturn]:
     """A builtin the sandbox does not offer: calling it is a refusal naming it."""
 
-    def refused(*args, **kwargs):
+    def refused(*args: object, **kwargs: object) -> NoReturn:
         raise not_available(f"{name}()")
 
     refused.__name__ = refused.__qualname__ = name  # its repr names the builtin, not grill
@@ -269,7 +279,7 @@ def refusing_stub(name: str) -> Callable:
     return stand_in(refused)
 
 
-def is_str_formatter(value) -> bool:
+def is_str_formatter(value: object) -> bool:
     """`str.format` and `str.format_map`, however reached (`'...'.format`, `S.format` on a
     str subclass, `super().format`): their templates read attributes and items
     (`{0.__class__}`) that the policy would never see, so they are handed out policed."""
@@ -282,7 +292,9 @@ class PolicedFormatter(string.Formatter):
     """`str.format` with each `.attr` and `[key]` of a template field read as snippet code
     reads it: `'{:.4f}'.format(loss)` works, `'{0.__class__}'.format(1)` is refused."""
 
-    def get_field(self, field_name, args, kwargs):
+    def get_field(
+        self, field_name: str, args: Sequence[object], kwargs: Mapping[str, object]
+    ) -> tuple[object, str]:
         first, rest = _string.formatter_field_name_split(field_name)
         obj = self.get_value(first, args, kwargs)
         for is_attribute, key in rest:
@@ -290,23 +302,24 @@ class PolicedFormatter(string.Formatter):
         return obj, first
 
 
-def policed_formatter(method) -> Callable:
+def policed_formatter(method: Callable[..., object]) -> Callable[..., object]:
     """The policed stand-in for a `format`/`format_map` method, bound or not."""
     formatter = PolicedFormatter()
     template = getattr(method, "__self__", None)
+    policed: Callable[..., object]
     if not isinstance(template, str):  # str.format(template, ...) read from the class
 
-        def policed(template, *args, **kwargs):
+        def policed(template: object, *args: object, **kwargs: object) -> object:
             if not isinstance(template, str):
                 raise TypeError(f"descriptor '{method.__name__}' requires a 'str' object")
             return policed_formatter(getattr(template, method.__name__))(*args, **kwargs)
     elif method.__name__ == "format_map":
 
-        def policed(mapping):
+        def policed(mapping: Mapping[str, object]) -> object:
             return formatter.vformat(template, (), mapping)
     else:
 
-        def policed(*args, **kwargs):
+        def policed(*args: object, **kwargs: object) -> object:
             return formatter.vformat(template, args, kwargs)
 
     policed.__name__ = policed.__qualname__ = f"str.{method.__name__}"  # what its repr shows
@@ -317,11 +330,18 @@ def policed_formatter(method) -> Callable:
 class PrintSink:
     """Where snippet `print` goes: stdout, truncated after the print limit with a note."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.written = 0
         self._call_print = CandidatePrint(self.write)  # what RestrictedPython's code calls
 
-    def write(self, *objects, sep=" ", end="\n", file=None, flush=False):
+    def write(
+        self,
+        *objects: object,
+        sep: object = " ",
+        end: object = "\n",
+        file: object = None,
+        flush: object = False,
+    ) -> None:
         if file is not None:
             raise not_available("print(file=...)")
         text = (sep if isinstance(sep, str) else " ").join(map(str, objects)) + (
@@ -345,10 +365,10 @@ class CandidatePrint:
 
     __slots__ = ("_write",)
 
-    def __init__(self, write: Callable):
+    def __init__(self, write: Callable[..., None]) -> None:
         self._write = write
 
-    def __call__(self, *objects, **options):
+    def __call__(self, *objects: object, **options: object) -> None:
         return self._write(*objects, **options)
 
     def __repr__(self) -> str:

@@ -114,17 +114,18 @@ _FAST = {
 }
 
 
-def admit(value, depth: int = 2):
+def admit(value: object, depth: int = 2) -> object:
     """`value`, if a snippet may hold it (see the module docstring); else a refusal. Containers
     a call returns are looked into, `depth` levels down, so `mro()` cannot hand out a class."""
     kind = type(value)
     if kind in _FAST:
-        if depth and kind in (list, tuple, set, frozenset) and len(value) <= 4096:
-            for item in value:
+        # (exact-type tests, the fast path of every guard: the checker cannot narrow on them)
+        if depth and kind in (list, tuple, set, frozenset) and len(value) <= 4096:  # type: ignore[arg-type]
+            for item in value:  # type: ignore[attr-defined]
                 if type(item) not in _FAST:
                     admit(item, depth - 1)
-        elif depth and kind is dict and len(value) <= 4096:
-            for item in value.values():
+        elif depth and kind is dict and len(value) <= 4096:  # type: ignore[arg-type]
+            for item in value.values():  # type: ignore[attr-defined]
                 if type(item) not in _FAST:
                     admit(item, depth - 1)
         return value
@@ -140,7 +141,7 @@ def admit(value, depth: int = 2):
     return value
 
 
-def callable_admitted(func: Callable) -> Callable:
+def callable_admitted(func: Callable[..., object]) -> Callable[..., object]:
     """A callee, if a snippet may call it."""
     if type(func) in _FAST:
         return func
@@ -155,7 +156,7 @@ def open_type(kind: type) -> None:
     _FAST.add(kind)
 
 
-def closed_reason(value) -> str | None:
+def closed_reason(value: object) -> str | None:
     """Why a snippet may not hold `value`, or None when it may."""
     if type(value) in _FAST or is_stand_in(value) or _own(value):
         return None
@@ -202,7 +203,7 @@ def closed_reason(value) -> str | None:
     return home_reason(kind.__module__, kind.__qualname__)
 
 
-def _own(value) -> bool:
+def _own(value: object) -> bool:
     """The snippet's own: a class it defined, an instance of one, a function it defined."""
     classes = candidate_classes()
     if isinstance(value, type):
@@ -259,7 +260,7 @@ def _is_exception(name: str) -> bool:
     return isinstance(value, type) and issubclass(value, BaseException)
 
 
-def describe(value) -> str:
+def describe(value: object) -> str:
     """How a refusal names an object: `logging.Logger`, `functools.wraps`, `FileIO.write`."""
     if isinstance(value, capabilities.ModuleProxy):
         return capabilities.proxied_name(value)

@@ -13,12 +13,14 @@ import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from checkers.curve import Shape, classify, classify_cuda
 from checkers.growth import Growth, Window, analyse
+from checkers.measurements import Holder, Measurements, Series
 from checkers.source import assignment_line, hook_line, source_flags, stored_name
 from checkers.units import format_bytes
-from checkers.verdict import Retained, Training, Verdict
+from checkers.verdict import Extra, Pattern, Retained, Training, Verdict
 
 NO_GRAPH = "NoGraph"
 """The error kind of a run that built no autograd graph at all: there is nothing to grade."""
@@ -27,18 +29,37 @@ REPORTED_RETAINED = 20
 _POSITION = re.compile(r"\[\d+\]")
 
 
+class _Common(TypedDict):
+    """The fields every verdict on a run shares."""
+
+    device: str
+    output: str
+    training: Training
+    coverage: str
+    steps: int
+
+
+class _Judged(_Common):
+    """The fields of a graded verdict, before its kind and explanation."""
+
+    pattern: Pattern | None
+    growth_bytes_per_step: float
+    samples: tuple[float, ...]
+    extra: Extra
+
+
 @dataclass(frozen=True)
 class Culprit:
     """Holders of the growth, grouped: one container of per-step values, or one tensor."""
 
     path: str
     """The container (`losses`) or the tensor (`running_loss`)."""
-    holders: tuple[dict, ...]
+    holders: tuple[Holder, ...]
     steps: int
     """How many steps' graphs it holds at its peak."""
 
     @property
-    def first(self) -> dict:
+    def first(self) -> Holder:
         return self.holders[0]
 
     @property
@@ -47,7 +68,7 @@ class Culprit:
         return len(self.holders) > 1 or bool(_POSITION.search(self.path)) or self.path.endswith("}")
 
 
-def judge(m: dict, source: str = "", output: str = "") -> Verdict:
+def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
     """The verdict on one run's measurements (see the module docstring)."""
     training = Training(
         **{
@@ -56,7 +77,7 @@ def judge(m: dict, source: str = "", output: str = "") -> Verdict:
         }
     )
     device = m["device"]
-    common = {
+    common: _Common = {
         "device": device,
         "output": output,
         "training": training,
@@ -82,7 +103,7 @@ def judge(m: dict, source: str = "", output: str = "") -> Verdict:
     reach = analyse(m["reach"]["lows"], m["reach"]["highs"])
     shape = _shape(m)
     base = m["memory"][0] if m["memory"] else 0
-    verdict: dict = {
+    verdict: _Judged = {
         **common,
         "pattern": shape.pattern,
         "growth_bytes_per_step": round(shape.growth_per_step, 1),
@@ -104,7 +125,7 @@ def judge(m: dict, source: str = "", output: str = "") -> Verdict:
         if reach.growing is not None:
             culprit = _reach_culprit(m, flags)
             message, hint = _explain_reach(culprit, flags, tree)
-        else:
+        elif dead.growing is not None:  # (always so here)
             culprit = _dead_culprit(m, dead.growing)
             message, hint = _explain_dead(culprit, dead.growing, m, flags, tree)
         verdict["extra"]["retained_total"] = len(culprit.holders) if culprit else 0
@@ -117,7 +138,7 @@ def judge(m: dict, source: str = "", output: str = "") -> Verdict:
     )
 
 
-def coverage(m: dict) -> str:
+def coverage(m: Measurements) -> str:
     t = m["training"]
     seen = (
         f"{t['optimizer_steps']} optimizer steps, {t['backward_calls']} backward passes,"
@@ -130,7 +151,7 @@ def coverage(m: dict) -> str:
     return f"Watched the whole run ({seen})."
 
 
-def _not_graded(common: dict, kind: str, message: str) -> Verdict:
+def _not_graded(common: _Common, kind: str, message: str) -> Verdict:
     from checkers.verdict import ErrorInfo
 
     return Verdict(verdict="error", message=message, error=ErrorInfo(kind, message), **common)
@@ -143,7 +164,7 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def _shape(m: dict) -> Shape:
+def _shape(m: Measurements) -> Shape:
     if not m["memory"]:
         return Shape(None, 0.0)
     if m.get("reserved"):
@@ -154,7 +175,7 @@ def _shape(m: dict) -> Shape:
 # -- who holds it ---------------------------------------------------------------------------
 
 
-def _window_generations(series: dict, window: Window) -> tuple[int, int | None]:
+def _window_generations(series: Series, window: Window) -> tuple[int, int | None]:
     """The generations a window spans, from where its climb began; the end is open (None)
     when it ran to the end of the run."""
     first = series["first"]
@@ -162,11 +183,11 @@ def _window_generations(series: dict, window: Window) -> tuple[int, int | None]:
     return first[max(window.climb_start - 1, 0)], end  # from the first graph kept
 
 
-def _dead_culprit(m: dict, window: Window) -> Culprit | None:
+def _dead_culprit(m: Measurements, window: Window) -> Culprit | None:
     """The holders of the window's graph, from the scan that found most of them: the final
     scan for growth still held at the end, an earlier one for growth that was let go."""
     start, end = _window_generations(m["dead_weight"], window)
-    best: list[dict] = []
+    best: list[Holder] = []
     for scan in m["scans"]:
         if end is not None and not start <= scan["generation"] <= end:
             continue
@@ -182,7 +203,7 @@ def _dead_culprit(m: dict, window: Window) -> Culprit | None:
     return _group(best)
 
 
-def _reach_culprit(m: dict, flags: frozenset[str]) -> Culprit | None:
+def _reach_culprit(m: Measurements, flags: frozenset[str]) -> Culprit | None:
     """The holder whose graph many backward passes ran through and that the snippet computes
     from itself (the state carried from step to step, not this step's loss built on it);
     else the one most passes ran through."""
@@ -198,14 +219,14 @@ def _last(path: str) -> str:
     return path.split("[", 1)[0].rsplit(".", 1)[-1]
 
 
-def _group(holders: Sequence[dict]) -> Culprit | None:
+def _group(holders: Sequence[Holder]) -> Culprit | None:
     """The container most holders sit in, or the single holder that spans the most steps,
     whichever holds more steps' graphs. Holders are grouped where their paths first take a
     position (`losses` for `losses[3]`, `records` for `records[3]['loss']`), and the container
     is named as far as their paths agree (`hook.<closure>.acts` for `hook.<closure>.acts[3]`)."""
     if not holders:
         return None
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[Holder]] = {}
     for holder in holders:
         groups.setdefault(_POSITION.split(holder["path"], 1)[0], []).append(holder)
     _, members = max(groups.items(), key=lambda item: _steps_held(item[1]))
@@ -229,22 +250,22 @@ def _container_of(paths: Sequence[str]) -> str:
     )
 
 
-def _many(holder: dict) -> str:
+def _many(holder: Holder) -> str:
     """How much history one holder chains: in optimizer steps, or loop iterations without one."""
     if holder["steps"] > 1:
         return f"{holder['steps']} steps"
     return f"{holder['generations']} iterations"
 
 
-def _steps_held(holders: Sequence[dict]) -> int:
-    keys = set()
+def _steps_held(holders: Sequence[Holder]) -> int:
+    keys: set[int] = set()
     for holder in holders:
         if holder["keys"] is not None:
             keys.update((holder["keys"][0], holder["keys"][1]))
     return max(len(holders), len(keys)) if len(holders) > 1 else holders[0]["generations"]
 
 
-def _natural(path: str) -> tuple:
+def _natural(path: str) -> tuple[int | str, ...]:
     return tuple(
         int(part) if part.isdigit() else part
         for part in path.replace("[", " ").replace("]", " ").split()
@@ -275,7 +296,11 @@ def _stored_line(tree: ast.Module | None, path: str) -> int | None:
 
 
 def _explain_dead(
-    culprit: Culprit | None, window: Window, m: dict, flags: frozenset[str], tree: ast.Module | None
+    culprit: Culprit | None,
+    window: Window,
+    m: Measurements,
+    flags: frozenset[str],
+    tree: ast.Module | None,
 ) -> tuple[str, str]:
     series = m["dead_weight"]
     begin = max(window.climb_start - 1, 0)  # the generation that kept the first graph
@@ -452,7 +477,9 @@ def _explain_clean(steps: int, shape: Shape) -> str:
     return text
 
 
-def _notes(m: dict, dead: Growth, reach: Growth, tree: ast.Module | None) -> tuple[str, ...]:
+def _notes(
+    m: Measurements, dead: Growth, reach: Growth, tree: ast.Module | None
+) -> tuple[str, ...]:
     notes = []
     if dead.bounded is not None:
         culprit = _dead_culprit(m, dead.bounded)

@@ -27,9 +27,11 @@ from __future__ import annotations
 import sys
 import time
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from types import FrameType, TracebackType
+from typing import Protocol, cast
 
 import torch
 from torch.autograd import function as autograd_function
@@ -38,6 +40,7 @@ from torch.optim import optimizer as optim_module
 from torch.overrides import TorchFunctionMode
 
 from checkers.facades import stand_in
+from checkers.measurements import Holder
 from checkers.memory import CudaAllocator, HostHeap, OffHeap
 from checkers.retained import grad_fn_of
 
@@ -52,17 +55,36 @@ FIRST_SCAN_LIVES = 64
 """Live nodes before the first scan of what holds them; each later scan waits for twice as many."""
 LEAF = "AccumulateGrad"
 
+_ExcInfo = tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
+
 
 class _Token:
     """Lives in a node's metadata; its death is the node's."""
 
     __slots__ = ("life", "__weakref__")
+    life: _Life
 
 
-class _Life(weakref.ref):
+class _Life(weakref.ref[_Token]):
     """A node's record, alive while the node is: its key, its first use and the line that made it."""
 
     __slots__ = ("key", "first_use", "line", "born")
+    key: int
+    first_use: int
+    line: int | None
+    born: int
+
+
+class GraphNode(Protocol):
+    """An autograd node as the ledger reads it. torch's stub declares `Node.metadata` a method;
+    on the C++ nodes it is a dict, one per node and living as long as it, where the ledger
+    keeps the node's token under TOKEN (the only key it reads)."""
+
+    @property
+    def metadata(self) -> dict[str, _Token]: ...
+
+    @property
+    def next_functions(self) -> tuple[tuple[GraphNode | None, int], ...]: ...
 
 
 @dataclass
@@ -70,7 +92,7 @@ class Scan:
     """What held live graph at one moment, found from the snippet's names."""
 
     generation: int
-    holders: list[dict] = field(default_factory=list)
+    holders: list[Holder] = field(default_factory=list)
     capped: bool = False
     unwatched: int = 0
     """Graph nodes found that the ledger never saw being made (a bypass, or a blind spot)."""
@@ -132,7 +154,7 @@ class Ledger(TorchFunctionMode):
         self.peak = 0
         self.base = 0
         self.scans: list[Scan] = []
-        self.first_paths: dict[int, tuple] = {}
+        self.first_paths: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}
         """Per holder seen by a scan: a weak reference to it and the path it was first seen
         under (kept by the grader's scans, not by the snippet)."""
         self.problem: str | None = None
@@ -143,24 +165,26 @@ class Ledger(TorchFunctionMode):
         self._inside = 0
         """Depth of torch calls running inside the mode's handler (where torch pops the mode)."""
         self._loop_line = 0
-        self._engine = None
-        self._apply = self._installed_apply = None
-        self._hooks: list = []
+        self._engine: torch._C._ImperativeEngine | None = None
+        self._apply: classmethod[autograd_function.Function, ..., object] | None = None
+        self._installed_apply: classmethod[autograd_function.Function, ..., object] | None = None
+        self._hooks: list[torch.utils.hooks.RemovableHandle] = []
 
     # -- installing -----------------------------------------------------------------------
 
-    def watching(self):
+    def watching(self) -> _Watching:
         """Context that installs every observer for the run and removes them after."""
         return _Watching(self)
 
     def _install(self) -> None:
-        variable = autograd_variable.Variable
+        # (torch.autograd's deprecated `variable()` hides the module; torch hangs Variable on it)
+        variable = autograd_variable.Variable  # type: ignore[attr-defined]
         self._engine = variable._execution_engine
         variable._execution_engine = _Engine(self, self._engine)
         function = autograd_function.Function
         self._apply = function.__dict__["apply"]
         self._installed_apply = classmethod(_wrapped_apply(self, self._apply.__func__))
-        function.apply = self._installed_apply
+        function.apply = self._installed_apply  # type: ignore[method-assign, assignment]
         self._hooks = [
             optim_module.register_optimizer_step_pre_hook(self._before_step),
             optim_module.register_optimizer_step_post_hook(self._after_step),
@@ -168,8 +192,8 @@ class Ledger(TorchFunctionMode):
         self.base = self.peak = self._read()[0]
 
     def _uninstall(self) -> None:
-        autograd_variable.Variable._execution_engine = self._engine
-        autograd_function.Function.apply = self._apply
+        autograd_variable.Variable._execution_engine = self._engine  # type: ignore[attr-defined]
+        autograd_function.Function.apply = self._apply  # type: ignore[method-assign, assignment]
         for handle in self._hooks:
             handle.remove()
 
@@ -177,7 +201,7 @@ class Ledger(TorchFunctionMode):
         """Whether every observer is still the one installed and torch calls still reach the
         mode (torch pops it while its own handler runs: a hook called during backward)."""
         return (
-            isinstance(autograd_variable.Variable._execution_engine, _Engine)
+            isinstance(autograd_variable.Variable._execution_engine, _Engine)  # type: ignore[attr-defined]
             and autograd_function.Function.__dict__["apply"] is self._installed_apply
             and (
                 self._inside > 0
@@ -188,7 +212,13 @@ class Ledger(TorchFunctionMode):
 
     # -- torch calls ----------------------------------------------------------------------
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
+    def __torch_function__(
+        self,
+        func: Callable[..., object],
+        types: Iterable[type],
+        args: Sequence[object] = (),
+        kwargs: Mapping[str, object] | None = None,
+    ) -> object:
         kwargs = kwargs or {}
         if self._paused or not torch.is_grad_enabled():
             return func(*args, **kwargs)
@@ -205,22 +235,22 @@ class Ledger(TorchFunctionMode):
                 self.observe(args[0], depth=0)  # an in-place call gives its target a new grad_fn
         return result
 
-    def observe(self, value, depth: int = 2) -> None:
+    def observe(self, value: object, depth: int = 2) -> None:
         """Stamp the graph behind `value` (a tensor, or tuples and lists of them). Called
         where torch calls do not reach the mode (inside it, or paused)."""
         if isinstance(value, torch.Tensor):
-            node = grad_fn_of(value)
+            node = cast("GraphNode | None", grad_fn_of(value))
             if node is not None and TOKEN not in node.metadata:
                 self._discover([node])
         elif depth and isinstance(value, (tuple, list)):
             for item in value:
                 self.observe(item, depth - 1)
 
-    def _discover(self, roots: Iterable) -> None:
+    def _discover(self, roots: Iterable[GraphNode | None]) -> None:
         """Stamp every node under `roots` not stamped yet (stamped nodes end the walk), with the
         snippet line running now."""
         stack = [node for node in roots if node is not None]
-        line = UNSET
+        line: int | None = UNSET
         while stack:
             node = stack.pop()
             metadata = node.metadata
@@ -231,7 +261,7 @@ class Ledger(TorchFunctionMode):
             self._stamp(metadata, line)
             stack.extend(child for child, _ in node.next_functions if child is not None)
 
-    def _stamp(self, metadata: dict, line: int | None) -> _Life:
+    def _stamp(self, metadata: dict[str, _Token], line: int | None) -> _Life:
         token = _Token()
         life = _Life(token, self._died)
         life.key = life.born = self.generation
@@ -251,7 +281,7 @@ class Ledger(TorchFunctionMode):
             self.last_death[key] = self.generation
 
     def _candidate_line(self) -> int | None:
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         while frame is not None:
             if frame.f_code.co_filename == self.filename:
                 return frame.f_lineno
@@ -260,7 +290,13 @@ class Ledger(TorchFunctionMode):
 
     # -- backward passes ------------------------------------------------------------------
 
-    def backward(self, engine, outputs, args, kwargs):
+    def backward(
+        self,
+        engine: torch._C._ImperativeEngine,
+        outputs: object,
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+    ) -> tuple[torch.Tensor, ...]:
         """One backward pass or autograd.grad: mark what it uses, then run it."""
         self.backward_calls += 1
         index = self.backward_calls
@@ -287,10 +323,11 @@ class Ledger(TorchFunctionMode):
         self.tick(0)
         return result
 
-    def _use(self, roots: list, index: int) -> tuple[list, set[int]]:
+    def _use(self, roots: list[GraphNode | None], index: int) -> tuple[list[GraphNode], set[int]]:
         """Walk the graph a backward pass is about to run through: each node's key becomes this
         generation; return the leaves reached and the earlier passes that had used it."""
-        leaves, earlier = [], set()
+        leaves: list[GraphNode] = []
+        earlier: set[int] = set()
         seen: dict[int, object] = {}  # holds each node's wrapper, so no id is reused mid-walk
         stack = [node for node in roots if node is not None]
         line = self._candidate_line()
@@ -321,7 +358,12 @@ class Ledger(TorchFunctionMode):
 
     # -- optimizer steps ------------------------------------------------------------------
 
-    def _before_step(self, optimizer, args, kwargs) -> None:
+    def _before_step(
+        self,
+        optimizer: torch.optim.Optimizer,
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+    ) -> None:
         """Count the update, and let the optimizer's own arithmetic (no graph, under no_grad)
         run without the mode unless a closure (L-BFGS) builds graph inside the step."""
         with self.paused():
@@ -332,7 +374,12 @@ class Ledger(TorchFunctionMode):
             self._step_pause = self.paused()
             self._step_pause.__enter__()
 
-    def _after_step(self, optimizer, args, kwargs) -> None:
+    def _after_step(
+        self,
+        optimizer: torch.optim.Optimizer,
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+    ) -> None:
         if self._step_pause is not None:
             pause, self._step_pause = self._step_pause, None
             pause.__exit__(None, None, None)
@@ -382,6 +429,7 @@ class Ledger(TorchFunctionMode):
         )
 
     def _scan(self) -> None:
+        assert self.on_scan is not None, "tick() scans only with on_scan set"
         with self.paused():
             scan = self.on_scan()
             if scan is not None:
@@ -390,7 +438,7 @@ class Ledger(TorchFunctionMode):
 
     # -- reading --------------------------------------------------------------------------
 
-    def paused(self):
+    def paused(self) -> _Paused:
         """Context in which torch calls are neither observed nor dispatched to the mode."""
         return _Paused(self)
 
@@ -399,6 +447,7 @@ class Ledger(TorchFunctionMode):
 
     def _sample_peak(self) -> None:
         if self.track_peak:
+            assert self.reader is not None, "track_peak is off without a reader"
             used = self.reader.read()[0]
             if used > self.peak:
                 self.peak = used
@@ -444,38 +493,42 @@ class Ledger(TorchFunctionMode):
         return series, released
 
 
-def _node_of(output):
+def _node_of(output: object) -> GraphNode | None:
     if isinstance(output, torch.Tensor):
-        return grad_fn_of(output)
+        return cast("GraphNode | None", grad_fn_of(output))
     return getattr(output, "node", None)  # a GradientEdge
 
 
-def _argument(args: tuple, kwargs: dict, position: int, name: str):
+def _argument(
+    args: tuple[object, ...], kwargs: dict[str, object], position: int, name: str
+) -> object:
     return args[position] if len(args) > position else kwargs.get(name, False)
 
 
-def _mode_stack() -> list:
+def _mode_stack() -> list[object]:
     return [torch._C._get_function_stack_at(i) for i in range(torch._C._len_torch_function_stack())]
 
 
 class _Engine:
     """Stands in for torch's autograd engine: each backward pass reaches the ledger first."""
 
-    def __init__(self, ledger: Ledger, engine) -> None:
+    def __init__(self, ledger: Ledger, engine: torch._C._ImperativeEngine) -> None:
         self._ledger = ledger
         self._engine = engine
 
-    def run_backward(self, outputs, *args, **kwargs):
+    def run_backward(
+        self, outputs: object, *args: object, **kwargs: object
+    ) -> tuple[torch.Tensor, ...]:
         return self._ledger.backward(self._engine, outputs, args, kwargs)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> object:
         return getattr(self._engine, name)
 
 
-def _wrapped_apply(ledger: Ledger, apply: Callable) -> Callable:
+def _wrapped_apply(ledger: Ledger, apply: Callable[..., object]) -> Callable[..., object]:
     """`Function.apply` that stamps a custom Function's outputs (it bypasses torch functions)."""
 
-    def apply_and_observe(cls, *args, **kwargs):
+    def apply_and_observe(cls: type, *args: object, **kwargs: object) -> object:
         result = apply(cls, *args, **kwargs)
         if not ledger._paused and torch.is_grad_enabled():
             with ledger.paused():
@@ -494,12 +547,12 @@ class _Watching:
 
     def __enter__(self) -> Ledger:
         self.ledger._install()
-        self.ledger.__enter__()
+        self.ledger.__enter__()  # type: ignore[no-untyped-call]  # (unannotated in torch)
         return self.ledger
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: *_ExcInfo) -> None:
         try:
-            self.ledger.__exit__(*exc)
+            self.ledger.__exit__(*exc)  # type: ignore[no-untyped-call]
         finally:
             self.ledger._uninstall()
 
@@ -513,6 +566,6 @@ class _Paused:
         self.was_paused, self.ledger._paused = self.ledger._paused, True
         self.disabled.__enter__()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: *_ExcInfo) -> None:
         self.disabled.__exit__(*exc)
         self.ledger._paused = self.was_paused

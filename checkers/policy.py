@@ -19,8 +19,9 @@ import re
 import traceback
 import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeAlias, TypeGuard, cast
 
 from RestrictedPython import RestrictingNodeTransformer, safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
@@ -161,6 +162,13 @@ REFUSED_BUILTINS = (
 UNSAFE_SAFE_BUILTINS = ("setattr", "delattr", "_getattr_")
 """RestrictedPython's safe set carries these; grill's own guards replace them."""
 
+_Visited: TypeAlias = ast.AST | Iterable[ast.AST] | None
+"""What a RestrictedPython visitor returns for a node: a node, several, or none."""
+_Positioned: TypeAlias = (
+    ast.stmt | ast.expr | ast.excepthandler | ast.arg | ast.keyword | ast.alias | ast.pattern
+)
+"""The nodes that carry a position, which RestrictedPython's `check_name` takes."""
+
 AUGMENTED_OPERATORS = {
     ast.Add: "+=",
     ast.Sub: "-=",
@@ -192,14 +200,14 @@ class GrillPolicy(RestrictingNodeTransformer):
     """RestrictedPython's transformer with the relaxations an nn.Module needs, guarded calls,
     the snippet's own underscore names, the import allowlist, and (line, message) errors."""
 
-    def __init__(self, errors, warnings, used_names):
+    def __init__(self, errors: list[str], warnings: list[str], used_names: dict[str, bool]) -> None:
         super().__init__(errors, warnings, used_names)
         self.violations: list[tuple[tuple[int, int], str]] = []
         self.methods: set[int] = set()
         self.slots: set[int] = set()
         self.private_names: set[str] = set()
 
-    def error(self, node, info):
+    def error(self, node: ast.AST, info: str) -> None:
         super().error(node, info)
         if info in ("Exec calls are not allowed.", "Eval calls are not allowed."):
             info = f"'{info.split()[0].lower()}()' is not available in the sandbox"
@@ -207,7 +215,9 @@ class GrillPolicy(RestrictingNodeTransformer):
         where = (getattr(node, "lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
         self.violations.append((where, info))
 
-    def check_name(self, node, name, allow_magic_methods=False):
+    def check_name(
+        self, node: _Positioned, name: str | None, allow_magic_methods: bool = False
+    ) -> None:
         if name == "__slots__" and id(node) in self.slots:
             return
         if allow_magic_methods and name in DUNDER_METHODS and id(node) in self.methods:
@@ -222,7 +232,7 @@ class GrillPolicy(RestrictingNodeTransformer):
             return
         super().check_name(node, name, allow_magic_methods=False)
 
-    def visit_ClassDef(self, node):
+    def visit_ClassDef(self, node: ast.ClassDef) -> _Visited:
         # Only defs directly in a class body are methods that may carry a dunder name.
         self.methods.update(id(stmt) for stmt in node.body if isinstance(stmt, ast.FunctionDef))
         self.slots.update(id(stmt.targets[0]) for stmt in node.body if is_plain_slots(stmt))
@@ -232,12 +242,12 @@ class GrillPolicy(RestrictingNodeTransformer):
                     self.private_names.add(name)
         return super().visit_ClassDef(node)
 
-    def visit_Call(self, node):
+    def visit_Call(self, node: ast.Call) -> _Visited:
         """Every call goes through `_call_`, which checks the callee and admits the result;
         a bare `super()` stays as it is (it needs the calling frame)."""
         if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
             return self.node_contents_visit(node)
-        node = super().visit_Call(node)
+        node = cast(ast.Call, super().visit_Call(node))  # RestrictedPython's is this call
         if isinstance(node.func, ast.Name) and node.func.id == "_apply_":
             node.func.id = "_call_"
         else:
@@ -245,7 +255,7 @@ class GrillPolicy(RestrictingNodeTransformer):
             node.func = ast.copy_location(ast.Name("_call_", ast.Load()), node)
         return node
 
-    def visit_AugAssign(self, node):
+    def visit_AugAssign(self, node: ast.AugAssign) -> _Visited:
         """`self.total += loss`, `counts[k] += 1`: rewritten to a guarded read, `_inplacevar_`
         and a guarded write. Only for targets that can be evaluated twice without effects."""
         if isinstance(node.target, ast.Name) or not is_pure(node.target):
@@ -259,15 +269,15 @@ class GrillPolicy(RestrictingNodeTransformer):
         )
         return ast.copy_location(ast.Assign(targets=[store], value=call), node)
 
-    def visit_AnnAssign(self, node):
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> _Visited:
         """`lr: float = 0.01` (dataclass fields): the target, annotation and value go through
         the same rules as any assignment and expression."""
         return self.node_contents_visit(node)
 
-    def visit_Nonlocal(self, node):
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> _Visited:
         return self.node_contents_visit(node)
 
-    def visit_Attribute(self, node):
+    def visit_Attribute(self, node: ast.Attribute) -> _Visited:
         name = node.attr
         if name == "__init__" and isinstance(node.ctx, ast.Load):
             # `super().__init__(...)`, `nn.Module.__init__(self)`: checked by the guard.
@@ -296,19 +306,19 @@ class GrillPolicy(RestrictingNodeTransformer):
         ast.copy_location(target, node.value)
         return ast.copy_location(ast.Attribute(value=target, attr=name, ctx=node.ctx), node)
 
-    def visit_Import(self, node):
+    def visit_Import(self, node: ast.Import) -> _Visited:
         for alias in node.names:
             self.check_module(node, alias.name)
         return super().visit_Import(node)
 
-    def visit_ImportFrom(self, node):
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> _Visited:
         if node.level:
             self.error(node, "relative imports are not available in the sandbox")
         else:
             self.check_module(node, node.module or "")
         return super().visit_ImportFrom(node)
 
-    def check_module(self, node, name: str) -> None:
+    def check_module(self, node: ast.AST, name: str) -> None:
         refusal = capabilities.module_refusal(name)
         if refusal:
             self.error(node, refusal)
@@ -317,7 +327,7 @@ class GrillPolicy(RestrictingNodeTransformer):
 def is_own_private(name: str | None) -> bool:
     """`_step`, `_buf`, `_helper`: ordinary names of the snippet's own."""
     return (
-        bool(name)
+        name is not None  # (and not empty: then it does not start with "_")
         and name.startswith("_")
         and name != "_"
         and RESERVED_PRIVATE.fullmatch(name) is None
@@ -335,7 +345,7 @@ def defined_names(stmt: ast.stmt) -> list[str]:
     return []
 
 
-def is_plain_slots(stmt: ast.stmt) -> bool:
+def is_plain_slots(stmt: ast.stmt) -> TypeGuard[ast.Assign]:
     """`__slots__ = ("a", "_b")` in a class body: literal names the snippet could also use as
     attributes, so the slots declare nothing that attribute rules would refuse."""
     if not (
@@ -370,7 +380,9 @@ def is_pure(expr: ast.expr) -> bool:
     return False
 
 
-def retarget(expr: ast.expr, ctx: ast.expr_context) -> ast.expr:
+def retarget(
+    expr: ast.Name | ast.Attribute | ast.Subscript, ctx: ast.expr_context
+) -> ast.Name | ast.Attribute | ast.Subscript:
     """A copy of an augmented-assignment target as a plain read or write."""
     copy = copy_module.deepcopy(expr)
     copy.ctx = ctx
@@ -406,10 +418,12 @@ def compile_candidate(
     return Compiled(compile(tree, filename, "exec"), frozenset(policy.private_names))
 
 
-def candidate_namespace(compiled: Compiled, extra: dict | None = None) -> dict:
+def candidate_namespace(
+    compiled: Compiled, extra: Mapping[str, object] | None = None
+) -> dict[str, object]:
     """Fresh globals for one snippet: restricted builtins, the guards RestrictedPython's
     rewritten code calls, the proxied `__import__`, and a capped print sink."""
-    classes: weakref.WeakSet = weakref.WeakSet()
+    classes: weakref.WeakSet[type] = weakref.WeakSet()
     sink = guards.PrintSink()
     allowed = {name: getattr(builtins, name) for name in CANDIDATE_BUILTINS}
     restricted = {k: v for k, v in safe_builtins.items() if k not in UNSAFE_SAFE_BUILTINS}
@@ -437,7 +451,7 @@ def candidate_namespace(compiled: Compiled, extra: dict | None = None) -> dict:
     return namespace
 
 
-def run_candidate(compiled: Compiled, namespace: dict) -> None:
+def run_candidate(compiled: Compiled, namespace: dict[str, object]) -> None:
     """Execute compiled snippet code; its exceptions become CandidateError, a runtime denial
     becomes Refused (even one the snippet caught)."""
     refused_at_runtime.clear()
@@ -464,7 +478,9 @@ def candidate_error(exc: BaseException, filename: str) -> CandidateError:
     return CandidateError(type(exc).__name__, message, line, text)
 
 
-def make_class(classes: weakref.WeakSet, name, bases, ns):
+def make_class(
+    classes: weakref.WeakSet[type], name: str, bases: tuple[type, ...], ns: dict[str, object]
+) -> type:
     """Build a snippet's class with the metaclass its bases need, and remember it. A class
     body may not override a private name torch's bases use (`_get_iterator`)."""
     meta = type

@@ -6,6 +6,7 @@ Both carry the candidate's line so that the user sees `line 7: ...` and nothing 
 from __future__ import annotations
 
 import sys
+import weakref
 from types import FrameType
 
 CANDIDATE_MARK = "__grill_candidate__"
@@ -41,7 +42,7 @@ class CandidateError(Exception):
 
 def candidate_frame() -> FrameType | None:
     """The innermost frame on the current stack that runs candidate code, if any."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_globals.get(CANDIDATE_MARK):
             return frame
@@ -49,7 +50,7 @@ def candidate_frame() -> FrameType | None:
     return None
 
 
-def candidate_classes():
+def candidate_classes() -> weakref.WeakSet[type] | tuple[()]:
     """The classes the innermost running snippet defined (empty outside a snippet)."""
     frame = candidate_frame()
     return frame.f_globals.get(CANDIDATE_CLASSES, ()) if frame is not None else ()

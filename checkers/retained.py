@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import types
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -46,12 +46,13 @@ class Found:
     holder: torch.Tensor | torch.autograd.graph.Node
 
     @property
-    def root(self) -> torch.autograd.graph.Node:
-        """The graph node the holder keeps alive."""
+    def root(self) -> torch.autograd.graph.Node | None:
+        """The graph node the holder keeps alive (None only if torch now refuses a tensor's
+        `grad_fn`, which it gave when the holder was found)."""
         return grad_fn_of(self.holder) if isinstance(self.holder, torch.Tensor) else self.holder
 
 
-def grad_fn_of(tensor: torch.Tensor):
+def grad_fn_of(tensor: torch.Tensor) -> torch.autograd.graph.Node | None:
     """`tensor.grad_fn`, or None where torch refuses to give it (a view of a leaf that was
     changed in place under no_grad raises): the grader never fails on a tensor torch built."""
     try:
@@ -104,7 +105,7 @@ def graph_holders(roots: Mapping[str, object], filename: str) -> Iterator[Found]
             )
 
 
-def frame_roots(frames) -> dict[str, object]:
+def frame_roots(frames: Sequence[types.FrameType]) -> dict[str, object]:
     """The names running snippet frames see, innermost first: a function's locals win over
     the module's globals."""
     roots: dict[str, object] = {}
@@ -216,7 +217,7 @@ def _key(key: object) -> str:
 _SAVED_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def saved_tensors(node) -> Iterator[torch.Tensor]:
+def saved_tensors(node: object) -> Iterator[torch.Tensor]:
     """The tensors a graph node saved for its backward, while it still holds them."""
     names = _SAVED_NAMES.get(type(node))
     if names is None:

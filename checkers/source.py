@@ -131,7 +131,7 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
     True; `hook_in_loop` for a hook registered inside a loop; `carried:NAME` for state fed
     back into the call that replaces it (`out, h = rnn(x, h)`, `h = Cell.apply(x + h)`); and
     `feeds:NAME` for any name computed from itself (`total = total + loss`, `mean = 0.9 * mean`)."""
-    flags = set()
+    flags: set[str] = set()
     in_loop = _lines_in_loops(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign)):
@@ -170,10 +170,10 @@ def _fed_back(node: ast.Assign | ast.AugAssign) -> set[str]:
         for target in targets
         for part in (target.elts if isinstance(target, ast.Tuple) else [target])
     ]
-    written = {_names(part) for part in flat} - {None}
+    written = {name for part in flat if (name := _names(part)) is not None}
     if isinstance(node, ast.AugAssign):
         return written
-    read = {_names(part) for part in ast.walk(node.value)} - {None}
+    read = {name for part in ast.walk(node.value) if (name := _names(part)) is not None}
     return written & read
 
 

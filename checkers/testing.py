@@ -8,6 +8,7 @@ memory moved per step.
 from __future__ import annotations
 
 import time
+import types
 from collections.abc import Callable
 
 from checkers.grade import measure, scan
@@ -50,7 +51,7 @@ def assert_no_graph_leak(
     return verdict
 
 
-def _step_roots(step: Callable) -> dict[str, object]:
+def _step_roots(step: Callable[[], object]) -> dict[str, object]:
     """What a step function can reach: the globals it names, its closure, its defaults."""
     function = getattr(step, "__func__", step)
     roots: dict[str, object] = {}
@@ -68,7 +69,7 @@ def _step_roots(step: Callable) -> dict[str, object]:
     return roots
 
 
-def _global_names(code) -> set[str]:
+def _global_names(code: types.CodeType) -> set[str]:
     names = set(code.co_names)
     for constant in code.co_consts:
         if hasattr(constant, "co_names"):

@@ -6,8 +6,11 @@ field has a stable name (see README, "How grading works").
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Literal
+from typing import Any, Literal, TypedDict
+
+from checkers.measurements import Series
 
 VerdictKind = Literal["clean", "leak", "wrong", "refused", "error", "timeout", "limit"]
 Pattern = Literal["flat", "sawtooth", "monotonic", "fragmentation"]
@@ -69,6 +72,22 @@ class ErrorInfo:
     line: int | None = None
 
 
+class Extra(TypedDict, total=False):
+    """`Verdict.extra`: further evidence, each key where the run has it; keys may grow."""
+
+    dead_weight: Series
+    reach: Series
+    timings: dict[str, float]
+    peak_bytes: int
+    unwatched_nodes: int
+    reserved: list[int]
+    """Bytes the CUDA allocator reserved per step, above the first step's."""
+    retained_total: int
+    """Holders of the leak, of which `retained` lists the first few."""
+    traceback: str
+    """The snippet's traceback, when it raised."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     verdict: VerdictKind
@@ -92,7 +111,7 @@ class Verdict:
     coverage: str = ""
     """What part of the run the grader saw: the whole run, or where its budget stopped it."""
     training: Training = field(default_factory=Training)
-    extra: dict = field(default_factory=dict)
+    extra: Extra = field(default_factory=Extra)
     """Further evidence (the dead-weight series, reserved bytes on CUDA...); keys may grow."""
 
     @property
@@ -109,11 +128,11 @@ class Verdict:
             return EXIT_GRILL
         return EXIT_NOT_GRADED
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> Verdict:
+    def from_dict(cls, data: Mapping[str, Any]) -> Verdict:  # decoded JSON, checked as built
         """The inverse of to_dict; unknown keys are an error, so a stale reader says so."""
         data = dict(data)
         data["samples"] = tuple(data.get("samples") or ())

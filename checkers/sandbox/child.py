@@ -15,13 +15,14 @@ import resource
 import signal
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NoReturn
 
 from checkers import guards
 from checkers.refusal import CandidateError, Refused
 from checkers.sandbox import landlock, seccomp, warnings_shown
-from checkers.sandbox.protocol import signed, write_all
+from checkers.sandbox.limits import LimitValues
+from checkers.sandbox.protocol import RunRequest, signed, write_all
 
 MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
 MEMORY_KINDS = ("MemoryError", "OutOfMemoryError")
@@ -32,12 +33,15 @@ own scratch directory, which the worker clears after every run."""
 CRASH_FRAME = re.compile(r'File "(.*)", line (\d+) in ')
 
 
-Answer = Callable[[dict], NoReturn]
+Answer = Callable[[Mapping[str, object]], NoReturn]
+"""Sends the run's one message to the parent, and ends the process."""
+Job = Callable[[Mapping[str, object], Answer], Mapping[str, object]]
+"""`module:function`: called with the payload and a `finish` that ends the run early."""
 
 
 def run(
-    job: Callable[[dict, Callable[[dict], NoReturn]], dict],
-    request: dict,
+    job: Job,
+    request: RunRequest,
     out_fd: int,
     result_fd: int,
     control: socket.socket,
@@ -72,7 +76,7 @@ def answerer(result_fd: int, key: bytes) -> Answer:
     fd = os.dup2(result_fd, unused_descriptor())
     os.close(result_fd)
 
-    def answer(message: dict) -> NoReturn:
+    def answer(message: Mapping[str, object]) -> NoReturn:
         try:
             flush_output()
             try:
@@ -134,7 +138,7 @@ def set_parent_death_signal() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def apply_limits(limits: dict, *, address_space: bool, shared_user: bool) -> None:
+def apply_limits(limits: LimitValues, *, address_space: bool, shared_user: bool) -> None:
     """`shared_user`: the run's uid is shared with the user's other processes (no user
     namespace), and RLIMIT_NPROC counts them all, so the limit goes on top of their count."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -188,10 +192,10 @@ def unused_descriptor() -> int:
             return fd
 
 
-def call(job: Callable[[dict, Answer], dict], payload: dict, answer: Answer) -> dict:
+def call(job: Job, payload: Mapping[str, object], answer: Answer) -> dict[str, object]:
     """Run the job; it may also finish early through `finish` (a spent budget)."""
 
-    def finish(result: dict) -> NoReturn:
+    def finish(result: Mapping[str, object]) -> NoReturn:
         answer({"status": "ok", "result": result})
 
     try:
@@ -211,7 +215,7 @@ def call(job: Callable[[dict, Answer], dict], payload: dict, answer: Answer) -> 
 
 def failure(
     status: str, kind: str, message: str, line: int | None = None, traceback: str = ""
-) -> dict:
+) -> dict[str, object]:
     return {
         "status": status,
         "error": {"kind": kind, "message": message, "line": line},
@@ -219,7 +223,7 @@ def failure(
     }
 
 
-def internal_error(exc: BaseException) -> dict:
+def internal_error(exc: BaseException) -> dict[str, object]:
     return failure(
         "error", "internal", f"grill could not run this snippet ({type(exc).__name__}: {exc})"
     )

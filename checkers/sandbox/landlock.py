@@ -45,7 +45,7 @@ class PathBeneathAttr(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-def _libc():
+def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
@@ -53,7 +53,7 @@ def abi() -> int:
     """The kernel's Landlock ABI version, 0 where there is none (or not Linux)."""
     if not sys.platform.startswith("linux"):
         return 0
-    version = _libc().syscall(
+    version: int = _libc().syscall(
         ctypes.c_long(CREATE_RULESET),
         None,
         ctypes.c_size_t(0),
@@ -93,7 +93,7 @@ def restrict(readable: list[str], writable: list[str]) -> int:
     return version
 
 
-def allow(libc, ruleset: int, path: str, rights: int) -> None:
+def allow(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
     """Grant `rights` beneath `path` (a missing path is skipped)."""
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)

@@ -3,8 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TypedDict, cast
 
 MiB = 1024 * 1024
+
+
+class LimitValues(TypedDict):
+    """`Limits.to_dict()`: a run's limits as the child applies them."""
+
+    memory_bytes: int
+    cpu_seconds: int
+    wall_seconds: float
+    output_bytes: int
+    result_bytes: int
+    processes: int
+    open_files: int
+    file_bytes: int
+    scratch_bytes: int
 
 
 @dataclass(frozen=True)
@@ -35,5 +50,5 @@ class Limits:
     def raw_output_bytes(self) -> int:
         return 2 * self.output_bytes + 64 * 1024
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def to_dict(self) -> LimitValues:
+        return cast(LimitValues, asdict(self))  # its fields, by name

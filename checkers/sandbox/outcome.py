@@ -13,7 +13,7 @@ Status = Literal["ok", "refused", "error", "timeout", "limit"]
 @dataclass(frozen=True)
 class Outcome:
     status: Status
-    result: dict | None
+    result: dict[str, object] | None
     """What the job returned (validated JSON object), only when status is ok."""
     output: str
     """What the run printed, capped, with a note where it was cut."""

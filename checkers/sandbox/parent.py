@@ -17,15 +17,16 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import IO, Any, Literal, Protocol, cast
 
 from checkers.device import Device
 from checkers.sandbox import isolation as isolation_layer
 from checkers.sandbox import protocol, seccomp
 from checkers.sandbox.errors import SandboxError
 from checkers.sandbox.limits import Limits
-from checkers.sandbox.outcome import Outcome
+from checkers.sandbox.outcome import Outcome, Status
 from checkers.verdict import ErrorInfo
 
 STARTUP_SECONDS = 180.0
@@ -64,7 +65,7 @@ class Sandbox:
         self._isolation_request = isolation
         self.job_paths = tuple(str(Path(p).resolve()) for p in job_paths)
         self._isolation: isolation_layer.Isolation | None = None
-        self._process: subprocess.Popen | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._workdir: str | None = None
         self._stderr_tail = bytearray()
@@ -93,7 +94,7 @@ class Sandbox:
     def __enter__(self) -> Sandbox:
         return self.start()
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def start(self) -> Sandbox:
@@ -152,16 +153,23 @@ class Sandbox:
             )
         self.device = "cuda" if cuda and self.requested_device != "cpu" else "cpu"
 
-    def _launch(self, chosen, argv: list[str], env: dict, seccomp_fd: int | None) -> dict:
+    def _launch(
+        self,
+        chosen: isolation_layer.Isolation,
+        argv: list[str],
+        env: dict[str, str],
+        seccomp_fd: int | None,
+    ) -> dict[str, object]:
         """Start the worker in the fresh work folder and wait for its hello; the caller
         removes the folder whatever goes wrong here."""
         if chosen.kind == "process" and os.geteuid() == 0:  # the worker runs as nobody
-            os.chown(self._workdir, *isolation_layer.unprivileged_ids())
+            workdir = cast(str, self._workdir)  # _start has just made it
+            os.chown(workdir, *isolation_layer.unprivileged_ids())
         ours, theirs = socket.socketpair()
         try:
             self._process = subprocess.Popen(
                 argv,
-                stdin=theirs,
+                stdin=theirs.fileno(),  # what Popen takes of a socket
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 env=env,
@@ -182,10 +190,11 @@ class Sandbox:
         threading.Thread(target=self._drain_stderr, args=(self._process,), daemon=True).start()
         return self._await_ready()
 
-    def _await_ready(self) -> dict:
-        self._control.settimeout(STARTUP_SECONDS)
+    def _await_ready(self) -> dict[str, object]:
+        control = cast(socket.socket, self._control)  # _launch has just set it
+        control.settimeout(STARTUP_SECONDS)
         try:
-            ready, _ = protocol.receive(self._control)
+            ready, _ = protocol.receive(control)
         except (OSError, protocol.ProtocolError) as exc:
             self._stop_worker()
             tail = self._stderr_tail.decode(errors="replace").strip()[-2000:]
@@ -197,13 +206,15 @@ class Sandbox:
                 self._control.settimeout(None)
         return ready
 
-    def _drain_stderr(self, process: subprocess.Popen) -> None:
+    def _drain_stderr(self, process: subprocess.Popen[bytes]) -> None:
         """Keep the worker's own stderr from filling its pipe; the tail explains failures."""
-        for line in process.stderr:
+        for line in cast(IO[bytes], process.stderr):  # a pipe: stderr=PIPE
             self._stderr_tail += line
             del self._stderr_tail[:-STDERR_TAIL_BYTES]
 
-    def run(self, job: str, payload: dict, *, timeout_s: float | None = None) -> Outcome:
+    def run(
+        self, job: str, payload: Mapping[str, object], *, timeout_s: float | None = None
+    ) -> Outcome:
         """Run `job` ("module:function", called as fn(payload) -> dict) in a fresh child."""
         with self._lock:
             self.start()
@@ -223,12 +234,12 @@ class Sandbox:
         """Stop the worker; a later run starts a fresh one."""
         self._stop_worker()
 
-    def _run(self, job: str, payload: dict, timeout_s: float) -> Outcome:
+    def _run(self, job: str, payload: Mapping[str, object], timeout_s: float) -> Outcome:
         started = time.monotonic()
         out_read, out_write = os.pipe()
         result_read, result_write = os.pipe()
         key = secrets.token_bytes(32)
-        request = {
+        request: protocol.RunRequest = {
             "op": "run",
             "job": job,
             "payload": payload,
@@ -239,7 +250,8 @@ class Sandbox:
             "shared_user": self._chosen_isolation().kind == "process",
         }
         try:
-            protocol.send(self._control, request, (out_write, result_write))
+            control = cast(socket.socket, self._control)  # start() has started the worker
+            protocol.send(control, request, (out_write, result_write))
             sent = True
         except OSError:
             sent = False
@@ -259,7 +271,7 @@ class Sandbox:
 
     def _send_kill(self) -> bool:
         try:
-            protocol.send(self._control, {"op": "kill"})
+            protocol.send(cast(socket.socket, self._control), {"op": "kill"})  # (mid-run)
             return True
         except OSError:
             return False
@@ -295,13 +307,13 @@ class RunReader:
         self.deadline = deadline
         self.output = bytearray()
         self.result = bytearray()
-        self.exit: dict | None = None
+        self.exit: dict[str, object] | None = None
         self.timed_out = self.cancelled = self.worker_lost = False
         self.output_overflow = self.result_overflow = False
         self.kill_sent_at: float | None = None
 
     def collect(self) -> None:
-        control = self.sandbox._control
+        control = cast(socket.socket, self.sandbox._control)  # (mid-run: the worker is up)
         with selectors.DefaultSelector() as selector:
             for fileobj in (self.out_fd, self.result_fd, control, self.sandbox._cancel_read):
                 selector.register(fileobj, selectors.EVENT_READ)
@@ -325,7 +337,7 @@ class RunReader:
                         drain(fd)
                         self.cancelled = True
                         self.kill()
-                    elif not self.read_pipe(fd):
+                    elif not self.read_pipe(cast(int, fd)):  # one of the two pipes
                         selector.unregister(fd)
                         open_pipes.discard(fd)
                 if self.worker_lost:
@@ -373,7 +385,14 @@ def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float, timeout_s
     if run.output_overflow:
         output += f"\n[output stopped at {run.limits.raw_output_bytes} bytes; the run was ended]"
 
-    def outcome(status, kind=None, message="", line=None, result=None, traceback=""):
+    def outcome(
+        status: Status,
+        kind: str | None = None,
+        message: str = "",
+        line: int | None = None,
+        result: dict[str, object] | None = None,
+        traceback: str = "",
+    ) -> Outcome:
         error = ErrorInfo(kind=kind, message=message, line=line) if kind else None
         return Outcome(
             status=status,
@@ -442,13 +461,28 @@ def outcome_of(run: RunReader, key: bytes, device: str, wall_s: float, timeout_s
 def signal_name(number: object) -> str:
     """`SIGKILL` for 9; a number no Signals member has (a real-time signal) as itself."""
     try:
-        return signal.Signals(number).name
+        return signal.Signals(number).name  # type: ignore[arg-type]  # any value; bad ones raise
     except (ValueError, TypeError):
         return str(number)
 
 
-def from_message(message: dict, outcome) -> Outcome:
-    """Validate the child's result message field by field."""
+class _OutcomeOf(Protocol):
+    """`outcome_of`'s maker of an Outcome for this run."""
+
+    def __call__(
+        self,
+        status: Status,
+        kind: str | None = None,
+        message: str = "",
+        line: int | None = None,
+        result: dict[str, object] | None = None,
+        traceback: str = "",
+    ) -> Outcome: ...
+
+
+def from_message(message: Mapping[str, Any], outcome: _OutcomeOf) -> Outcome:
+    """Validate the child's result message field by field. (It is decoded JSON from the run:
+    untrusted, so Any until each field is checked; a malformed one raises.)"""
     status = message["status"]
     if status not in STATUSES or status == "timeout":
         raise ValueError(f"unknown status {status!r}")
@@ -486,7 +520,7 @@ def drain(fd: int) -> None:
         pass
 
 
-def kill_session(process: subprocess.Popen) -> None:
+def kill_session(process: subprocess.Popen[bytes]) -> None:
     """The worker leads its own session: kill all of it (bwrap takes its namespace along)."""
     if process.poll() is None:
         try:

@@ -12,6 +12,10 @@ import json
 import os
 import socket
 import struct
+from collections.abc import Mapping
+from typing import NotRequired, TypedDict
+
+from checkers.sandbox.limits import LimitValues
 
 HEADER = struct.Struct("!I")
 MAX_CONTROL_BYTES = 64 * 1024 * 1024
@@ -22,7 +26,23 @@ class ProtocolError(Exception):
     """The other end sent something malformed, too large, or hung up."""
 
 
-def send(sock: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> None:
+class RunRequest(TypedDict):
+    """The parent's `run` request, as the worker and the run's child read it."""
+
+    op: str
+    job: str
+    """`module:function` of the job."""
+    payload: Mapping[str, object]
+    """The job's own arguments (JSON); each job reads its own."""
+    device: str | None
+    key: NotRequired[str]
+    """The run's signing key (hex); the child pops it, so that only its answerer holds it."""
+    limits: LimitValues
+    readable: list[str]
+    shared_user: bool
+
+
+def send(sock: socket.socket, message: Mapping[str, object], fds: tuple[int, ...] = ()) -> None:
     body = json.dumps(message).encode()
     if fds:
         socket.send_fds(sock, [HEADER.pack(len(body))], list(fds))
@@ -33,7 +53,7 @@ def send(sock: socket.socket, message: dict, fds: tuple[int, ...] = ()) -> None:
 
 def receive(
     sock: socket.socket, max_bytes: int = MAX_CONTROL_BYTES, max_fds: int = 0
-) -> tuple[dict, list[int]]:
+) -> tuple[dict[str, object], list[int]]:
     """One message and the descriptors that came with it; raises ProtocolError on EOF."""
     fds: list[int] = []
     if max_fds:
@@ -60,7 +80,7 @@ def read_exactly(sock: socket.socket, count: int) -> bytes:
     return b"".join(chunks)
 
 
-def decode(data: bytes) -> dict:
+def decode(data: bytes) -> dict[str, object]:
     """A JSON object or ProtocolError; NaN and infinities are accepted (losses can be NaN)."""
     try:
         message = json.loads(data)
@@ -77,7 +97,7 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def signed(message: dict, key: bytes) -> bytes:
+def signed(message: Mapping[str, object], key: bytes) -> bytes:
     """A run's result as it travels: JSON, a newline, and its HMAC under the run's key."""
     body = json.dumps(message, allow_nan=False).encode()
     return body + b"\n" + hmac.new(key, body, "sha256").hexdigest().encode()

@@ -6,11 +6,20 @@ Used to try a snippet without grading it (benign controls, the escape suite, the
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
+from typing import NoReturn, NotRequired, TypedDict
 
 from checkers import policy
 
 
-def run_snippet(payload: dict, finish=None) -> dict:
+class SnippetPayload(TypedDict):
+    source: str
+    filename: NotRequired[str]
+
+
+def run_snippet(
+    payload: SnippetPayload, finish: Callable[[Mapping[str, object]], NoReturn] | None = None
+) -> dict[str, object]:
     """payload: {"source": str}. Returns {"result": <the snippet's `result`, if JSON>}."""
     compiled = policy.compile_candidate(payload["source"], payload.get("filename", "<snippet>"))
     namespace = policy.candidate_namespace(compiled)

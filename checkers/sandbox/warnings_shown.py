@@ -17,6 +17,7 @@ import re
 import sys
 import warnings
 from types import FrameType
+from typing import TextIO
 
 from checkers.refusal import candidate_frame
 
@@ -39,7 +40,7 @@ def install() -> None:
     sys.unraisablehook = show_unraisable
 
 
-def show_unraisable(unraisable) -> None:
+def show_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
     write(
         format_warning(
             unraisable.exc_value or "",
@@ -50,7 +51,14 @@ def show_unraisable(unraisable) -> None:
     )
 
 
-def show(message, category, filename, lineno, file=None, line=None) -> None:
+def show(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     write(format_warning(message, category, candidate_frame()))
 
 
@@ -68,7 +76,9 @@ def write(text: str) -> None:
         pass
 
 
-def format_warning(message, category, frame: FrameType | None, prefix: str = "") -> str:
+def format_warning(
+    message: object, category: type[BaseException], frame: FrameType | None, prefix: str = ""
+) -> str:
     """`line 20: UserWarning: text` at the candidate's `frame`, or without a location."""
     filename = frame.f_code.co_filename if frame is not None else None
     text = INTERNAL_NOTE.sub("", str(message))

@@ -16,7 +16,10 @@ import signal
 import socket
 import sys
 import time
+import types
 import warnings
+from collections.abc import Callable
+from typing import cast
 
 from checkers.sandbox import child, protocol, seccomp
 from checkers.sandbox.privileges import drop_privileges
@@ -63,14 +66,14 @@ def main() -> None:
     info = warm(full="--cold" not in sys.argv)
     scratch = set(os.listdir("."))
     protocol.send(control, {"event": "ready", **info})
-    jobs: dict[str, object] = {}
+    jobs: dict[str, child.Job] = {}
     while True:
         try:
             request, fds = protocol.receive(control, max_fds=2)
         except (protocol.ProtocolError, OSError):
             return
         if request.get("op") == "run" and len(fds) == 2:
-            serve(control, request, fds, jobs, own_pid_namespace)
+            serve(control, cast(protocol.RunRequest, request), fds, jobs, own_pid_namespace)
             clear_scratch(scratch)
         else:
             for fd in fds:
@@ -79,7 +82,7 @@ def main() -> None:
                 return
 
 
-def warm(full: bool) -> dict:
+def warm(full: bool) -> dict[str, object]:
     """Import torch and grill's policy once for every run to inherit. `full` also runs the
     paths every training loop takes (optimizers, their lazy imports, double backward, the
     policy on a small snippet) so that each later run starts warm: what repeated runs (the
@@ -107,7 +110,7 @@ def warm(full: bool) -> dict:
     }
 
 
-def warm_paths(torch, policy) -> None:
+def warm_paths(torch: types.ModuleType, policy: types.ModuleType) -> None:
     for optimizer in (torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD):
         model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
         opt = optimizer(model.parameters(), lr=1e-3)
@@ -121,7 +124,11 @@ def warm_paths(torch, policy) -> None:
 
 
 def serve(
-    control: socket.socket, request: dict, fds: list[int], jobs: dict, own_pid_namespace: bool
+    control: socket.socket,
+    request: protocol.RunRequest,
+    fds: list[int],
+    jobs: dict[str, child.Job],
+    own_pid_namespace: bool,
 ) -> None:
     out_fd, result_fd = fds
     try:
@@ -144,7 +151,7 @@ def serve(
     status, killed = wait_or_kill(control, pid, own_pid_namespace, scratch_cap)
     kill_leftovers(pid, own_pid_namespace)
     code = os.waitstatus_to_exitcode(status)
-    filename = request["payload"].get("filename") or "<snippet>"
+    filename = cast(str, request["payload"].get("filename") or "<snippet>")  # grill's jobs' key
     protocol.send(
         control,
         {
@@ -172,7 +179,7 @@ def clear_scratch(kept: set[str]) -> None:
                 pass
 
 
-def load_job(jobs: dict, name: str):
+def load_job(jobs: dict[str, child.Job], name: str) -> child.Job:
     """`module:function`, imported here in the worker so later runs find it warm."""
     if name not in jobs:
         module, _, function = name.partition(":")
@@ -271,7 +278,7 @@ def become_subreaper() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def ignore_missing(kill, target: int, sig: int) -> None:
+def ignore_missing(kill: Callable[[int, int], None], target: int, sig: int) -> None:
     try:
         kill(target, sig)
     except (ProcessLookupError, PermissionError):

@@ -1,0 +1,112 @@
+"""The grading job's JSON, both ways: what the parent asks for (`GradePayload`) and what the
+sandbox child measures (`Measurements`, from `checkers.grade.measure`) for the parent to judge
+(`checkers.judge`) and hold against a task's contract (`checkers.contract`).
+
+Types only: no torch, nothing to run.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired, Required, TypedDict
+
+
+class GradePayload(TypedDict, total=False):
+    """`checkers.grade.grade_job`'s arguments; only the source and the budget are required."""
+
+    source: Required[str]
+    seconds: Required[float]
+    filename: str
+    device: str
+    steps: int | None
+    seed: int
+    compare: list[str]
+    peak: bool
+
+
+class TrainingCounts(TypedDict):
+    optimizer_steps: int
+    updates: int
+    backward_calls: int
+    graph_nodes: int
+    reused_nodes: int
+    higher_order: bool
+    walk_truncated: bool
+
+
+class Series(TypedDict):
+    """A per-generation (or per-backward) series in at most SERIES_BUCKETS buckets
+    (`checkers.grade.bucketed`)."""
+
+    lows: list[int]
+    highs: list[int]
+    first: list[int]
+    """The first index each bucket covers."""
+    steps: list[int]
+    loops: list[int]
+    releases: list[int]
+    width: int
+
+
+class Summary(TypedDict):
+    """One holder's graph (`checkers.grade.summarize`)."""
+
+    grad_fn: str
+    nodes: int
+    saved_bytes: int
+    line: int | None
+    keys: list[int] | None
+    """The lowest and highest generation its nodes carry."""
+    generations: int
+    steps: int
+    used: bool
+    passes: int
+    root_used: bool
+    numel: int | None
+    view: bool
+    node_only: bool
+    unwatched: NotRequired[int]
+    """Nodes the ledger never saw made; moved into the scan's count, so a holder lacks it."""
+
+
+class Holder(Summary):
+    """Something a scan found holding graph, and how the snippet reaches it."""
+
+    path: str
+    stored: str
+    """The path it was first seen under: where it was stored."""
+
+
+class ScanRecord(TypedDict):
+    generation: int
+    step: int
+    holders: list[Holder]
+    capped: bool
+
+
+class Fingerprint(TypedDict, total=False):
+    """A compared value (`checkers.fingerprint`): its shape and numbers, or why there are none."""
+
+    missing: bool
+    unsupported: str
+    shape: str
+    numbers: list[float | str]
+    """Non-finite numbers travel as strings (`nan`, `inf`)."""
+
+
+class Measurements(TypedDict):
+    device: str
+    stopped_by: str
+    """`end`, `budget` or `steps`."""
+    seconds: float
+    training: TrainingCounts
+    dead_weight: Series
+    reach: Series
+    memory: list[int]
+    reserved: list[int]
+    peak_bytes: int
+    scans: list[ScanRecord]
+    values: dict[str, Fingerprint]
+    problem: str | None
+    unwatched_nodes: int
+    timings: NotRequired[dict[str, float]]
+    """Absent where the run could not be measured."""
