@@ -10,6 +10,7 @@ Imported inside the sandbox child; torch itself is imported lazily, on first res
 from __future__ import annotations
 
 import functools
+import inspect
 import importlib
 import sys
 import weakref
@@ -618,13 +619,16 @@ def single_process_data_loader() -> type[TorchDataLoader[object]]:
     from torch.utils.data import DataLoader as TorchDataLoader
     from torch.utils.data.dataloader import _SingleProcessDataLoaderIter
 
+    signature = inspect.signature(TorchDataLoader.__init__)
+
     class DataLoader(TorchDataLoader[object]):
-        def __init__(self, *args: Any, num_workers: int = 0, **kwargs: Any) -> None:
-            check_loader_setting("num_workers", num_workers)
-            check_loader_setting("multiprocessing_context", kwargs.get("multiprocessing_context"))
-            # (the rest are torch's arguments, passed on as they come; a num_workers passed by
-            # position meets this one: a TypeError, and no worker)
-            super().__init__(*args, num_workers=0, **kwargs)  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            # Bound as torch binds them, so a setting passed by position is checked too.
+            bound = signature.bind(self, *args, **kwargs)
+            for name in ("num_workers", "multiprocessing_context"):
+                check_loader_setting(name, bound.arguments.get(name))
+            bound.arguments["num_workers"] = 0
+            super().__init__(*bound.args[1:], **bound.kwargs)
 
         def __setattr__(self, name: str, value: object) -> None:
             check_loader_setting(name, value)

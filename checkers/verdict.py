@@ -1,7 +1,7 @@
 """The grade of one snippet: a frozen, JSON-serializable value.
 
 It travels from the grader to `grill check --json`, to the TUI and into the history, so every
-field has a stable name (see README, "How grading works").
+field has a stable name (see docs/grading.md).
 """
 
 from __future__ import annotations

@@ -37,6 +37,10 @@ STDERR_TAIL_BYTES = 8 * 1024
 STATUSES = ("ok", "refused", "error", "timeout", "limit")
 
 
+CLOSE_WAIT_S = 5.0
+"""How long close() waits for a cancelled run to hand the worker back before stopping it anyway."""
+
+
 class Sandbox:
     """Runs `module:function` jobs on untrusted payloads in fresh processes forked from one
     warm worker, one run at a time. Use as a context manager, or call close()."""
@@ -145,7 +149,7 @@ class Sandbox:
         }
         cuda = bool(ready.get("cuda"))
         if self.requested_device == "cuda" and not cuda:
-            self.close()
+            self._stop_worker()
             raise SandboxError(
                 "No CUDA device is usable here (torch cannot use the GPU), so"
                 " nothing ran. Grade on the CPU instead (--device cpu or auto).",
@@ -231,8 +235,15 @@ class Sandbox:
             os.write(self._cancel_write, b"x")
 
     def close(self) -> None:
-        """Stop the worker; a later run starts a fresh one."""
-        self._stop_worker()
+        """Stop the worker, cancelling a run in progress first (the app may close while a run
+        goes on in a thread); a later run starts a fresh one."""
+        self.cancel()
+        locked = self._lock.acquire(timeout=CLOSE_WAIT_S)
+        try:
+            self._stop_worker()
+        finally:
+            if locked:
+                self._lock.release()
 
     def _run(self, job: str, payload: Mapping[str, object], timeout_s: float) -> Outcome:
         started = time.monotonic()

@@ -159,6 +159,12 @@ REFUSED = [
         "'DataLoader(num_workers=4)' is not available",
     ),
     (
+        "dataloader-workers-by-position",
+        "from torch.utils.data import DataLoader\n"
+        "for batch in DataLoader(list(range(8)), 2, False, None, None, 3):\n    pass",
+        "'DataLoader(num_workers=3)' is not available",
+    ),
+    (
         "dataloader-workers-later",
         "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\nloader.num_workers = 2",
         "'DataLoader(num_workers=2)' is not available",

@@ -89,6 +89,23 @@ def test_a_worker_killed_during_a_run_is_an_error_then_replaced(secret):
         assert box.run(SNIPPET, {"source": "result = 5"}).result == {"result": 5}
 
 
+def test_closing_during_a_run_in_another_thread_cancels_it_cleanly(secret):
+    """The app closes its sandbox on exit while a run may go on in a worker thread."""
+    box = Sandbox(device="cpu", limits=TEST_LIMITS, job_paths=(str(JOBS),)).start()
+    outcomes = []
+    running = threading.Thread(
+        target=lambda: outcomes.append(box.run("probe_jobs:sleep", {"seconds": 30}))
+    )
+    running.start()
+    time.sleep(0.5)
+    started = time.monotonic()
+    box.close()
+    running.join(timeout=10)
+    assert time.monotonic() - started < 5
+    assert [(o.status, o.error.kind) for o in outcomes] == [("error", "cancelled")]
+    assert box.worker_pid is None
+
+
 def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(secret):
     before = process_tree(os.getpid())
     box = Sandbox(device="cpu", limits=TEST_LIMITS)
