@@ -10,8 +10,8 @@ Imported inside the sandbox child; torch itself is imported lazily, on first res
 from __future__ import annotations
 
 import functools
-import inspect
 import importlib
+import inspect
 import sys
 import weakref
 from collections.abc import Callable
