@@ -12,7 +12,7 @@ import time
 import pytest
 from sandbox_witness import JOBS, SNIPPET, TEST_LIMITS, process_tree
 
-from checkers.sandbox import Sandbox, SandboxError, isolation
+from checkers.sandbox import Sandbox, SandboxError, isolation, parent
 from checkers.sandbox.isolation import bubblewrap_works, host_has_cuda_devices
 
 
@@ -106,18 +106,27 @@ def test_closing_during_a_run_in_another_thread_cancels_it_cleanly(secret):
     assert box.worker_pid is None
 
 
-def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(secret):
-    before = process_tree(os.getpid())
+def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(secret, monkeypatch):
+    launched = []
+    real_popen = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        launched.append(real_popen(*args, **kwargs))
+        return launched[-1]
+
     box = Sandbox(device="cpu", limits=TEST_LIMITS)
+    assert box.isolation  # chosen (a probe may run a process) before launches are counted
+    monkeypatch.setattr(parent.subprocess, "Popen", popen)
     starters = [threading.Thread(target=box.start) for _ in range(3)]
     for thread in starters:
         thread.start()
     for thread in starters:
         thread.join()
-    assert process_tree(os.getpid()) - before == process_tree(box.worker_pid)
+    assert [process.pid for process in launched] == [box.worker_pid]
     box.close()
     assert box.worker_pid is None
     assert box.run(SNIPPET, {"source": "result = 7"}).result == {"result": 7}
+    assert len(launched) == 2
     box.close()
 
 
