@@ -109,15 +109,18 @@ def test_closing_during_a_run_in_another_thread_cancels_it_cleanly(secret):
 def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(secret, monkeypatch):
     launched = []
     real_popen = subprocess.Popen
+    starters = [threading.Thread(target=lambda: box.start()) for _ in range(3)]
+    ours = {*starters, threading.current_thread()}
 
     def popen(*args, **kwargs):
-        launched.append(real_popen(*args, **kwargs))
-        return launched[-1]
+        process = real_popen(*args, **kwargs)
+        if threading.current_thread() in ours:  # not a thread another test left running
+            launched.append(process)
+        return process
 
     box = Sandbox(device="cpu", limits=TEST_LIMITS)
     assert box.isolation  # chosen (a probe may run a process) before launches are counted
     monkeypatch.setattr(parent.subprocess, "Popen", popen)
-    starters = [threading.Thread(target=box.start) for _ in range(3)]
     for thread in starters:
         thread.start()
     for thread in starters:
