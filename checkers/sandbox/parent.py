@@ -129,8 +129,8 @@ class Sandbox:
             warm=self.warm,
         )
         started = time.monotonic()
-        self._workdir = tempfile.mkdtemp(prefix="grill-sandbox-")
         try:
+            self._make_workdir()
             ready = self._launch(chosen, argv, env, seccomp_fd)
         except SandboxError as exc:
             self._stop_worker()
@@ -156,6 +156,16 @@ class Sandbox:
                 kind="device",
             )
         self.device = "cuda" if cuda and self.requested_device != "cpu" else "cpu"
+
+    def _make_workdir(self) -> None:
+        """Name the folder before making it, so a signal that ends the process at any point
+        finds it to remove (mkdtemp makes the folder before its caller learns the name)."""
+        self._workdir = os.path.join(tempfile.gettempdir(), f"grill-sandbox-{secrets.token_hex(8)}")
+        try:
+            os.mkdir(self._workdir, 0o700)
+        except FileExistsError:  # not ours to remove
+            self._workdir = None
+            raise
 
     def _launch(
         self,

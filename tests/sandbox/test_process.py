@@ -147,3 +147,26 @@ def zombie(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+@pytest.mark.parametrize("moment", ["mkdir", "launch"])
+def test_a_signal_the_moment_the_work_folder_exists_leaves_nothing_behind(
+    tmp_path, monkeypatch, moment
+):
+    """A signal handler raises where Python next checks for one: here, right after the folder
+    is made (before the sandbox could learn a name mkdtemp returns), or as the worker starts."""
+    monkeypatch.setattr(parent.tempfile, "tempdir", str(tmp_path))
+
+    def interrupted(*args, **kwargs):
+        if moment == "mkdir":
+            real_mkdir(*args, **kwargs)
+        raise SystemExit(129)
+
+    real_mkdir = os.mkdir
+    target = parent.os if moment == "mkdir" else parent.subprocess
+    monkeypatch.setattr(target, "mkdir" if moment == "mkdir" else "Popen", interrupted)
+    box = Sandbox(device="cpu", isolation="process", limits=TEST_LIMITS)
+    with pytest.raises(SystemExit):
+        box.start()
+    assert list(tmp_path.iterdir()) == []
+    assert box.worker_pid is None
