@@ -231,11 +231,7 @@ def _graded(
     compare: tuple[str, ...] = (),
     peak: bool = False,
 ) -> tuple[Verdict, Observed | None]:
-    seconds = DEFAULT_SECONDS if seconds is None else seconds
-    if seconds <= 0:
-        raise UsageError(f"the time budget must be positive, not {seconds:g} s")
-    if steps is not None and steps < 1:
-        raise UsageError(f"--steps must be at least 1, not {steps}")
+    seconds = checked_budget(seconds, steps)
     sandbox = sandbox or shared_sandbox(device)
     try:
         sandbox.start()
@@ -253,6 +249,17 @@ def _graded(
     }
     outcome = sandbox.run(GRADE_JOB, payload, timeout_s=seconds + FINISH_MARGIN_S)
     return verdict_from_outcome(outcome, source)
+
+
+def checked_budget(seconds: float | None, steps: int | None) -> float:
+    """The time budget in seconds (the default when None); UsageError for one that cannot run
+    anything, before any worker starts."""
+    seconds = DEFAULT_SECONDS if seconds is None else seconds
+    if seconds <= 0:
+        raise UsageError(f"the time budget must be positive, not {seconds:g} s")
+    if steps is not None and steps < 1:
+        raise UsageError(f"--steps must be at least 1, not {steps}")
+    return seconds
 
 
 def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, Observed | None]:

@@ -53,26 +53,30 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade each file; print its report (or JSON line); return the worst exit status."""
-    from checkers.api import UsageError, grade_file
+    from checkers.api import UsageError, checked_budget, grade_source, read_snippet
     from checkers.report import render
     from checkers.sandbox import Sandbox
     from checkers.verdict import EXIT_GRILL, EXIT_USAGE
 
+    try:  # every usage error is found before a worker starts (seconds of torch import)
+        checked_budget(args.seconds, args.steps)
+        sources = [(path, read_snippet(path)) for path in args.files]
+    except UsageError as exc:
+        print(f"grill check: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     worst = 0
-    with Sandbox(device=args.device, warm=len(args.files) > 1) as sandbox:
-        for path in args.files:
+    with Sandbox(device=args.device, warm=len(sources) > 1) as sandbox:
+        for path, source in sources:
             started = time.monotonic()
             try:
-                verdict = grade_file(
-                    path,
+                verdict = grade_source(
+                    source,
+                    filename=path,
                     device=args.device,
                     seconds=args.seconds,
                     steps=args.steps,
                     sandbox=sandbox,
                 )
-            except UsageError as exc:
-                print(f"grill check: error: {exc}", file=sys.stderr)
-                return EXIT_USAGE
             except Exception as exc:  # a fault of grill's own: say so, with its own exit status
                 print(
                     f"grill check: internal error while grading {path}: {type(exc).__name__}: {exc}",
@@ -82,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps({"file": path, **verdict.to_dict()}))
             else:
-                if len(args.files) > 1:
+                if len(sources) > 1:
                     sys.stdout.write(f"== {path}\n")
                 sys.stdout.write(render(verdict))
             sys.stdout.flush()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from checkers.sandbox import Sandbox
 
 CORPUS = Path(__file__).parent / "corpus"
 STABLE_FIELDS = {
@@ -116,23 +117,35 @@ def test_an_error_in_the_snippet_shows_only_its_own_traceback(capsys, tmp_path):
         (b"\xff\xfe\x00 not text", "not UTF-8"),
     ],
 )
-def test_unreadable_files_are_usage_errors_exit_2(capsys, tmp_path, content, expected):
+def test_unreadable_files_are_usage_errors_exit_2_before_anything_runs(
+    capsys, tmp_path, content, expected, no_worker
+):
     path = tmp_path / "snippet.py"
     if content is not None:
         path.write_bytes(content)
-    status, out, err = check(capsys, str(path))
+    status, out, err = check(capsys, str(CORPUS / "clean_item_total.py"), str(path))
     assert status == 2
-    assert out == ""
+    assert out == "", "a usage error anywhere on the line grades no file"
     assert expected in err and str(path) in err
 
 
 @pytest.mark.parametrize(
     ("option", "value", "said"), [("--steps", "0", "--steps"), ("--seconds", "-1", "time budget")]
 )
-def test_a_budget_that_cannot_run_anything_is_a_usage_error(capsys, option, value, said):
+def test_a_budget_that_cannot_run_anything_is_a_usage_error(capsys, option, value, said, no_worker):
     status, _, err = check(capsys, option, value, str(CORPUS / "clean_item_total.py"))
     assert status == 2
     assert said in err
+
+
+@pytest.fixture
+def no_worker(monkeypatch):
+    """Usage errors are found before a worker starts (its torch import alone takes seconds)."""
+
+    def start(self):
+        raise AssertionError("a worker was started for a command line that cannot run")
+
+    monkeypatch.setattr(Sandbox, "start", start)
 
 
 def test_python_dash_m_checkers_gives_the_same_json():

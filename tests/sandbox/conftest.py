@@ -1,5 +1,5 @@
-"""Fixtures for the sandbox suites: warm sandboxes shared per module (closed after it, so no
-worker outlives the module that needed it), and a `witness` that sets traps (canary
+"""Fixtures for the sandbox suites: warm sandboxes shared by the whole session (closed at its
+end, so no worker outlives the tests), and a `witness` that sets traps (canary
 directory, loopback listener, a secret in our environment) and checks afterwards that none
 was touched and that no process of the run is left."""
 

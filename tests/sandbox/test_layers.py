@@ -211,7 +211,9 @@ def test_cpu_limit(secret):
 
     from checkers.sandbox import Limits, Sandbox
 
-    with Sandbox(device="cpu", limits=Limits(cpu_seconds=1), job_paths=(str(JOBS),)) as box:
+    with Sandbox(
+        device="cpu", warm=False, limits=Limits(cpu_seconds=1), job_paths=(str(JOBS),)
+    ) as box:
         outcome = run(box, "cpu_burn", timeout_s=15)
     assert (outcome.status, outcome.error.kind) == ("limit", "cpu")
 

@@ -35,7 +35,7 @@ def test_isolation_is_described_plainly():
 @pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap cannot create namespaces here")
 def test_auto_carries_on_without_bubblewrap_when_it_cannot_start_the_worker(monkeypatch, secret):
     monkeypatch.setattr(isolation, "bwrap_arguments", lambda env, **_: ["bwrap", "--no-such-flag"])
-    with Sandbox(device="cpu", limits=TEST_LIMITS) as box:
+    with Sandbox(device="cpu", warm=False, limits=TEST_LIMITS) as box:
         assert box.isolation.startswith("process only")
         assert "bubblewrap failed: the sandbox worker did not start" in box.isolation
         assert box.run(SNIPPET, {"source": "result = 6"}).result == {"result": 6}
@@ -73,7 +73,7 @@ def test_cancel_between_runs_does_not_cancel_the_next_one(sandbox):
 
 
 def test_a_worker_killed_between_runs_is_replaced_silently(secret):
-    with Sandbox(device="cpu", limits=TEST_LIMITS) as box:
+    with Sandbox(device="cpu", warm=False, limits=TEST_LIMITS) as box:
         first = box.worker_pid
         os.killpg(first, signal.SIGKILL)
         time.sleep(0.2)
@@ -82,7 +82,7 @@ def test_a_worker_killed_between_runs_is_replaced_silently(secret):
 
 
 def test_a_worker_killed_during_a_run_is_an_error_then_replaced(secret):
-    with Sandbox(device="cpu", limits=TEST_LIMITS, job_paths=(str(JOBS),)) as box:
+    with Sandbox(device="cpu", warm=False, limits=TEST_LIMITS, job_paths=(str(JOBS),)) as box:
         threading.Timer(0.5, os.killpg, (box.worker_pid, signal.SIGKILL)).start()
         lost = box.run("probe_jobs:sleep", {"seconds": 30})
         assert (lost.status, lost.error.kind) == ("error", "sandbox")
@@ -91,7 +91,7 @@ def test_a_worker_killed_during_a_run_is_an_error_then_replaced(secret):
 
 def test_closing_during_a_run_in_another_thread_cancels_it_cleanly(secret):
     """The app closes its sandbox on exit while a run may go on in a worker thread."""
-    box = Sandbox(device="cpu", limits=TEST_LIMITS, job_paths=(str(JOBS),)).start()
+    box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS, job_paths=(str(JOBS),)).start()
     outcomes = []
     running = threading.Thread(
         target=lambda: outcomes.append(box.run("probe_jobs:sleep", {"seconds": 30}))
@@ -118,7 +118,7 @@ def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(se
             launched.append(process)
         return process
 
-    box = Sandbox(device="cpu", limits=TEST_LIMITS)
+    box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS)
     assert box.isolation  # chosen (a probe may run a process) before launches are counted
     monkeypatch.setattr(parent.subprocess, "Popen", popen)
     for thread in starters:
@@ -134,7 +134,7 @@ def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(se
 
 
 def test_close_leaves_no_process_behind(secret):
-    box = Sandbox(device="cpu", limits=TEST_LIMITS).start()
+    box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS).start()
     tree = process_tree(box.worker_pid)
     box.close()
     time.sleep(0.2)
