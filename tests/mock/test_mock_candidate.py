@@ -230,3 +230,29 @@ async def test_the_whole_sessions_clock_sits_beside_the_steps(cards, clock, hist
         clock.advance(70)
         await app.screen.tick_clock()
         assert text_of(app, "#mock-session-clock") == "interview 1:10 of 3:00"
+
+
+async def test_the_clock_ticking_while_a_code_panel_is_built_or_removed_reads_no_half_panel(
+    cards, clock, history, monkeypatch
+):
+    """The clock ticks on its own timer, so it may run while the code step's panel is still
+    being composed or taken down; it must then leave the panel alone, not crash the app."""
+    from app.ui.widgets.code_task import CodeTaskPanel
+
+    session = MockSession([cards["loss-accumulation"]], level="junior", clock=clock)
+    app, _ = app_for(session, history, clock, MockScreen)
+    composing = CodeTaskPanel.compose
+
+    def compose_with_a_tick(panel):
+        panel.screen.sync_step()  # what tick_clock does first, before the panel has children
+        yield from composing(panel)
+
+    monkeypatch.setattr(CodeTaskPanel, "compose", compose_with_a_tick)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        while session.current.kind != "code":
+            await pilot.press("ctrl+n")
+        assert "code task" in text_of(app, "#mock-step")
+        screen.query_one("#mock-code").editor.load_text("print('my fix')\n")
+        screen.sync_step()  # once mounted, the panel is read as before
+        assert session.current_record.text == "print('my fix')\n"

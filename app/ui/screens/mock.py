@@ -68,6 +68,9 @@ class MockStepsScreen(GrillScreen):
         super().__init__()
         self.session, self.report_path = session, report_path
         self.sub_title = f"Mock interview · {session.level} · {session.role}"
+        self._panel: CodeTaskPanel | None = None
+        """The code step's panel once fully mounted: the clock ticks while a panel is still
+        being composed or removed, and must not read one then."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -185,6 +188,7 @@ class MockStepsScreen(GrillScreen):
         """Lay out the step now current; subclasses extend it."""
         self._refresh_bar()
         body = self.query_one("#mock-body")
+        self._panel = None
         await self.query(CodeTaskPanel).remove()
         if step is not None and step.kind == "code":
             task = self.session.cards[step.question].card.code_task
@@ -195,6 +199,7 @@ class MockStepsScreen(GrillScreen):
                 task, self.grill.runner, device=device, clock=self.grill.clock, id="mock-code"
             )
             await body.mount(panel)
+            self._panel = panel
             panel.editor.focus()
         self.refresh_bindings()
 
@@ -214,8 +219,7 @@ class MockStepsScreen(GrillScreen):
     # -- code ------------------------------------------------------------------------------
 
     def _code_panel(self) -> CodeTaskPanel | None:
-        panels = self.query(CodeTaskPanel)
-        return panels.first() if panels else None
+        return self._panel
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("run_code", "cancel_run", "reset_code"):
