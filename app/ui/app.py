@@ -95,13 +95,7 @@ class GrillApp(App):
 
         self.push_screen(HomeScreen())
         if self.history_error:
-            self.notify(
-                self.history_error,
-                title="History unavailable",
-                severity="error",
-                timeout=10,
-                markup=False,
-            )
+            self._say_history_unavailable()
         # `grill practice --due` asked to start at once; the first-run screen waits for a plain start.
         if self.history is not None and not self.settings.welcomed and not self._start_with_due:
             from app.ui.dialogs.welcome import WelcomeDialog
@@ -220,8 +214,11 @@ class GrillApp(App):
         """The history failed mid-session: say so and carry on without it."""
         self.history_error = str(error)
         self.history = None
+        self._say_history_unavailable()
+
+    def _say_history_unavailable(self) -> None:
         self.notify(
-            self.history_error,
+            self.history_error or "",
             title="History unavailable",
             severity="error",
             timeout=10,
