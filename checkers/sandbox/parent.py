@@ -23,7 +23,7 @@ from typing import IO, Any, Literal, Protocol, cast
 
 from checkers.device import Device
 from checkers.sandbox import isolation as isolation_layer
-from checkers.sandbox import protocol, seccomp
+from checkers.sandbox import launcher, protocol, seccomp
 from checkers.sandbox.errors import SandboxError
 from checkers.sandbox.limits import Limits
 from checkers.sandbox.outcome import Outcome, Status
@@ -181,7 +181,7 @@ class Sandbox:
             os.chown(workdir, *isolation_layer.unprivileged_ids())
         ours, theirs = socket.socketpair()
         try:
-            self._process = subprocess.Popen(
+            self._process = launcher.popen(
                 argv,
                 stdin=theirs.fileno(),  # what Popen takes of a socket
                 stdout=subprocess.DEVNULL,
@@ -311,7 +311,7 @@ class Sandbox:
                 process.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 pass
-            kill_session(process)
+            launcher.kill_session(process)
         if self._workdir:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -539,16 +539,6 @@ def drain(fd: int) -> None:
             pass
     except BlockingIOError:
         pass
-
-
-def kill_session(process: subprocess.Popen[bytes]) -> None:
-    """The worker leads its own session: kill all of it (bwrap takes its namespace along)."""
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        process.wait()
 
 
 _default: Sandbox | None = None

@@ -3,7 +3,8 @@
 Prints, side by side in one run, for loops of 50 to 200 small steps:
 - plain `python FILE` (cold interpreter, the whole loop),
 - cold `python -m checkers FILE` (starts its worker cold: bubblewrap, torch, the run),
-- a warm re-run (`grade_file` on a warm sandbox: what the app pays for `ctrl+r`),
+- a warm re-run (`grade_file` on a warm sandbox, as the app pays for `ctrl+r`: the worker
+  started by one thread that then ends, each grade in a thread of its own),
 - a batch of 10 files through one worker (`python -m checkers A.py ... J.py`), per file,
 each as a ratio to plain python. Pairs run alternately and the medians are printed with their
 spread, because these machines are shared. Then where one cold check's time goes
@@ -17,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -51,6 +53,13 @@ def seconds(*argv: str) -> float:
     return time.perf_counter() - started
 
 
+def in_a_thread(action) -> None:
+    """Run `action` in a thread of its own and wait for it, as the app's workers do."""
+    thread = threading.Thread(target=action)
+    thread.start()
+    thread.join()
+
+
 def spread(values: list[float]) -> str:
     return f"{statistics.median(values):5.2f}s ({min(values):.2f}-{max(values):.2f})"
 
@@ -74,15 +83,17 @@ def main() -> int:
         f"{'snippet':10} {'python':>21} {'cold check':>21} {'warm re-run':>21} "
         f"{'cold/py':>8} {'warm/py':>8}"
     )
-    with Sandbox(device="cpu") as box:
-        grade_file(files["sgd-50"], sandbox=box)
+    box = Sandbox(device="cpu")
+    in_a_thread(box.start)
+    with box:
+        in_a_thread(lambda: grade_file(files["sgd-50"], sandbox=box))
         for name, path in files.items():
             plain, cold, warm = [], [], []
             for _ in range(REPEATS):
                 plain.append(seconds(str(path)))
                 cold.append(seconds("-m", "checkers", "--device", "cpu", str(path)))
                 started = time.perf_counter()
-                grade_file(path, sandbox=box)
+                in_a_thread(lambda: grade_file(path, sandbox=box))  # noqa: B023 (joined here)
                 warm.append(time.perf_counter() - started)
             base = statistics.median(plain)
             print(

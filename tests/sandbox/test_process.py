@@ -12,7 +12,7 @@ import time
 import pytest
 from sandbox_witness import JOBS, SNIPPET, TEST_LIMITS, process_tree
 
-from checkers.sandbox import Sandbox, SandboxError, isolation, parent
+from checkers.sandbox import Sandbox, SandboxError, isolation, launcher, parent
 from checkers.sandbox.isolation import bubblewrap_works, host_has_cuda_devices
 
 
@@ -109,18 +109,15 @@ def test_closing_during_a_run_in_another_thread_cancels_it_cleanly(secret):
 def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(secret, monkeypatch):
     launched = []
     real_popen = subprocess.Popen
-    starters = [threading.Thread(target=lambda: box.start()) for _ in range(3)]
-    ours = {*starters, threading.current_thread()}
 
     def popen(*args, **kwargs):
-        process = real_popen(*args, **kwargs)
-        if threading.current_thread() in ours:  # not a thread another test left running
-            launched.append(process)
-        return process
+        launched.append(real_popen(*args, **kwargs))
+        return launched[-1]
 
     box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS)
     assert box.isolation  # chosen (a probe may run a process) before launches are counted
-    monkeypatch.setattr(parent.subprocess, "Popen", popen)
+    monkeypatch.setattr(launcher.subprocess, "Popen", popen)
+    starters = [threading.Thread(target=box.start) for _ in range(3)]
     for thread in starters:
         thread.start()
     for thread in starters:
@@ -130,6 +127,20 @@ def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(se
     assert box.worker_pid is None
     assert box.run(SNIPPET, {"source": "result = 7"}).result == {"result": 7}
     assert len(launched) == 2
+    box.close()
+
+
+def test_a_worker_started_from_a_thread_outlives_that_thread(secret):
+    """The app warms its sandbox and grades in worker threads that end; the warm worker must
+    stay for the next run (bwrap's --die-with-parent watches the thread that launched it)."""
+    box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS)
+    starter = threading.Thread(target=box.start)
+    starter.start()
+    starter.join()
+    worker = box.worker_pid
+    time.sleep(0.3)  # a parent-death signal would have landed by now
+    assert box.run(SNIPPET, {"source": "result = 8"}).result == {"result": 8}
+    assert box.worker_pid == worker, "the worker died with its thread and was started again"
     box.close()
 
 
@@ -163,8 +174,8 @@ def test_a_signal_the_moment_the_work_folder_exists_leaves_nothing_behind(
         raise SystemExit(129)
 
     real_mkdir = os.mkdir
-    target = parent.os if moment == "mkdir" else parent.subprocess
-    monkeypatch.setattr(target, "mkdir" if moment == "mkdir" else "Popen", interrupted)
+    target = parent.os if moment == "mkdir" else launcher
+    monkeypatch.setattr(target, "mkdir" if moment == "mkdir" else "popen", interrupted)
     box = Sandbox(device="cpu", isolation="process", limits=TEST_LIMITS)
     with pytest.raises(SystemExit):
         box.start()

@@ -1,4 +1,5 @@
-"""With the real sandbox: an endless snippet leaves the UI responsive and cancel kills its child.
+"""With the real sandbox: an endless snippet leaves the UI responsive and cancel kills its child,
+and the app's runner keeps one warm worker across the threads it runs in.
 
 Slow: starts the warm worker (imports torch in the sandbox) once for the module.
 """
@@ -7,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from pathlib import Path
 
 from textual.widgets import TextArea
 from ui_fakes import SIZE
 
 from app.ui.app import GrillApp
+from app.ui.code_runner import SandboxRunner
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
 
@@ -90,3 +93,27 @@ async def test_endless_snippet_keeps_the_ui_responsive_and_cancel_kills_the_chil
         assert panel.verdict.verdict == "leak"
         assert [item.path for item in panel.verdict.retained] == ["running"]
     assert not descendants(os.getpid()) - before, "closing the app closes the sandbox"
+
+
+def test_the_apps_runner_keeps_one_warm_worker_across_the_threads_it_runs_in(library):
+    """The app warms the sandbox and grades in worker threads that end: each later run must
+    reuse the warm worker (a worker that died with the thread that started it made every
+    ctrl+r pay a fresh start)."""
+    task = library.card("running-loss").card.code_task
+    runner = SandboxRunner()
+
+    def in_a_thread(action) -> None:
+        thread = threading.Thread(target=action)
+        thread.start()
+        thread.join()
+
+    try:
+        in_a_thread(lambda: runner.warm("cpu"))
+        workers, verdicts = [], []
+        for _ in range(2):
+            in_a_thread(lambda: verdicts.append(runner.grade(task, task.solution, device="cpu")))
+            workers.append(runner._sandbox.worker_pid)
+        assert [v.verdict for v in verdicts] == ["clean", "clean"]
+        assert workers[0] == workers[1] is not None
+    finally:
+        runner.close()
