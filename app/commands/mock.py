@@ -41,9 +41,12 @@ def run(args: argparse.Namespace) -> int:
         )
     report_path = Path(args.report).expanduser() if args.report else None
     from app.ui.app import GrillApp, mock_screen
+    from app.ui.terminal import run_in_terminal
 
     with history:
-        GrillApp(library, history, start_screen=lambda: mock_screen(session, report_path)).run()
+        run_in_terminal(
+            GrillApp(library, history, start_screen=lambda: mock_screen(session, report_path))
+        )
     return 0
 
 

@@ -12,13 +12,14 @@ if TYPE_CHECKING:
 
 def run(args: argparse.Namespace) -> int:
     from app.ui.app import GrillApp
+    from app.ui.terminal import run_in_terminal
 
     library = None
     if args.pack:
         library = _library_of(args.pack)
         if library is None:
             return 2
-    GrillApp(library, start_with_due=args.due).run()
+    run_in_terminal(GrillApp(library, start_with_due=args.due))
     return 0
 
 

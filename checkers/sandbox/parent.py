@@ -105,7 +105,9 @@ class Sandbox:
         """Start the warm worker (torch imported, optimizer paths warmed) if not running.
         Safe to call from a UI thread that warms up while another asks for a run."""
         with self._start_lock:
-            if self._process is None or self._process.poll() is not None:
+            if self._process is not None and self._process.poll() is not None:
+                self._stop_worker()  # it died: reap it and remove its folder before a new one
+            if self._process is None:
                 self._start()
         return self
 

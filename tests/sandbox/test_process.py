@@ -72,13 +72,18 @@ def test_cancel_between_runs_does_not_cancel_the_next_one(sandbox):
     assert sandbox.run(SNIPPET, {"source": "result = 3"}).status == "ok"
 
 
-def test_a_worker_killed_between_runs_is_replaced_silently(secret):
+def test_a_worker_killed_between_runs_is_replaced_silently_and_leaves_no_folder(
+    secret, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(parent.tempfile, "tempdir", str(tmp_path))
     with Sandbox(device="cpu", warm=False, limits=TEST_LIMITS) as box:
         first = box.worker_pid
         os.killpg(first, signal.SIGKILL)
         time.sleep(0.2)
         assert box.run(SNIPPET, {"source": "result = 4"}).result == {"result": 4}
         assert box.worker_pid != first
+        assert len(list(tmp_path.glob("grill-sandbox-*"))) == 1, "the dead worker's folder stays"
+    assert list(tmp_path.glob("grill-sandbox-*")) == []
 
 
 def test_a_worker_killed_during_a_run_is_an_error_then_replaced(secret):
