@@ -39,11 +39,24 @@ def size(request) -> tuple[int, int]:
     return SIZES[request.param]
 
 
-async def hold_cursors_still(pilot) -> None:
-    """A blinking cursor would be drawn on or off depending on timing; freeze it on."""
+async def settled(pilot) -> None:
+    """Wait until the screen stops changing, so a busy machine takes the same picture as an idle
+    one (a focus change or a scroll after the next refresh can land a frame late). A blinking
+    cursor would never settle: it is frozen on first."""
     for widget in pilot.app.screen.query("TextArea, Input"):
         widget.cursor_blink = False
-    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    last = None
+    for _ in range(SETTLE_TRIES):
+        await pilot.pause(0.05)
+        now = pilot.app.export_screenshot()
+        if now == last:
+            return
+        last = now
+    raise AssertionError(f"the screen was still changing after {SETTLE_TRIES} frames")
+
+
+SETTLE_TRIES = 60
 
 
 def record_some_practice(history) -> None:
@@ -71,11 +84,7 @@ def record_some_practice(history) -> None:
 def test_home(snap_compare, make_app, history, size):
     record_some_practice(history)
 
-    async def settle(pilot):
-        await pilot.pause()
-        await hold_cursors_still(pilot)
-
-    assert snap_compare(make_app(), terminal_size=size, run_before=settle)
+    assert snap_compare(make_app(), terminal_size=size, run_before=settled)
 
 
 def test_a_card_after_three_reveals(snap_compare, make_app, clock, size):
@@ -85,7 +94,7 @@ def test_a_card_after_three_reveals(snap_compare, make_app, clock, size):
         await pilot.press(*"It records a graph.")
         clock.advance(23)
         await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
-        await hold_cursors_still(pilot)
+        await settled(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=reveal)
 
@@ -97,9 +106,7 @@ def test_a_graded_code_task(snap_compare, make_app, runner, size):
         pilot.app.practise([pilot.app.library.card("running-loss")])
         await pilot.pause()
         await pilot.press("ctrl+r")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        await hold_cursors_still(pilot)
+        await settled(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=run_code)
 
@@ -110,7 +117,7 @@ def test_stats(snap_compare, make_app, history, size):
     async def open_stats(pilot):
         await pilot.pause()
         await pilot.press("s")
-        await pilot.pause()
+        await settled(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=open_stats)
 
@@ -136,7 +143,7 @@ def test_the_mock_report(snap_compare, make_app, clock, cards_for_mock, size):
     async def open_report(pilot):
         await pilot.pause()
         pilot.app.push_screen(MockReportScreen(report))
-        await pilot.pause()
+        await settled(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=open_report)
 
@@ -149,8 +156,4 @@ def cards_for_mock(library):
 def test_home_in_the_light_theme(snap_compare, make_app, history):
     history.set_setting("theme", "light")
 
-    async def settle(pilot):
-        await pilot.pause()
-        await hold_cursors_still(pilot)
-
-    assert snap_compare(make_app(), terminal_size=SIZES["80x24"], run_before=settle)
+    assert snap_compare(make_app(), terminal_size=SIZES["80x24"], run_before=settled)
