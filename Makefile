@@ -17,7 +17,7 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
-# Formatting, lint, types and the layers; tests/test_check_bites.py shows each one fails on a
+# Formatting, lint, types and the layers; tests/e2e/test_check_bites.py shows each one fails on a
 # planted violation.
 check: setup
 	$(BIN)/ruff format --check .

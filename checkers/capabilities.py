@@ -20,7 +20,7 @@ from types import EllipsisType, ModuleType
 from typing import TYPE_CHECKING, Any, Self, cast
 
 from checkers.facades import stand_in
-from checkers.refusal import candidate_classes, not_available
+from checkers.refusal import candidate_classes, not_available, unavailable
 
 if TYPE_CHECKING:
     from torch.utils.data import DataLoader as TorchDataLoader
@@ -566,18 +566,30 @@ def instance_private(cls: type) -> frozenset[str]:
     return _torch_instance_private() if module.startswith("torch") else frozenset()
 
 
-def module_refusal(name: str) -> str | None:
-    """Why `import name` is refused (with the reason when the table has one), or None."""
+def _module_reason(name: str) -> str | None:
+    """None when `import name` is allowed; else why not ("" when the tables give no reason).
+    One answer for the compile-time check and the run-time import alike."""
     if name in ALLOWED_MODULES and not denial_reason(name):
         return None
-    why = denial_reason(name) or CLOSED_MODULES.get(name) or CLOSED_MODULES.get(name.split(".")[0])
-    return f"'{name}' is not available in the sandbox" + (f" ({why})" if why else "")
+    return (
+        denial_reason(name)
+        or CLOSED_MODULES.get(name)
+        or CLOSED_MODULES.get(name.split(".")[0])
+        or ""
+    )
+
+
+def module_refusal(name: str) -> str | None:
+    """Why `import name` is refused, in the refusal's wording, or None."""
+    why = _module_reason(name)
+    return None if why is None else unavailable(name, why)
 
 
 def import_proxy(name: str) -> ModuleProxy:
     """The proxy an `import name` statement gets; refuses modules not on the allowlist."""
-    if name not in ALLOWED_MODULES or denial_reason(name):
-        raise not_available(name, denial_reason(name) or CLOSED_MODULES.get(name.split(".")[0], ""))
+    why = _module_reason(name)
+    if why is not None:
+        raise not_available(name, why)
     importlib.import_module(name)
     return ModuleProxy(name)
 

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     worst = 0
     with Sandbox(device=args.device, warm=len(sources) > 1) as sandbox:
-        for path, source in sources:
+        for index, (path, source) in enumerate(sources):
             started = time.monotonic()
             try:
                 verdict = grade_source(
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             if args.timings:
                 print_timings(
                     path,
-                    sandbox.timings,
+                    sandbox.timings if index == 0 else {},
                     verdict.extra.get("timings", {}),
                     time.monotonic() - started,
                 )
@@ -111,4 +111,3 @@ def print_timings(
         if isinstance(seconds, (int, float))
     ]
     print(f"timings {path}: {', '.join(parts)}; wall {wall:.2f}s", file=sys.stderr)
-    worker.clear()

@@ -61,6 +61,7 @@ def grade_job(payload: GradePayload, finish: Finish) -> Measurements:
     compiling = time.monotonic()
     code = policy.compile_candidate(payload["source"], filename, transform=instrument)
     started = time.monotonic()
+    compile_s = started - compiling
     seconds = float(payload["seconds"])
     compare = [str(name) for name in payload.get("compare") or ()]
     namespace: dict[str, object] = {}
@@ -75,9 +76,11 @@ def grade_job(payload: GradePayload, finish: Finish) -> Measurements:
                 reason,
                 started,
                 filename,
+                device=device,
+                compile_s=compile_s,
             )
         except Exception as exc:  # measuring where the snippet stood failed (its recursion depth)
-            result = unmeasured(ledger, f"{type(exc).__name__} while measuring", started)
+            result = unmeasured(ledger, f"{type(exc).__name__} while measuring", started, device)
         finish(result)
 
     ledger = Ledger(
@@ -104,7 +107,8 @@ def grade_job(payload: GradePayload, finish: Finish) -> Measurements:
         "end",
         started,
         filename,
-        compile_s=started - compiling,
+        device=device,
+        compile_s=compile_s,
     )
 
 
@@ -124,6 +128,8 @@ def measure(
     stopped_by: str,
     started: float,
     filename: str,
+    *,
+    device: str,
     compile_s: float = 0.0,
 ) -> Measurements:
     """Everything the parent judges, as JSON: the final scan, the series, the counts, the
@@ -142,9 +148,7 @@ def measure(
         else ledger.memory_by_backward.values()
     )
     return {
-        "device": "cuda"
-        if ledger.reader is not None and type(ledger.reader).__name__ == "CudaAllocator"
-        else "cpu",
+        "device": device,
         "stopped_by": stopped_by,
         "seconds": round(time.monotonic() - started, 3),
         "training": {
@@ -181,11 +185,11 @@ def measure(
     }
 
 
-def unmeasured(ledger: Ledger, why: str, started: float) -> Measurements:
+def unmeasured(ledger: Ledger, why: str, started: float, device: str) -> Measurements:
     """Measurements that say the run could not be measured: never graded, never clean."""
     empty = bucketed([], None, None)
     return {
-        "device": "cpu",
+        "device": device,
         "stopped_by": "budget",
         "seconds": round(time.monotonic() - started, 3),
         "training": {

@@ -66,10 +66,14 @@ refused_at_runtime: list[Refused] = []
 """Refusals raised while a snippet runs, kept so that `except Exception: pass` cannot hide one."""
 
 
-def not_available(subject: str, why: str = "") -> Refused:
+def unavailable(subject: str, why: str = "") -> str:
     """The one refusal wording users see: `'torch.os' is not available in the sandbox`,
     with the reason when there is one to give."""
-    reason = f" ({why})" if why else ""
-    refusal = Refused(f"'{subject}' is not available in the sandbox{reason}", candidate_line())
+    return f"'{subject}' is not available in the sandbox" + (f" ({why})" if why else "")
+
+
+def not_available(subject: str, why: str = "") -> Refused:
+    """A run-time refusal in that wording, at the candidate's line."""
+    refusal = Refused(unavailable(subject, why), candidate_line())
     refused_at_runtime.append(refusal)
     return refusal

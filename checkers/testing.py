@@ -45,7 +45,7 @@ def assert_no_graph_leak(
             last = step()
     roots = _step_roots(step)
     roots["<returned>"] = last
-    verdict = judge(measure(ledger, roots, {}, (), "end", started, filename))
+    verdict = judge(measure(ledger, roots, {}, (), "end", started, filename, device=device))
     if verdict.verdict == "leak":
         raise AssertionError("autograd graph keeps accumulating across steps\n\n" + render(verdict))
     return verdict

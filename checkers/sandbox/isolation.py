@@ -22,6 +22,7 @@ from typing import Literal
 
 from checkers.sandbox import landlock, seccomp
 from checkers.sandbox.errors import SandboxError
+from checkers.sandbox.limits import Limits
 
 IsolationKind = Literal["bubblewrap", "process"]
 
@@ -169,7 +170,7 @@ def worker_command(
     cuda: bool,
     job_paths: tuple[str, ...] = (),
     seccomp_fd: int | None = None,
-    scratch_bytes: int = 64 * 1024 * 1024,
+    scratch_bytes: int,
     warm: bool = True,
 ) -> tuple[list[str], dict[str, str]]:
     """The worker's argv and environment for the chosen isolation. `job_paths` are extra
@@ -200,7 +201,7 @@ def bwrap_arguments(
     cuda: bool,
     extra: tuple[str, ...] = (),
     as_root: bool = False,
-    scratch_bytes: int = 64 * 1024 * 1024,
+    scratch_bytes: int = Limits.scratch_bytes,
 ) -> list[str]:
     """As a normal user, bwrap adds a user namespace. As root it would map root to root,
     whom the kernel exempts from RLIMIT_NPROC; so root's worker keeps only the right to
