@@ -404,6 +404,12 @@ class History:
                     self.unreadable[row[0]] = str(unreadable)
             return found
 
+    def due_dates(self) -> dict[str, datetime]:
+        """When each card seen before comes back, in one read (cards never practised are absent)."""
+        with self.reading() as connection:
+            rows = connection.execute("SELECT card_id, due FROM card_state").fetchall()
+        return {card_id: parse_stamp(due) for card_id, due in rows}
+
     def progress(self, card_id: str) -> CardProgress | None:
         with self.reading() as connection:
             schedule = self._schedule(connection, card_id)

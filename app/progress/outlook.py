@@ -16,6 +16,7 @@ from datetime import date, datetime, timedelta
 
 from app.progress.clock import day_start, local_day, parse_stamp, stamp, to_utc
 from app.progress.history import History
+from app.progress.stats import Recall
 from questions.model import LoadedCard
 
 FORECAST_DAYS = 14
@@ -24,7 +25,7 @@ MASTERED = ("good", "easy")
 
 
 @dataclass(frozen=True)
-class Mastery:
+class Mastery(Recall):
     """How well one pack or tag is known."""
 
     name: str
@@ -40,10 +41,6 @@ class Mastery:
     @property
     def share(self) -> float:
         return self.mastered / self.cards if self.cards else 0.0
-
-    @property
-    def retention(self) -> float | None:
-        return self.recalled / self.reviews if self.reviews else None
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,20 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
+class Recall:
+    """Retention from a figure's `reviews` and `recalled` fields (a mixin, not fields itself)."""
+
+    reviews: int
+    recalled: int
+
+    @property
+    def retention(self) -> float | None:
+        """Reviews not rated Again, as a share of reviews; None before the first review."""
+        return _share(self.recalled, self.reviews)
+
+
 @dataclass(frozen=True)
-class PackFigures:
+class PackFigures(Recall):
     pack: str
     cards: int
     """Cards the pack has (for `all` and `other`: the cards seen)."""
@@ -53,20 +65,12 @@ class PackFigures:
     recalled: int
     """Reviews not rated Again."""
 
-    @property
-    def retention(self) -> float | None:
-        return _share(self.recalled, self.reviews)
-
 
 @dataclass(frozen=True)
-class TierFigures:
+class TierFigures(Recall):
     tier: str
     reviews: int
     recalled: int
-
-    @property
-    def retention(self) -> float | None:
-        return _share(self.recalled, self.reviews)
 
 
 @dataclass(frozen=True)

@@ -189,13 +189,11 @@ class GrillApp(App):
             from app.progress.history import HistoryError
 
             try:
-                return {
-                    card_id: progress.due
-                    for card_id in card_ids
-                    if (progress := self.history.progress(card_id)) is not None
-                }
+                known = self.history.due_dates()
             except HistoryError as error:
                 self._lose_history(error)
+            else:
+                return {card_id: known[card_id] for card_id in card_ids if card_id in known}
         return {}
 
     def next_due(self, card_id: str, at: datetime) -> dict[Rating, datetime] | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,7 +24,7 @@ class CardFilter:
     text: str = ""
     """Every word must appear in the card's id, question, tags or key points (any case)."""
 
-    def matches(self, loaded: LoadedCard, *, due: set[str], seen: set[str]) -> bool:
+    def matches(self, loaded: LoadedCard, *, due: set[str], seen: Set[str]) -> bool:
         card = loaded.card
         if self.pack is not None and loaded.pack != self.pack:
             return False
@@ -46,7 +46,7 @@ def searchable_text(loaded: LoadedCard) -> str:
 
 
 def filter_cards(
-    cards: Iterable[LoadedCard], card_filter: CardFilter, *, due: set[str], seen: set[str]
+    cards: Iterable[LoadedCard], card_filter: CardFilter, *, due: set[str], seen: Set[str]
 ) -> list[LoadedCard]:
     return [card for card in cards if card_filter.matches(card, due=due, seen=seen)]
 
@@ -64,7 +64,7 @@ class PackSummary:
     due: int
 
 
-def pack_summaries(library: Library, *, due: set[str], seen: set[str]) -> list[PackSummary]:
+def pack_summaries(library: Library, *, due: set[str], seen: Set[str]) -> list[PackSummary]:
     return [
         PackSummary(
             name=pack.manifest.name,

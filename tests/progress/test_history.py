@@ -81,6 +81,14 @@ def test_an_unseen_card_has_no_progress(history):
     assert history.progress("never-seen") is None
 
 
+def test_due_dates_read_every_practised_cards_due_at_once_as_progress_has_it(history):
+    history.record(attempt(rating="good", at=T0))
+    history.record(attempt(card_id="other-card", rating="again", at=T0 + timedelta(days=1)))
+    assert history.due_dates() == {
+        card_id: history.progress(card_id).due for card_id in ("autograd-basics", "other-card")
+    }
+
+
 def test_a_leak_caps_an_easy_self_grade_at_hard(history):
     leak = CodeResult(
         verdict="leak",

@@ -144,7 +144,7 @@ async def test_finishing_the_queue_returns_home_with_progress_updated(make_app, 
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
         assert len(history.attempts()) == 1
-        assert "no-grad" in app.screen.seen
+        assert "no-grad" in app.screen.due_dates  # seen: it has a due date
 
 
 async def test_escape_leaves_practice(make_app):

@@ -175,7 +175,7 @@ class HomeScreen(GrillScreen):
     def _fill_packs(self) -> None:
         packs = self.query_one("#home-packs", OptionList)
         highlighted = packs.highlighted
-        summaries = pack_summaries(self.library, due=set(self.due), seen=self.seen)
+        summaries = pack_summaries(self.library, due=set(self.due), seen=self.due_dates.keys())
         packs.clear_options()
         total = sum(s.cards for s in summaries)
         packs.add_option(
@@ -195,7 +195,7 @@ class HomeScreen(GrillScreen):
 
     def _fill_due(self) -> None:
         queue = self.queue()
-        new = sum(loaded.card.id not in self.seen for loaded in queue)
+        new = sum(loaded.card.id not in self.due_dates for loaded in queue)
         where = "" if self.card_filter.pack is None else " in this pack"
         text = f"[b]Due today{where}: {len(queue)}[/b]\n{count(len(queue) - new, 'review')} · {new} new"
         if queue:
@@ -206,10 +206,6 @@ class HomeScreen(GrillScreen):
         """Today's queue, kept to the pack chosen on the left."""
         cards = [c for c in self.library.cards if self.card_filter.pack in (None, c.pack)]
         return order_by_queue(cards, self.due)
-
-    @property
-    def seen(self) -> set[str]:
-        return set(self.due_dates)
 
     @property
     def library(self) -> Library:
@@ -230,7 +226,9 @@ class HomeScreen(GrillScreen):
     def _fill_cards(self) -> None:
         table = self.query_one("#home-cards", DataTable)
         due = set(self.due)
-        self.shown = filter_cards(self.library.cards, self.card_filter, due=due, seen=self.seen)
+        self.shown = filter_cards(
+            self.library.cards, self.card_filter, due=due, seen=self.due_dates.keys()
+        )
         selected = self.selected_card
         table.clear()
         question = table.columns[ColumnKey("question")]

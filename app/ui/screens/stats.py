@@ -65,14 +65,8 @@ class StatsScreen(GrillScreen):
                 f"{sum(d.attempts for d in activity)} in all",
                 classes="stats-heading",
             )
-            yield BarChart(
-                [d.attempts for d in activity],
-                label=_whole,
-                full_scale=1,
-                rows=4,
-                first=day_label(activity[0].day, today),
-                last=day_label(activity[-1].day, today),
-                id="stats-activity",
+            yield _day_chart(
+                [d.attempts for d in activity], [d.day for d in activity], today, "stats-activity"
             )
             forecast = outlook.forecast
             yield Label(
@@ -80,14 +74,8 @@ class StatsScreen(GrillScreen):
                 "(today includes overdue ones)",
                 classes="stats-heading",
             )
-            yield BarChart(
-                [d.count for d in forecast],
-                label=_whole,
-                full_scale=1,
-                rows=4,
-                first=day_label(forecast[0].day, today),
-                last=day_label(forecast[-1].day, today),
-                id="stats-forecast",
+            yield _day_chart(
+                [d.count for d in forecast], [d.day for d in forecast], today, "stats-forecast"
             )
             yield Label(
                 "Packs: mastered is the share of cards last rated Good or Easy",
@@ -170,3 +158,16 @@ class StatsScreen(GrillScreen):
 
 def _whole(value: float) -> str:
     return f"{value:.0f}"
+
+
+def _day_chart(values: list[int], days: list[date], today: date, chart_id: str) -> BarChart:
+    """One bar per day, labelled with its first and last day."""
+    return BarChart(
+        values,
+        label=_whole,
+        full_scale=1,
+        rows=4,
+        first=day_label(days[0], today),
+        last=day_label(days[-1], today),
+        id=chart_id,
+    )
