@@ -83,11 +83,12 @@ def _load_library(paths: Iterable[Path | str]) -> Library:
     first_pack: dict[str, Path] = {}
     first_card: dict[str, Path] = {}
     for entry in paths:
-        for root in pack_folders(Path(entry), library.problems):
-            if root.resolve() in seen_roots:
+        for listing in pack_folders(Path(entry), library.problems):
+            root, real = listing.folder, listing.folder.resolve()
+            if real in seen_roots:
                 continue
-            seen_roots.add(root.resolve())
-            result = _read_pack(root)
+            seen_roots.add(real)
+            result = _read_pack(listing)
             library.problems += result.problems
             if result.pack is None:
                 continue
@@ -124,7 +125,13 @@ def _load_library(paths: Iterable[Path | str]) -> Library:
 
 def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
     """One pack folder on its own: the pack (None when its manifest is broken) and its problems."""
-    result = _read_pack(root)
+    problems: list[Problem] = []
+    listing = list_folder(root, problems)
+    if listing is None:
+        return None, problems
+    if not listing.holds(MANIFEST_NAME):
+        return None, [_missing_manifest(root)]
+    result = _read_pack(listing)
     return result.pack, result.problems
 
 
@@ -134,8 +141,9 @@ def load_card_file(path: Path, pack: str = "") -> tuple[LoadedCard | None, list[
     return result.card, result.problems
 
 
-def pack_folders(entry: Path, problems: list[Problem]) -> list[Path]:
-    """The packs an entry names: itself when it holds `pack.yaml`, else its sub-folders that do.
+def pack_folders(entry: Path, problems: list[Problem]) -> list[Listing]:
+    """The packs an entry names, as read once here: itself when it holds `pack.yaml`, else its
+    sub-folders that do.
 
     A folder with card files but no manifest is reported rather than silently ignored, and so
     is a folder that cannot be read.
@@ -162,7 +170,7 @@ def pack_folders(entry: Path, problems: list[Problem]) -> list[Path]:
     if listing is None:
         return []
     if listing.holds(MANIFEST_NAME):
-        return [entry]
+        return [listing]
     if card_files(listing):
         problems.append(_missing_manifest(entry))
     folders = []
@@ -173,7 +181,7 @@ def pack_folders(entry: Path, problems: list[Problem]) -> list[Path]:
             else None
         )
         if inner is not None and inner.holds(MANIFEST_NAME):
-            folders.append(child)
+            folders.append(inner)
         elif inner is not None and card_files(inner):
             problems.append(_missing_manifest(child))
     return folders
@@ -190,13 +198,9 @@ def card_files(listing: Listing) -> list[Path]:
     )
 
 
-def _read_pack(root: Path) -> _PackResult:
-    problems: list[Problem] = []
-    listing = list_folder(root, problems)
-    if listing is None:
-        return _PackResult(None, problems)
-    if not listing.holds(MANIFEST_NAME):
-        return _PackResult(None, [_missing_manifest(root)])
+def _read_pack(listing: Listing) -> _PackResult:
+    """The pack in a folder already listed and known to hold `pack.yaml`."""
+    root = listing.folder
     manifest = _read_manifest(root / MANIFEST_NAME)
     if manifest.newer:
         return _PackResult(
