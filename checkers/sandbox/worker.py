@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable
 from typing import cast
 
-from checkers.sandbox import child, protocol, seccomp
+from checkers.sandbox import child, eager_dynamo, protocol, seccomp
 from checkers.sandbox.privileges import drop_privileges
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -92,6 +92,7 @@ def warm(full: bool) -> dict[str, object]:
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     import torch
 
+    eager_dynamo.install(torch)
     torch.set_num_threads(1)
     from checkers import grade, policy  # noqa: F401  (the grading job, loaded once)
 

@@ -237,3 +237,24 @@ def nested_result(payload, finish=None):
     for _ in range(payload["depth"]):
         value = [value]
     return {"nested": value}
+
+
+def compiler_loaded(payload, finish=None):
+    """Train a checkpointed step with each optimizer kind, then say whether the compiler got
+    imported."""
+    import sys
+
+    import torch
+    from torch.utils.checkpoint import checkpoint
+
+    model = torch.nn.Linear(3, 1)
+    for optimizer in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+        opt = optimizer(model.parameters(), lr=0.1)
+        checkpoint(model, torch.randn(4, 3), use_reentrant=False).pow(2).mean().backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad()
+    return {
+        "dynamo": type(sys.modules["torch._dynamo"]).__name__,
+        "sympy": "sympy" in sys.modules,
+    }
