@@ -96,6 +96,23 @@ async def test_a_leak_shows_verdict_curve_retained_hint_and_output(make_app, run
         assert runner.sources == [panel.editor.text]
 
 
+async def test_a_finished_run_shows_its_verdict_first_and_the_prompt_last(make_app, runner):
+    """The side holds the newest result first and the task's prompt last, so a run's verdict
+    is at the top without a scroll computed while the layout settles (one used to land rows
+    too far down on a busy machine)."""
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = await open_code_task(app, pilot)
+        side = panel.query_one("#code-side")
+        side.scroll_end(animate=False)
+        await run_once(app, pilot)
+        await run_once(app, pilot)
+        assert side.scroll_y == 0
+        children = [child for child in side.children if child.display]
+        assert isinstance(children[0], VerdictPanel) and children[-1].id == "code-prompt"
+
+
 async def test_messages_and_hints_show_code_spans_without_backticks(make_app, runner):
     runner.verdict = LEAK
     app = make_app()

@@ -43,9 +43,9 @@ class CodeTaskPanel(Vertical):
     CodeTaskPanel #code-progress { height: 1; display: none; padding: 0 1; }
     CodeTaskPanel.-running #code-progress { display: block; }
     CodeTaskPanel #code-progress LoadingIndicator { width: 8; height: 1; }
-    CodeTaskPanel #code-status { display: none; height: auto; padding: 0 1; color: $warning; }
-    CodeTaskPanel VerdictPanel { height: auto; }
-    CodeTaskPanel #code-hints { display: none; height: auto; padding: 0 1; margin: 1 0 0 0; color: $accent; }
+    CodeTaskPanel #code-status { display: none; height: auto; padding: 0 1; margin: 0 0 1 0; color: $warning; }
+    CodeTaskPanel VerdictPanel { height: auto; margin: 0 0 1 0; }
+    CodeTaskPanel #code-hints { display: none; height: auto; padding: 0 1; margin: 0 0 1 0; color: $accent; }
     """
 
     NARROW_BELOW = 100
@@ -78,14 +78,17 @@ class CodeTaskPanel(Vertical):
             yield TextArea.code_editor(
                 self.code_task.starter, language="python", show_line_numbers=True, id="code-editor"
             )
+            # The newest result comes first and the task's prompt last: a finished run then
+            # shows at the top of an unscrolled side, where no scroll has to be computed while
+            # the layout is still settling (one computed then landed rows too far down).
             with VerticalScroll(id="code-side"):
-                yield Static(card_text(self.code_task.prompt), id="code-prompt")
                 with Horizontal(id="code-progress"):
                     yield LoadingIndicator()
                     yield Label("", id="code-elapsed")
                 yield Static("", id="code-status", markup=False)
                 yield VerdictPanel()
                 yield Static("", id="code-hints")
+                yield Static(card_text(self.code_task.prompt), id="code-prompt")
 
     @property
     def editor(self) -> TextArea:
@@ -184,7 +187,7 @@ class CodeTaskPanel(Vertical):
         if message.verdict.verdict in GRADED_FAILURES:
             self.failed_runs += 1
             self._show_hints()
-        self.call_after_refresh(result.scroll_visible, top=True, animate=False)
+        self.query_one("#code-side", VerticalScroll).scroll_home(animate=False)
         error = message.verdict.error
         if error is not None and error.line:
             self.select_line(error.line)
