@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.paths import pack_search_path
+from app.wording import count
 from questions.lint import LintReport, grade_code_tasks, lint_paths, lint_search_path, sort_problems
 from questions.loader import CARD_SUFFIX, pack_folders
 from questions.model import CodeTask, LoadedCard, Problem
@@ -80,11 +81,11 @@ def _shown(path: str) -> str:
 
 
 def _summary(report: LintReport, problems: list[Problem]) -> str:
-    checked = f"{len(report.cards)} card{'s' if len(report.cards) != 1 else ''} loaded"
+    checked = f"{count(len(report.cards), 'card')} loaded"
     if not problems:
         return f"no problems; {checked}"
     files = len({p.path for p in problems})
-    return f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {files} file{'s' if files != 1 else ''}; {checked}"
+    return f"{count(len(problems), 'problem')} in {count(files, 'file')}; {checked}"
 
 
 def _show_progress(card: LoadedCard, part: str) -> None:

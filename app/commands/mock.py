@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.mock.setup import MockSetupError, build_session, cards_for
-from app.ui.wording import count
+from app.wording import count
 
 if TYPE_CHECKING:
     from app.mock.session import MockSession

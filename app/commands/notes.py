@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from app.progress.history import History
+from app.wording import count
 from questions.model import Library
 
 MAX_SHOWN = 10
@@ -28,10 +29,9 @@ def report_unreadable(command: str, history: History) -> None:
 
 def report_pack_problems(command: str, library: Library) -> None:
     """One line: the cards of a broken or unreadable pack are missing from what follows."""
-    count = len(library.problems)
-    if count:
+    if library.problems:
         print(
-            f"grill {command}: note: {count} problem{'s' if count != 1 else ''} in the packs; "
+            f"grill {command}: note: {count(len(library.problems), 'problem')} in the packs; "
             "`grill lint` lists them",
             file=sys.stderr,
         )

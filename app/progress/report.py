@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.progress.stats import Missed, Stats
+from app.wording import count
 
 SPARK = "·▁▂▃▄▅▆▇█"
 """Index 0 marks a day without practice; the rest scale with the busiest day."""
@@ -31,8 +32,9 @@ def markdown_report(stats: Stats) -> str:
     lines = [
         "# grill progress",
         "",
-        f"As of {stats.generated_at:%Y-%m-%d %H:%M} UTC: {stats.attempts} attempts on {stats.cards_seen} cards, "
-        f"{stats.due_today} due today, a streak of {stats.streak_days} day{'s' if stats.streak_days != 1 else ''}.",
+        f"As of {stats.generated_at:%Y-%m-%d %H:%M} UTC: {count(stats.attempts, 'attempt')} on "
+        f"{count(stats.cards_seen, 'card')}, {stats.due_today} due today, "
+        f"a streak of {count(stats.streak_days, 'day')}.",
         "",
         "## Packs",
         "",

@@ -12,7 +12,7 @@ from app.progress.history import History
 from app.ui.catalog import CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
 from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan, suggest
 from app.ui.settings import Settings
-from app.ui.wording import comes_back, count, due_status, interval
+from app.wording import comes_back, count, due_status, interval
 from checkers.verdict import Verdict
 
 

@@ -11,7 +11,7 @@ from app.progress.attempt import Attempt
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.screens.home import HomeScreen
 from app.ui.screens.practice import PracticeScreen
-from app.ui.wording import comes_back
+from app.wording import comes_back
 from checkers.verdict import Verdict
 
 CLEAN = Verdict(verdict="clean", device="cpu", steps=60, pattern="flat")

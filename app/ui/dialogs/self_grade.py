@@ -20,7 +20,7 @@ from app.ui.base import GrillDialog
 from app.ui.card_text import card_text
 from app.ui.review import SelfGrade, Suggestion, suggest
 from app.ui.widgets.tick_list import TickList
-from app.ui.wording import interval
+from app.wording import interval
 from checkers.verdict import Verdict
 from questions.model import Card
 

@@ -25,7 +25,7 @@ from app.ui.catalog import (
     order_by_queue,
     pack_summaries,
 )
-from app.ui.wording import count, due_status
+from app.wording import count, due_status
 from questions.model import LEVELS, Library, LoadedCard
 
 ALL_PACKS = "*all*"

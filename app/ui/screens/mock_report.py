@@ -14,7 +14,7 @@ from app.mock.record import attempts
 from app.mock.report import MockReport, percent, render_markdown
 from app.paths import data_dir
 from app.ui.base import GrillScreen
-from app.ui.wording import count
+from app.wording import count
 
 
 def default_report_path(started_at: datetime) -> Path:

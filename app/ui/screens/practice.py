@@ -22,7 +22,7 @@ from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_
 from app.ui.widgets.clock import AnswerClock
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
-from app.ui.wording import comes_back, count
+from app.wording import comes_back, count
 from checkers.device import Device
 from checkers.verdict import Verdict
 from questions.model import LEVELS, LoadedCard

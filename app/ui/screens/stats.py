@@ -23,7 +23,7 @@ from app.progress.stats import Missed, Stats
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.widgets.bar_chart import BarChart
-from app.ui.wording import count
+from app.wording import count
 
 BAR_WIDTH = 10
 

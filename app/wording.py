@@ -1,4 +1,4 @@
-"""Small phrases the screens share: counted nouns and when a card comes back. Headless."""
+"""Small phrases the screens and commands share: counted nouns and when a card comes back."""
 
 from __future__ import annotations
 
