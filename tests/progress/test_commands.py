@@ -36,6 +36,13 @@ def test_stats_prints_a_readable_report(two_attempts, capsys):
     assert "2 attempts on 2 cards" in out and "1. detach (a1, 1×)" in out
 
 
+def test_stats_counts_one_of_a_kind_in_the_singular(home, capsys):
+    with History.open() as history:
+        history.record(attempt("a1"))
+    assert main(["stats"]) == 0
+    assert "1 attempt on 1 card, " in capsys.readouterr().out
+
+
 def test_export_json_then_import_into_another_home(two_attempts, tmp_path, monkeypatch, capsys):
     exported = tmp_path / "history.json"
     assert main(["export", "--format", "json", "-o", str(exported)]) == 0
