@@ -6,6 +6,7 @@ generated schema, so editors show the same words the loader enforces.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal, TypedDict
@@ -254,6 +255,10 @@ class Pack:
     cards: tuple[LoadedCard, ...]
 
 
+class UnknownPack(ValueError):
+    """Packs asked for by name that grill did not load; the message names them and those it has."""
+
+
 @dataclass
 class Library:
     """Everything grill loaded, and everything it could not."""
@@ -267,3 +272,16 @@ class Library:
 
     def card(self, card_id: str) -> LoadedCard | None:
         return next((c for c in self.cards if c.card.id == card_id), None)
+
+    def only(self, names: Sequence[str]) -> Library:
+        """The named packs alone (every pack when none is named), keeping every load problem.
+        Raises UnknownPack when a name matches no loaded pack."""
+        known = {pack.manifest.name for pack in self.packs}
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise UnknownPack(
+                f"no pack named {', '.join(map(repr, unknown))}; "
+                f"loaded packs: {', '.join(sorted(known)) or 'none'}"
+            )
+        chosen = [pack for pack in self.packs if not names or pack.manifest.name in names]
+        return Library(packs=chosen, problems=self.problems)

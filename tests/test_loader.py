@@ -11,6 +11,7 @@ import yaml
 from app.paths import SHIPPED_PACKS, pack_search_path
 from questions import validation, yamldoc
 from questions.loader import load_card_file, load_library, load_pack
+from questions.model import UnknownPack
 from questions.yamldoc import parse_yaml
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
@@ -164,6 +165,16 @@ def test_a_broken_manifest_skips_its_pack_but_not_the_others():
     assert located(library.problems) == [
         f"{PACKS / 'manifest-missing-title' / 'pack.yaml'}:1:1: missing required field 'title'"
     ]
+
+
+def test_only_keeps_the_named_packs_and_every_load_problem():
+    library = load_library([PACKS / "manifest-missing-title", PACKS / "good"])
+    assert library.only([]).packs == library.packs
+    chosen = library.only(["fixture-good"])
+    assert [p.manifest.name for p in chosen.packs] == ["fixture-good"]
+    assert chosen.problems == library.problems
+    with pytest.raises(UnknownPack, match="no pack named 'nope'; loaded packs: fixture-good"):
+        library.only(["fixture-good", "nope"])
 
 
 def test_a_manifest_from_a_later_format_is_refused_as_written_for_a_newer_grill():

@@ -27,18 +27,10 @@ def _library_of(names: list[str]) -> Library | None:
     """Packs named on the command line; loading them first lets a wrong name fail before the app opens."""
     from app.paths import pack_search_path
     from questions.loader import load_library
-    from questions.model import Library
+    from questions.model import UnknownPack
 
-    library = load_library(pack_search_path())
-    known = {pack.manifest.name for pack in library.packs}
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        print(
-            f"grill: no pack named {', '.join(map(repr, unknown))}; "
-            f"loaded packs: {', '.join(sorted(known)) or 'none'}",
-            file=sys.stderr,
-        )
+    try:
+        return load_library(pack_search_path()).only(names)
+    except UnknownPack as error:
+        print(f"grill: {error}", file=sys.stderr)
         return None
-    return Library(
-        packs=[p for p in library.packs if p.manifest.name in names], problems=library.problems
-    )

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from app.mock.draw import ProgressSource, draw, eligible, standings_from
 from app.mock.session import MockSession
-from questions.model import Level, Library, LoadedCard
+from questions.model import Level, Library, LoadedCard, UnknownPack
 
 
 class MockSetupError(Exception):
@@ -22,14 +22,10 @@ class MockSetupError(Exception):
 
 def cards_for(library: Library, pack_names: Sequence[str]) -> list[LoadedCard]:
     """The cards of the named packs (all packs when none is named)."""
-    known = {pack.manifest.name for pack in library.packs}
-    unknown = [name for name in pack_names if name not in known]
-    if unknown:
-        raise MockSetupError(
-            f"no pack named {', '.join(map(repr, unknown))}; "
-            f"loaded packs: {', '.join(sorted(known)) or 'none'}"
-        )
-    return [c for c in library.cards if not pack_names or c.pack in pack_names]
+    try:
+        return library.only(pack_names).cards
+    except UnknownPack as error:
+        raise MockSetupError(str(error)) from None
 
 
 def build_session(
