@@ -12,7 +12,7 @@ run: setup
 # Test processes: twice the cores (at most 8). A third of a UI test's time is Textual's pilot
 # sleeping until the app is idle, and a grader test waits on its sandbox worker: one process
 # per core would leave the cores idle then (-n 4 here: 179 s against 219 s with -n auto).
-WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); echo $$(( n > 8 ? 8 : n )))
+WORKERS ?= $(shell $(PY) -c 'import os; print(min(2 * (os.cpu_count() or 1), 8))')
 
 # Every test, spread over the cores; pytest's last line is the suite's wall time.
 test: setup
