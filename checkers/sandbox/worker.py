@@ -83,11 +83,11 @@ def main() -> None:
 
 
 def warm(full: bool) -> dict[str, object]:
-    """Import torch and grill's policy once for every run to inherit. `full` also runs the
-    paths every training loop takes (optimizers, their lazy imports, double backward, the
-    policy on a small snippet) so that each later run starts warm: what repeated runs (the
-    app, a batch of files) buy with a second or two at start; a single run pays them itself,
-    as plain Python would."""
+    """Import torch (its compiler kept out: `eager_dynamo`) and grill's policy once for every
+    run to inherit. `full` also runs the paths every training loop takes (optimizers, double
+    backward, the policy on a small snippet) so that each later run starts warm: what repeated
+    runs (the app, a batch of files) buy with a tenth of a second at start; a single run pays
+    them itself, as plain Python would."""
     started = time.perf_counter()
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     import torch
