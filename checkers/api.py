@@ -7,7 +7,6 @@ Never imports torch: the sandbox's worker does.
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import hashlib
 import threading
@@ -75,11 +74,10 @@ class _FileOptions(TypedDict, total=False):
 
 
 def shared_sandbox(device: Device = "auto") -> Sandbox:
-    """One warm sandbox per requested device for this process, closed at exit."""
+    """One warm sandbox per requested device for this process (closed at exit, as every
+    started sandbox is)."""
     with _sandboxes_lock:
         if device not in _sandboxes:
-            if not _sandboxes:
-                atexit.register(close_shared_sandboxes)
             _sandboxes[device] = Sandbox(device=device)
         return _sandboxes[device]
 

@@ -131,6 +131,7 @@ class Sandbox:
             warm=self.warm,
         )
         started = time.monotonic()
+        _started.add(self)
         try:
             self._make_workdir()
             ready = self._launch(chosen, argv, env, seccomp_fd)
@@ -317,6 +318,7 @@ class Sandbox:
         if self._workdir:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
+        _started.discard(self)
 
 
 class RunReader:
@@ -543,13 +545,13 @@ def drain(fd: int) -> None:
         pass
 
 
-_default: Sandbox | None = None
+_started: set[Sandbox] = set()
+"""The sandboxes with a worker or a work folder now: closed at exit by `_close_started`."""
 
 
-def default_sandbox() -> Sandbox:
-    """One shared sandbox for CLI use, closed when the program exits."""
-    global _default
-    if _default is None:
-        _default = Sandbox()
-        atexit.register(_default.close)
-    return _default
+@atexit.register
+def _close_started() -> None:
+    """However the program ends (an app torn down by a signal never unmounts, so its own close
+    never comes), no work folder outlives it; the worker itself dies with its parent."""
+    for sandbox in list(_started):
+        sandbox.close()

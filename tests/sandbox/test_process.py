@@ -186,3 +186,23 @@ def test_a_signal_the_moment_the_work_folder_exists_leaves_nothing_behind(
         box.start()
     assert list(tmp_path.iterdir()) == []
     assert box.worker_pid is None
+
+
+def test_a_program_that_ends_without_closing_its_sandbox_leaves_no_folder(tmp_path):
+    """An app torn down by a signal never unmounts, so its own close never comes: whatever
+    sandbox is still open at exit is closed then."""
+    script = (
+        "from checkers.sandbox import Sandbox\n"
+        "Sandbox(device='cpu', warm=False).start()\n"
+        "print('started', flush=True)\n"
+        "raise SystemExit(129)\n"
+    )
+    ended = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (ended.returncode, ended.stdout) == (129, "started\n"), ended.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []
