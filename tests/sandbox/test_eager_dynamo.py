@@ -12,6 +12,12 @@ def test_a_worker_trains_with_every_optimizer_without_importing_the_compiler(san
     assert outcome.result == {"dynamo": "EagerDynamo", "sympy": False}, outcome
 
 
+def test_a_run_that_needs_the_compiler_loads_it_inside_the_isolation(either_sandbox):
+    """The real module is read from torch's own files, which every layer lets a run read."""
+    outcome = either_sandbox.run("probe_jobs:compiler_on_demand", {})
+    assert outcome.result == {"found": True, "dynamo": "module"}, outcome
+
+
 # One interpreter, as in the worker: torch imported and the stand-in installed once, then each
 # way of asking for more tried in a forked child of its own (the swap to the real module is
 # one-way), then `install` once the real module is loaded.
