@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from questions.loader import MANIFEST_NAME, load_card_file, load_library
 from questions.model import CodeTask, LoadedCard, Problem
-from questions.yamldoc import position, read_yaml
+from questions.yamldoc import Loc, describe_loc, position, read_yaml
 
 if TYPE_CHECKING:
     from checkers.verdict import Verdict
@@ -72,33 +72,49 @@ def grade_code_tasks(
     grade: TaskGrader,
     progress: Callable[[LoadedCard, str], None] | None = None,
 ) -> list[Problem]:
-    """Grade every code task's starter and solution as fixes of the task; each unexpected
-    verdict is a Problem at its key. The starter must fail as `starter_fails` says; the
-    solution must be clean."""
+    """Grade every code task's starter, solution and tried fixes as fixes of the task; each
+    unexpected verdict is a Problem at its key. The starter must fail as `starter_fails`
+    says, the solution must be clean, and each tried fix must grade as it `expect`s."""
     problems = []
     for loaded in cards:
         task = loaded.card.code_task
         if task is None:
             continue
-        for part, expected in (("starter", task.starter_fails), ("solution", "clean")):
+        runs: list[tuple[Loc, str, str]] = [
+            (("code_task", "starter"), task.starter, task.starter_fails),
+            (("code_task", "solution"), task.solution, "clean"),
+        ]
+        runs += [
+            (("code_task", "tried_fixes", i), fix.code, fix.expect)
+            for i, fix in enumerate(task.tried_fixes)
+        ]
+        for loc, source, expected in runs:
+            part = describe_loc(loc[1:])
             if progress is not None:
                 progress(loaded, part)
-            verdict = grade(getattr(task, part), task)
+            verdict = grade(source, task)
             if verdict.verdict != expected:
-                message, hint = _mismatch(part, expected, verdict)
+                message, hint = _mismatch(loc, expected, verdict, task)
                 problems.append(
-                    Problem(str(loaded.path), *_key_position(loaded.path, part), message, hint)
+                    Problem(str(loaded.path), *_key_position(loaded.path, loc), message, hint)
                 )
     return problems
 
 
-def _mismatch(part: str, expected: str, verdict: Verdict) -> tuple[str, str]:
-    where = f"code_task.{part}"
+def _mismatch(loc: Loc, expected: str, verdict: Verdict, task: CodeTask) -> tuple[str, str]:
+    where = describe_loc(loc)
+    part = loc[1]
     detail = f": {verdict.message}" if verdict.message else ""
     if not verdict.graded:
         return (
             f"'{where}' could not be graded ({verdict.verdict}){detail}",
             verdict.hint or f"run it with 'grill check' to see why; it must grade {expected}",
+        )
+    if part == "tried_fixes":
+        fix = task.tried_fixes[int(loc[2])]
+        return (
+            f"'{where}' ({fix.name}) must grade {expected} but graded {verdict.verdict}{detail}",
+            f"the contract must tell this fix apart: {fix.why}",
         )
     if part == "starter":
         what = "leak" if expected == "leak" else "break the contract (grade wrong)"
@@ -113,7 +129,9 @@ def _mismatch(part: str, expected: str, verdict: Verdict) -> tuple[str, str]:
     )
 
 
-def _key_position(path: Path, part: str) -> tuple[int, int]:
+def _key_position(path: Path, loc: Loc) -> tuple[int, int]:
     doc, _ = read_yaml(path)
-    key = doc.key_at(("code_task", part)) if doc is not None else None
-    return position(key) if key is not None else (1, 1)
+    if doc is None:
+        return (1, 1)
+    node = doc.key_at(loc) if isinstance(loc[-1], str) else doc.node_at(loc)
+    return position(node) if node is not None else (1, 1)

@@ -129,6 +129,21 @@ class Contract(_Strict):
     grows (activation checkpointing, activation size)."""
 
 
+class TriedFix(_Strict):
+    """A fix a candidate might really try, with the verdict it must get: the contract is
+    tested against it like code (`grill lint --run` grades each one)."""
+
+    name: Text
+    """What the fix does, in a few words ("divides the learning rate instead of the loss")."""
+    code: Text
+    """The whole fixed snippet, as a candidate would submit it."""
+    expect: Literal["clean", "wrong", "leak"]
+    """How it must grade: `clean` for an alternative correct fix, `wrong` for one that breaks
+    what the prompt keeps, `leak` for one that still keeps graphs alive."""
+    why: Text
+    """Why it grades so: what it keeps or breaks of the prompt."""
+
+
 class CodeTask(_Strict):
     prompt: Text
     """What the candidate must do to the starter code."""
@@ -143,6 +158,9 @@ class CodeTask(_Strict):
     contract: it computes something other than the solution, or peaks over the memory budget)."""
     contract: Contract
     grading: Grading = Field(default_factory=Grading)
+    tried_fixes: list[TriedFix] = Field(default_factory=list)
+    """Fixes a candidate might try, each graded by `grill lint --run` and required to get its
+    `expect`ed verdict: wrong ones the contract must catch, and correct ones it must let pass."""
 
 
 class Card(_Strict):
@@ -169,6 +187,9 @@ class Card(_Strict):
     follow_ups: list[FollowUp] = Field(min_length=1)
     red_flags: list[RedFlag] = Field(min_length=1)
     code_task: CodeTask | None = None
+    sources: list[Text] = Field(default_factory=list)
+    """Where the card's facts were checked (documentation pages, source files with their
+    release): for authors and reviewers, never shown in practice."""
 
 
 class Manifest(_Strict):

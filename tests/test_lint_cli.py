@@ -226,6 +226,40 @@ def test_run_holds_a_starter_that_must_break_the_contract_to_wrong(tmp_path):
     ]
 
 
+TRIED_FIXES = """  tried_fixes:
+    - name: stores the number
+      expect: clean
+      why: a number carries no graph
+      code: |
+        total = total + loss.item()  # the alternative
+    - name: still adds the tensor
+      expect: wrong
+      why: the task keeps the training as it is
+      code: |
+        total = total + loss  # tried
+"""
+
+
+def test_run_grades_each_tried_fix_and_reports_the_one_the_contract_misses(tmp_path):
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    card.write_text(card.read_text().replace("  contract:", TRIED_FIXES + "  contract:"))
+    calls = []
+    grade = fake_grader({"loss.item()": "clean", "total + loss": "leak"}, calls)
+    problems = grade_code_tasks(lint_paths([pack]).cards, grade)
+    assert len(calls) == 4  # the starter, the solution and both tried fixes
+    second_fix = line_of(card, "    - name: still adds the tensor")
+    assert [(p.line, p.message, p.hint) for p in problems] == [
+        (
+            second_fix,
+            "'code_task.tried_fixes[1]' (still adds the tensor) must grade wrong but graded"
+            " leak: graded leak",
+            "the contract must tell this fix apart: the task keeps the training as it is",
+        )
+    ]
+
+
 def test_run_reports_a_task_that_cannot_be_graded(tmp_path):
     pack = pack_with_solution(tmp_path, "total = total + loss.item()  # refuse")
     grade = fake_grader({"# refuse": "refused", "total + loss": "leak"}, [])
