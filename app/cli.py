@@ -8,7 +8,7 @@ import os
 import sys
 
 from checkers.cli import add_check_arguments
-from checkers.ending import ending_cleanly
+from checkers.sandbox.ending import ending_cleanly
 from questions.levels import LEVELS
 
 EXIT_USAGE = 2

@@ -4,7 +4,7 @@ import argparse
 import sys
 
 from checkers.cli import add_check_arguments, run
-from checkers.ending import ending_cleanly
+from checkers.sandbox.ending import ending_cleanly
 
 
 def main(argv: list[str] | None = None) -> int:

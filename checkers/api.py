@@ -10,39 +10,29 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict, Unpack, cast
+from typing import TYPE_CHECKING, TypedDict, Unpack, cast
 
-from checkers.contract import Contract, Observed, check
-from checkers.device import Device
 from checkers.judge import judge
+from checkers.judge.contract import Observed, check
 from checkers.measurements import GradePayload, Measurements
 from checkers.sandbox import Outcome, Sandbox, SandboxError
-from checkers.verdict import Expectation, Verdict
+from checkers.verdict import Device, Expectation, Verdict
 
-GRADE_JOB = "checkers.grade:grade_job"
+if TYPE_CHECKING:
+    from checkers.task import TaskSpec
+
+GRADE_MODULE = "checkers.measure.grade"
+"""The grading job's module, which a grading sandbox's worker loads and warms at start."""
+GRADE_JOB = f"{GRADE_MODULE}:grade_job"
 DEFAULT_SECONDS = 60.0
-"""The budget of one run: the grader watches the snippet to its end or for this long."""
+"""The budget of one run unless told otherwise (a code task's `Grading` says its own)."""
 FINISH_MARGIN_S = 20.0
 """Wall time beyond the budget for the final scan and the result, before the run is killed."""
 
 
 class UsageError(ValueError):
     """The request itself is wrong (missing file, not UTF-8, a bad budget): exit status 2."""
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """A code task as the grader needs it: the reference, the starter, the contract, the run."""
-
-    solution: str
-    starter: str = ""
-    contract: Contract = field(default_factory=Contract)
-    device: Device = "auto"
-    seconds: float = DEFAULT_SECONDS
-    steps: int | None = None
-    seed: int = 0
 
 
 _sandboxes: dict[str, Sandbox] = {}
@@ -73,21 +63,18 @@ class _FileOptions(TypedDict, total=False):
     sandbox: Sandbox | None
 
 
+def grading_sandbox(device: Device = "auto", *, warm: bool = True) -> Sandbox:
+    """A sandbox whose worker loads the grading job at start (and, `warm`, runs it once)."""
+    return Sandbox(device=device, warm=warm, preload=(GRADE_MODULE,))
+
+
 def shared_sandbox(device: Device = "auto") -> Sandbox:
-    """One warm sandbox per requested device for this process (closed at exit, as every
-    started sandbox is)."""
+    """One warm grading sandbox per requested device for this process (closed at exit, as
+    every started sandbox is)."""
     with _sandboxes_lock:
         if device not in _sandboxes:
-            _sandboxes[device] = Sandbox(device=device)
+            _sandboxes[device] = grading_sandbox(device)
         return _sandboxes[device]
-
-
-def close_shared_sandboxes() -> None:
-    """Stop the shared workers now rather than at exit (tests, and apps that outlive a check)."""
-    with _sandboxes_lock:
-        for sandbox in _sandboxes.values():
-            sandbox.close()
-        _sandboxes.clear()
 
 
 def grade_source(
@@ -123,10 +110,10 @@ def grade_task(
     task's contract against the reference solution run under the same seed; `wrong` when it
     breaks the contract, whatever its memory."""
     options: _Options = {
-        "device": spec.device,
-        "seconds": spec.seconds,
-        "steps": spec.steps,
-        "seed": spec.seed,
+        "device": spec.grading.device,
+        "seconds": spec.grading.seconds,
+        "steps": spec.grading.steps,
+        "seed": spec.grading.seed,
         "sandbox": sandbox,
         "compare": tuple(c.name for c in spec.contract.same_as_solution),
         "peak": spec.contract.peak_memory is not None,
@@ -244,6 +231,7 @@ def _graded(
         "compare": list(compare),
         "peak": peak,
         "device": sandbox.device or "cpu",
+        "print_limit": sandbox.limits.output_bytes,
     }
     outcome = sandbox.run(GRADE_JOB, payload, timeout_s=seconds + FINISH_MARGIN_S)
     return verdict_from_outcome(outcome, source)
@@ -262,7 +250,7 @@ def checked_budget(seconds: float | None, steps: int | None) -> float:
 
 def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, Observed | None]:
     """The sandbox's Outcome as a Verdict (and what the contract needs), or why there is none."""
-    if outcome.status == "ok":  # outcome.ok, spelled out: the status below is not "ok"
+    if outcome.status == "ok":
         measured = cast(Measurements, outcome.result)  # grade_job's; malformed, it raises below
         try:
             verdict = judge(measured, source, outcome.output)

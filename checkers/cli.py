@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Mapping
 
-from checkers.device import DEVICES
+from checkers.verdict import DEVICES
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,9 +53,8 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade each file; print its report (or JSON line); return the worst exit status."""
-    from checkers.api import UsageError, checked_budget, grade_source, read_snippet
+    from checkers.api import UsageError, checked_budget, grade_source, grading_sandbox, read_snippet
     from checkers.report import render
-    from checkers.sandbox import Sandbox
     from checkers.verdict import EXIT_GRILL, EXIT_USAGE
 
     try:  # every usage error is found before a worker starts (seconds of torch import)
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"grill check: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     worst = 0
-    with Sandbox(device=args.device, warm=len(sources) > 1) as sandbox:
+    with grading_sandbox(args.device, warm=len(sources) > 1) as sandbox:
         for index, (path, source) in enumerate(sources):
             started = time.monotonic()
             try:

@@ -1,17 +1,41 @@
 """The grading job's JSON, both ways: what the parent asks for (`GradePayload`) and what the
-sandbox child measures (`Measurements`, from `checkers.grade.measure`) for the parent to judge
-(`checkers.judge`) and hold against a task's contract (`checkers.contract`).
+sandbox child measures (`Measurements`, from `checkers.measure.grade.measure`) for the parent to judge
+(`checkers.judge`) and hold against a task's contract (`checkers.judge.contract`).
 
 Types only: no torch, nothing to run.
 """
 
 from __future__ import annotations
 
-from typing import NotRequired, Required, TypedDict
+from typing import TYPE_CHECKING, NotRequired, Required, TypedDict
+
+if TYPE_CHECKING:
+    from checkers.verdict import NotGraded
+
+
+class RunFailed(Exception):
+    """How a sandbox job ends its run without a result: the sandbox sends it as the run's
+    status (the snippet was refused, raised, or ran out of memory), with the candidate's
+    line and their own traceback."""
+
+    def __init__(
+        self,
+        status: NotGraded,
+        kind: str,
+        message: str,
+        line: int | None = None,
+        traceback: str = "",
+    ):
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+        self.line = line
+        self.traceback = traceback
 
 
 class GradePayload(TypedDict, total=False):
-    """`checkers.grade.grade_job`'s arguments; only the source and the budget are required."""
+    """`checkers.measure.grade.grade_job`'s arguments; only the source and the budget are required."""
 
     source: Required[str]
     seconds: Required[float]
@@ -21,6 +45,8 @@ class GradePayload(TypedDict, total=False):
     seed: int
     compare: list[str]
     peak: bool
+    print_limit: int
+    """Characters of the snippet's printed text kept (then a note that it was cut)."""
 
 
 class TrainingCounts(TypedDict):
@@ -35,7 +61,7 @@ class TrainingCounts(TypedDict):
 
 class Series(TypedDict):
     """A per-generation (or per-backward) series in at most SERIES_BUCKETS buckets
-    (`checkers.grade.bucketed`)."""
+    (`checkers.measure.grade.bucketed`)."""
 
     lows: list[int]
     highs: list[int]
@@ -48,7 +74,7 @@ class Series(TypedDict):
 
 
 class Summary(TypedDict):
-    """One holder's graph (`checkers.grade.summarize`)."""
+    """One holder's graph (`checkers.measure.grade.summarize`)."""
 
     grad_fn: str
     nodes: int
@@ -84,7 +110,7 @@ class ScanRecord(TypedDict):
 
 
 class Fingerprint(TypedDict, total=False):
-    """A compared value (`checkers.fingerprint`): its shape and numbers, or why there are none."""
+    """A compared value (`checkers.measure.fingerprint`): its shape and numbers, or why there are none."""
 
     missing: bool
     unsupported: str
@@ -110,3 +136,14 @@ class Measurements(TypedDict):
     unwatched_nodes: int
     timings: NotRequired[dict[str, float]]
     """Absent where the run could not be measured."""
+
+
+def format_bytes(amount: float) -> str:
+    """Bytes as people read them, for messages and the memory curve."""
+    if abs(amount) < 1024:
+        return f"{amount:.0f} B"
+    if abs(amount) < 1024**2:
+        return f"{amount / 1024:.1f} KB"
+    if abs(amount) < 1024**3:
+        return f"{amount / 1024**2:.1f} MB"
+    return f"{amount / 1024**3:.2f} GB"

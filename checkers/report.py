@@ -10,7 +10,7 @@ import textwrap
 from collections.abc import Sequence
 
 from checkers.judge import NO_GRAPH, TAMPERED
-from checkers.units import format_bytes
+from checkers.measurements import format_bytes
 from checkers.verdict import GRILL_FAULTS, Verdict
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
@@ -20,7 +20,7 @@ CURVE_WIDTH = 56
 """Leaves room for the 11-column label and ` step 1..2000` on the axis row within WIDTH."""
 TABLE_ROWS = 10
 FLAT_SPAN = 16 * 1024
-"""The smallest range the curve is drawn over: less than this is flat (checkers.curve)."""
+"""The smallest range the curve is drawn over: less than this is flat (checkers.judge.curve)."""
 PATH_CELL = 30
 OUTPUT_LINES = 15
 

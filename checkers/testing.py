@@ -11,10 +11,10 @@ import time
 import types
 from collections.abc import Callable
 
-from checkers.grade import measure, scan
 from checkers.judge import judge
-from checkers.ledger import Ledger
-from checkers.memory import memory_reader
+from checkers.measure.grade import measure, scan
+from checkers.measure.ledger import Ledger
+from checkers.measure.memory import memory_reader
 from checkers.report import render
 from checkers.verdict import Verdict
 

@@ -6,16 +6,24 @@ field has a stable name (see docs/grading.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypedDict
+from dataclasses import asdict, dataclass, field
+from typing import Literal, TypedDict, get_args
 
 from checkers.measurements import Series
 
-VerdictKind = Literal["clean", "leak", "wrong", "refused", "error", "timeout", "limit"]
+Device = Literal["auto", "cpu", "cuda"]
+"""Where a snippet runs: `auto` takes CUDA when a device is there."""
+DEVICES: tuple[Device, ...] = get_args(Device)
+
+Graded = Literal["clean", "leak", "wrong"]
+"""The snippet ran and was judged: no graph kept; graph kept; or a task's contract broken."""
+NotGraded = Literal["refused", "error", "timeout", "limit"]
+"""Why a run has no grade: refused by the policy, raised (or grill failed), out of time, or
+over a limit. The sandbox's run status uses the same words (`Outcome.status`)."""
+VerdictKind = Literal[Graded, NotGraded]
 Pattern = Literal["flat", "sawtooth", "monotonic", "fragmentation"]
 
-GRADED: frozenset[str] = frozenset({"clean", "leak", "wrong"})
+GRADED: frozenset[str] = frozenset(get_args(Graded))
 
 EXIT_CLEAN, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_GRADED, EXIT_GRILL = 0, 1, 2, 3, 4
 """0 clean; 1 leak or wrong; 2 a usage error; 3 the snippet could not be graded (refused,
@@ -130,22 +138,6 @@ class Verdict:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Verdict:  # decoded JSON, checked as built
-        """The inverse of to_dict; unknown keys are an error, so a stale reader says so."""
-        data = dict(data)
-        data["samples"] = tuple(data.get("samples") or ())
-        data["retained"] = tuple(Retained(**r) for r in data.get("retained") or ())
-        data["expectations"] = tuple(Expectation(**e) for e in data.get("expectations") or ())
-        data["notes"] = tuple(data.get("notes") or ())
-        data["training"] = Training(**(data.get("training") or {}))
-        if data.get("error") is not None:
-            data["error"] = ErrorInfo(**data["error"])
-        unknown = set(data) - {f.name for f in fields(cls)}
-        if unknown:
-            raise ValueError(f"unknown verdict fields: {', '.join(sorted(unknown))}")
-        return cls(**data)
 
     @classmethod
     def not_graded(

@@ -123,18 +123,6 @@ def _load_library(paths: Iterable[Path | str]) -> Library:
     return library
 
 
-def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:
-    """One pack folder on its own: the pack (None when its manifest is broken) and its problems."""
-    problems: list[Problem] = []
-    listing = list_folder(root, problems)
-    if listing is None:
-        return None, problems
-    if not listing.holds(MANIFEST_NAME):
-        return None, [_missing_manifest(root)]
-    result = _read_pack(listing)
-    return result.pack, result.problems
-
-
 def load_card_file(path: Path, pack: str = "") -> tuple[LoadedCard | None, list[Problem]]:
     """One card file on its own: the card (None when it has any problem) and its problems."""
     result = _read_card(path, pack)

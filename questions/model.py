@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
-from checkers.device import Device
+from checkers.task import Contract, Grading, Strict, TaskSpec
 from questions.levels import LEVELS as LEVELS  # re-exported: part of the card model
 from questions.levels import Level as Level
 
@@ -21,9 +21,6 @@ FORMAT_VERSION = 1
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 """A string that must say something: empty or blank strings are rejected."""
-
-Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=80)]
-"""A Python name."""
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]*[a-z0-9]$", max_length=80)]
 """Lower-case words joined by hyphens, used for ids that appear in file names and history."""
@@ -35,27 +32,21 @@ SLUG_RULE = (
 Importance = Literal["must know", "should know", "nice to know"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
-    )
-
-
-class KeyPoint(_Strict):
+class KeyPoint(Strict):
     point: Text
     """One short claim a good answer makes."""
     signals: list[Text] = Field(default_factory=list)
     """Words or phrases whose presence in a typed answer suggests the point was made."""
 
 
-class TimedAnswer(_Strict):
+class TimedAnswer(Strict):
     text: Text
     """The answer, as a candidate would say it."""
     seconds: int = Field(ge=5, le=600)
     """How long saying it should take (about 20 s for basic, 50 s for solid)."""
 
 
-class Tiers(_Strict):
+class Tiers(Strict):
     """What a candidate at each seniority is expected to say."""
 
     junior: Text
@@ -64,7 +55,7 @@ class Tiers(_Strict):
     principal: Text
 
 
-class Example(_Strict):
+class Example(Strict):
     language: Text
     """Language of the code, for syntax highlighting (`python` is checked to parse)."""
     code: Text
@@ -73,63 +64,19 @@ class Example(_Strict):
     """What the example shows."""
 
 
-class FollowUp(_Strict):
+class FollowUp(Strict):
     question: Text
     answer: Text
 
 
-class RedFlag(_Strict):
+class RedFlag(Strict):
     flag: Text
     """Something that, said in an interview, costs the question."""
     signals: list[Text] = Field(default_factory=list)
     """Phrases whose presence in a typed answer suggests the flag was said."""
 
 
-class Grading(_Strict):
-    """How the checkers run a code task."""
-
-    device: Device = "auto"
-    """Where to run: `auto` takes CUDA when available."""
-    seconds: float = Field(default=60, ge=5, le=600)
-    """Wall-clock budget for one run. The grader watches the snippet to its end; a run that
-    outlasts the budget is graded on the part it saw, and the verdict says so."""
-    steps: int | None = Field(default=None, ge=1, le=100_000)
-    """Stop watching after this many training steps (optimizer updates); unset, the run is
-    watched to its end."""
-    seed: int = Field(default=0, ge=0)
-    """torch and `random` are seeded with this before the run, so a fix and the reference
-    solution see the same data and the same initial weights."""
-
-
-class Compared(_Strict):
-    """A value the fix must compute as the reference solution does."""
-
-    name: Identifier
-    """A module-level name both leave behind: a number, a tensor, a list, tuple or dict of
-    them, or an nn.Module (compared by its parameters and buffers)."""
-    rtol: float = Field(default=1e-4, ge=0, le=1)
-    """Relative tolerance."""
-    atol: float = Field(default=1e-6, ge=0, le=1)
-    """Absolute tolerance."""
-
-
-class Contract(_Strict):
-    """What the fixed code must still do, checked on the same run against the reference
-    solution under the same seed. A fix that breaks it grades `wrong`, whatever its memory."""
-
-    trains: bool = True
-    """The fix runs as many backward passes and as many optimizer updates that change the
-    model as the solution does (deleting the training, training fewer steps, or detaching the
-    loss before backward breaks this)."""
-    same_as_solution: list[Compared] = Field(min_length=1)
-    """Values compared with the solution's at the end of the run."""
-    peak_memory: float | None = Field(default=None, gt=0, lt=1)
-    """When set: the fix's peak memory (host heap on CPU, allocated bytes on CUDA) must stay
-    under this fraction of the starter's. For lessons about memory that peaks rather than
-    grows (activation checkpointing, activation size)."""
-
-
-class TriedFix(_Strict):
+class TriedFix(Strict):
     """A fix a candidate might really try, with the verdict it must get: the contract is
     tested against it like code (`grill lint --run` grades each one)."""
 
@@ -144,7 +91,7 @@ class TriedFix(_Strict):
     """Why it grades so: what it keeps or breaks of the prompt."""
 
 
-class CodeTask(_Strict):
+class CodeTask(Strict):
     prompt: Text
     """What the candidate must do to the starter code."""
     starter: Text
@@ -162,8 +109,18 @@ class CodeTask(_Strict):
     """Fixes a candidate might try, each graded by `grill lint --run` and required to get its
     `expect`ed verdict: wrong ones the contract must catch, and correct ones it must let pass."""
 
+    @property
+    def spec(self) -> TaskSpec:
+        """The task as the grader takes it."""
+        return TaskSpec(
+            solution=self.solution,
+            starter=self.starter,
+            contract=self.contract,
+            grading=self.grading,
+        )
 
-class Card(_Strict):
+
+class Card(Strict):
     id: Slug
     """Unique across every loaded pack; history is keyed by it, so never reuse one."""
     question: Text
@@ -192,7 +149,7 @@ class Card(_Strict):
     release): for authors and reviewers, never shown in practice."""
 
 
-class Manifest(_Strict):
+class Manifest(Strict):
     """`pack.yaml` at the root of a pack folder."""
 
     name: Slug

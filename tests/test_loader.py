@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pack_loading import load_pack
 
 from app.paths import SHIPPED_PACKS, pack_search_path
 from questions import validation, yamldoc
-from questions.loader import load_card_file, load_library, load_pack
+from questions.loader import load_card_file, load_library
 from questions.model import UnknownPack
 from questions.yamldoc import parse_yaml
 

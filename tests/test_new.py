@@ -4,9 +4,10 @@ import re
 from pathlib import Path
 
 import pytest
+from pack_loading import load_pack
 
 from app.cli import main
-from questions.loader import load_card_file, load_pack
+from questions.loader import load_card_file
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 

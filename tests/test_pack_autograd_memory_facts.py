@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from checkers.memory import HostHeap
+from checkers.measure.memory import HostHeap
 
 
 def test_backward_with_create_graph_leaves_a_grad_cycle_that_gc_does_not_free():

@@ -6,8 +6,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from pack_loading import load_pack
 
-from questions.loader import load_card_file, load_pack
+from questions.loader import load_card_file
 from questions.schema_export import CARD_SCHEMA, PACK_SCHEMA, generated, main, stale
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"

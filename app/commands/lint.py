@@ -35,13 +35,12 @@ def run(args: argparse.Namespace) -> int:
     if args.run:
         try:
             from checkers.api import grade_task  # starts the sandbox: only when asked to grade
-            from questions.tasks import task_spec
         except ImportError as error:
             print(f"grill lint --run: the grader is not available ({error})", file=sys.stderr)
             return EXIT_USAGE
 
         def grade(source: str, task: CodeTask) -> Verdict:
-            return grade_task(source, task_spec(task), filename="<code task>")
+            return grade_task(source, task.spec, filename="<code task>")
 
         problems = sort_problems(problems + grade_code_tasks(report.cards, grade, _show_progress))
     problems = [replace(p, path=_shown(p.path)) for p in problems]

@@ -14,8 +14,8 @@ from checkers.verdict import Verdict
 from questions.model import CodeTask
 
 if TYPE_CHECKING:
-    from checkers.device import Device
     from checkers.sandbox import Sandbox
+    from checkers.verdict import Device
 
 
 class CodeRunner(Protocol):
@@ -44,12 +44,11 @@ class SandboxRunner:
 
     def grade(self, task: CodeTask, source: str, *, device: Device) -> Verdict:
         """`clean` only when the code keeps no graph alive and keeps the task's contract."""
-        from dataclasses import replace
-
         from checkers.api import grade_task
-        from questions.tasks import task_spec
 
-        spec = replace(task_spec(task), device=device)
+        spec = task.spec.model_copy(
+            update={"grading": task.grading.model_copy(update={"device": device})}
+        )
         return grade_task(source, spec, sandbox=self._sandbox_for(device), filename="<your code>")
 
     def cancel(self) -> None:
@@ -65,14 +64,14 @@ class SandboxRunner:
 
     def _sandbox_for(self, device: Device) -> Sandbox:
         """The running sandbox, replaced when the device setting changed since it started."""
-        from checkers.sandbox import Sandbox
+        from checkers.api import grading_sandbox
 
         with self._lock:
             if self._sandbox is not None and self._device != device:
                 self._sandbox.close()
                 self._sandbox = None
             if self._sandbox is None:
-                sandbox = Sandbox(device=device)
+                sandbox = grading_sandbox(device)
                 sandbox.start()
                 self._sandbox, self._device = sandbox, device
             return self._sandbox

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from checkers.device import DEVICES, Device
+from checkers.verdict import DEVICES, Device
 from questions.model import LEVELS, Level
 
 if TYPE_CHECKING:

@@ -18,14 +18,11 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import NoReturn
 
-from checkers import guards
-from checkers.refusal import CandidateError, Refused
-from checkers.sandbox import landlock, seccomp, warnings_shown
+from checkers.measurements import RunFailed
+from checkers.sandbox import landlock, seccomp
 from checkers.sandbox.limits import LimitValues
 from checkers.sandbox.protocol import RunRequest, signed, write_all
 
-MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
-MEMORY_KINDS = ("MemoryError", "OutOfMemoryError")
 PR_SET_PDEATHSIG = 1
 CRASH_LOG = ".grill-crash"
 """Where faulthandler writes the stack when the run dies of a fatal signal; in the run's
@@ -36,7 +33,8 @@ CRASH_FRAME = re.compile(r'File "(.*)", line (\d+) in ')
 Answer = Callable[[Mapping[str, object]], NoReturn]
 """Sends the run's one message to the parent, and ends the process."""
 Job = Callable[[Mapping[str, object], Answer], Mapping[str, object]]
-"""`module:function`: called with the payload and a `finish` that ends the run early."""
+"""`module:function`: called with the payload and a `finish` that ends the run early; it
+returns its result, or raises `RunFailed` to end the run without one."""
 
 
 def run(
@@ -51,7 +49,6 @@ def run(
     try:
         control.close()
         isolate(out_fd)
-        warnings_shown.install()
         report_fatal_signals()
         apply_limits(
             request["limits"],
@@ -61,7 +58,6 @@ def run(
         if request["device"] != "cuda":  # the driver's device files and /sys: untried here
             landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"])
         seccomp.install(seccomp.program(seccomp.NETWORK_X86_64))
-        guards.set_print_limit(request["limits"]["output_bytes"])
         message = call(job, request["payload"], answer)
     except BaseException as exc:  # the child must always answer, whatever broke
         message = internal_error(exc)
@@ -200,12 +196,8 @@ def call(job: Job, payload: Mapping[str, object], answer: Answer) -> dict[str, o
 
     try:
         result = job(payload, finish)
-    except Refused as exc:
-        return failure("refused", "refused", exc.message, exc.line)
-    except CandidateError as exc:
-        if exc.kind in MEMORY_KINDS or any(m in exc.message.lower() for m in MEMORY_MESSAGES):
-            return failure("limit", "memory", "the snippet ran out of its memory limit", exc.line)
-        return failure("error", exc.kind, exc.message, exc.line, exc.traceback)
+    except RunFailed as exc:
+        return failure(exc.status, exc.kind, exc.message, exc.line, exc.traceback)
     except MemoryError:
         return failure("limit", "memory", "the run ran out of its memory limit")
     if not isinstance(result, dict):

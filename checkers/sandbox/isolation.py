@@ -142,6 +142,7 @@ def worker_argv(
     job_paths: tuple[str, ...] = (),
     run_as: tuple[int, int] | None = None,
     warm: bool = True,
+    preload: tuple[str, ...] = (),
 ) -> list[str]:
     path = [str(package_root()), *job_paths]
     boot = f"import sys; sys.path[:0] = {path!r}; from checkers.sandbox.worker import main; main()"
@@ -150,6 +151,8 @@ def worker_argv(
         argv += ["--run-as", f"{run_as[0]}:{run_as[1]}"]
     if not warm:
         argv.append("--cold")
+    for module in preload:
+        argv += ["--preload", module]
     return argv + (["--own-pid-namespace"] if own_pid_namespace else [])
 
 
@@ -172,21 +175,22 @@ def worker_command(
     seccomp_fd: int | None = None,
     scratch_bytes: int,
     warm: bool = True,
+    preload: tuple[str, ...] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """The worker's argv and environment for the chosen isolation. `job_paths` are extra
     directories holding job modules, bound read-only and put first on sys.path;
     `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`). A worker started
     by root gives up root in both modes; without bubblewrap it installs the seccomp filter
-    itself."""
+    itself. `preload`: job modules the worker imports (and warms) before its first run."""
     env = dict(SANDBOX_ENV)
     if cuda:
         env.update(cuda_environment())
     as_root = os.geteuid() == 0
     run_as = unprivileged_ids() if as_root else None
     if isolation.kind == "process":
-        argv = worker_argv(False, job_paths, run_as, warm)
+        argv = worker_argv(False, job_paths, run_as, warm, preload)
         return argv + (["--seccomp"] if seccomp.supported() else []), env
-    argv = worker_argv(True, job_paths, run_as, warm)
+    argv = worker_argv(True, job_paths, run_as, warm, preload)
     args = bwrap_arguments(
         env, cuda=cuda, extra=job_paths, as_root=as_root, scratch_bytes=scratch_bytes
     )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from checkers.verdict import ErrorInfo
+from checkers.verdict import ErrorInfo, NotGraded
 
-Status = Literal["ok", "refused", "error", "timeout", "limit"]
+Status = Literal["ok", NotGraded]
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,3 @@ class Outcome:
     wall_s: float
     traceback: str = ""
     """The candidate's traceback (only their own frames) when status is error."""
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"

@@ -19,22 +19,21 @@ import time
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol, cast
+from typing import IO, Any, Literal, Protocol, cast, get_args
 
-from checkers.device import Device
 from checkers.sandbox import isolation as isolation_layer
 from checkers.sandbox import launcher, protocol, seccomp
 from checkers.sandbox.errors import SandboxError
 from checkers.sandbox.limits import Limits
 from checkers.sandbox.outcome import Outcome, Status
-from checkers.verdict import ErrorInfo
+from checkers.verdict import Device, ErrorInfo
 
 STARTUP_SECONDS = 180.0
 """Importing torch and warming it takes seconds; on a busy machine, many."""
 KILL_GRACE_SECONDS = 3.0
 """How long the worker gets to kill a run before the whole worker is torn down."""
 STDERR_TAIL_BYTES = 8 * 1024
-STATUSES = ("ok", "refused", "error", "timeout", "limit")
+STATUSES = get_args(Status)
 
 
 CLOSE_WAIT_S = 5.0
@@ -52,16 +51,19 @@ class Sandbox:
         isolation: Literal["auto", "bubblewrap", "process"] = "auto",
         job_paths: tuple[str, ...] = (),
         warm: bool = True,
+        preload: tuple[str, ...] = (),
     ):
         """`isolation`: auto uses bubblewrap where it works. `job_paths`: directories of job
-        modules outside grill's own `checkers` package, bound read-only into the box. `warm`:
-        run the common training paths once at start so later runs start fast (for repeated
-        runs; a single run is cheaper without)."""
+        modules outside grill's own `checkers` package, bound read-only into the box.
+        `preload`: job modules the worker imports before its first run. `warm`: also call
+        each one's `warm()` at start so later runs start fast (for repeated runs; a single run
+        is cheaper without)."""
         if device not in ("auto", "cpu", "cuda"):
             raise ValueError(f"device must be auto, cpu or cuda, not {device!r}")
         self.requested_device = device
         self.limits = limits
         self.warm = warm
+        self.preload = preload
         self.timings: dict[str, float] = {}
         """Seconds the worker took to start: `start` in all, `import` and `warm-up` inside it."""
         self.device: str | None = None
@@ -84,11 +86,6 @@ class Sandbox:
     def isolation(self) -> str:
         """What protection runs get here, in words (bubblewrap, or process only)."""
         return self._chosen_isolation().description
-
-    @property
-    def worker_pid(self) -> int | None:
-        """The worker's outermost process (bwrap, or the worker itself), while it runs."""
-        return self._process.pid if self._process is not None else None
 
     def _chosen_isolation(self) -> isolation_layer.Isolation:
         if self._isolation is None:
@@ -129,6 +126,7 @@ class Sandbox:
             seccomp_fd=seccomp_fd,
             scratch_bytes=self.limits.scratch_bytes,
             warm=self.warm,
+            preload=self.preload,
         )
         started = time.monotonic()
         _started.add(self)

@@ -16,7 +16,6 @@ import signal
 import socket
 import sys
 import time
-import types
 import warnings
 from collections.abc import Callable
 from typing import cast
@@ -25,30 +24,6 @@ from checkers.sandbox import child, eager_dynamo, protocol, seccomp
 from checkers.sandbox.privileges import drop_privileges
 
 PR_SET_CHILD_SUBREAPER = 36
-
-WARM_SNIPPET = """
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-from torch import optim
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 1)
-    def forward(self, x):
-        return F.relu(self.fc(x))
-net = Net()
-opt = optim.SGD(net.parameters(), lr=0.1)
-total = 0.0
-for step in range(2):
-    loss = net(torch.randn(3, 4)).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    total += loss.item()
-"""
-"""Run through the policy once so its proxies and RestrictedPython's transformer are warm."""
-
 
 SCRATCH_POLL_SECONDS = 0.1
 """How often a run's scratch folder is measured where no sized tmpfs holds it."""
@@ -63,7 +38,7 @@ def main() -> None:
         seccomp.install(seccomp.program())
     control = socket.socket(fileno=0)
     become_subreaper()
-    info = warm(full="--cold" not in sys.argv)
+    info = warm(preloads(sys.argv), full="--cold" not in sys.argv)
     scratch = set(os.listdir("."))
     protocol.send(control, {"event": "ready", **info})
     jobs: dict[str, child.Job] = {}
@@ -82,23 +57,30 @@ def main() -> None:
                 return
 
 
-def warm(full: bool) -> dict[str, object]:
-    """Import torch (its compiler kept out: `eager_dynamo`) and grill's policy once for every
-    run to inherit. `full` also runs the paths every training loop takes (optimizers, double
-    backward, the policy on a small snippet) so that each later run starts warm: what repeated
-    runs (the app, a batch of files) buy with a tenth of a second at start; a single run pays
-    them itself, as plain Python would."""
+def preloads(argv: list[str]) -> list[str]:
+    """The job modules named by `--preload MODULE` (the parent's `Sandbox(preload=...)`)."""
+    return [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--preload"]
+
+
+def warm(modules: list[str], full: bool) -> dict[str, object]:
+    """Import torch (its compiler kept out: `eager_dynamo`) and the preloaded job modules once
+    for every run to inherit. `full` also calls each module's `warm()`, if it has one, so that
+    each later run starts warm: what repeated runs (the app, a batch of files) buy with a tenth
+    of a second at start; a single run pays it itself, as plain Python would."""
     started = time.perf_counter()
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     import torch
 
     eager_dynamo.install(torch)
     torch.set_num_threads(1)
-    from checkers import grade, policy  # noqa: F401  (the grading job, loaded once)
-
+    torch.ones(1).add(1)  # torch reads the CPU's features now, while /proc is still readable
+    loaded = [importlib.import_module(name) for name in modules]
     imported = time.perf_counter()
     if full:
-        warm_paths(torch, policy)
+        for module in loaded:
+            warm_up: Callable[[], None] | None = getattr(module, "warm", None)
+            if warm_up is not None:
+                warm_up()
     gc.collect()
     gc.freeze()  # what the worker holds is never garbage: a run's collections skip it
     return {
@@ -109,19 +91,6 @@ def warm(full: bool) -> dict[str, object]:
             "warm-up": round(time.perf_counter() - imported, 3),
         },
     }
-
-
-def warm_paths(torch: types.ModuleType, policy: types.ModuleType) -> None:
-    for optimizer in (torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD):
-        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-        opt = optimizer(model.parameters(), lr=1e-3)
-        loss = model(torch.randn(2, 4)).pow(2).mean()
-        (grad,) = torch.autograd.grad(loss, [model[0].weight], create_graph=True)
-        grad.sum().backward()
-        opt.step()
-        opt.zero_grad()
-    warm_up = policy.compile_candidate(WARM_SNIPPET, "<warm-up>")
-    policy.run_candidate(warm_up, policy.candidate_namespace(warm_up))
 
 
 def serve(

@@ -65,8 +65,7 @@ def spread(values: list[float]) -> str:
 
 
 def main() -> int:
-    from checkers.api import grade_file
-    from checkers.sandbox import Sandbox
+    from checkers.api import grade_file, grading_sandbox
 
     folder = Path(tempfile.mkdtemp(prefix="grill-bench-"))
     files = {}
@@ -83,7 +82,7 @@ def main() -> int:
         f"{'snippet':10} {'python':>21} {'cold check':>21} {'warm re-run':>21} "
         f"{'cold/py':>8} {'warm/py':>8}"
     )
-    box = Sandbox(device="cpu")
+    box = grading_sandbox("cpu")
     in_a_thread(box.start)
     with box:
         in_a_thread(lambda: grade_file(files["sgd-50"], sandbox=box))
@@ -122,7 +121,7 @@ def watching_cost(source: str) -> None:
     grading, without process start or torch import)."""
     import torch
 
-    from checkers.grade import grade_job
+    from checkers.measure.grade import grade_job
 
     torch.set_num_threads(1)  # as the sandbox runs it
     source = source.replace("print(", "str(")

@@ -19,15 +19,14 @@ FOLDERS = [ROOT / "tests" / "grader" / "corpus", ROOT / "tests" / "grader" / "be
 
 
 def main() -> int:
-    from checkers.api import grade_file
-    from checkers.sandbox import Sandbox
+    from checkers.api import grade_file, grading_sandbox
 
     wrong = []
     print(
         f"{'folder':8} {'loops':>6} {'right':>6} {'false alarms':>13} {'misses':>7} "
         f"{'not graded':>11} {'seconds':>8}"
     )
-    with Sandbox(device="cpu") as box:
+    with grading_sandbox("cpu") as box:
         for folder in FOLDERS:
             labels = json.loads((folder / "labels.json").read_text())
             counts: Counter = Counter()

@@ -1,7 +1,7 @@
 """Time from request to result for a small training snippet: the warm sandbox worker
 against a cold `python snippet.py` of the same code, printed side by side.
 
-Goal (issue 3): the warm run under a third of the cold one. Run: python tests/bench/bench_sandbox.py
+Goal: the warm run under a third of the cold one. Run: python tests/bench/bench_sandbox.py
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from checkers.sandbox import Sandbox  # noqa: E402
+
+JOBS = Path(__file__).resolve().parents[1] / "sandbox" / "jobs"
 
 SNIPPET = """\
 import torch
@@ -51,7 +53,7 @@ def warm_runs(box: Sandbox) -> list[float]:
     times = []
     for _ in range(REPEATS):
         started = time.perf_counter()
-        outcome = box.run("checkers.sandbox.snippet:run_snippet", {"source": SNIPPET})
+        outcome = box.run("snippet_job:run_snippet", {"source": SNIPPET})
         times.append(time.perf_counter() - started)
         assert outcome.status == "ok", outcome.error
     return times
@@ -59,7 +61,7 @@ def warm_runs(box: Sandbox) -> list[float]:
 
 def main() -> None:
     started = time.perf_counter()
-    with Sandbox(device="cpu") as box:
+    with Sandbox(device="cpu", job_paths=(str(JOBS),)) as box:
         startup = time.perf_counter() - started
         warm = warm_runs(box)
         isolation = box.isolation

@@ -93,7 +93,18 @@ def test_mypy_catches_a_wrong_type_in_the_app_where_it_is_not_strict(tree):
 
 # Each contract in pyproject.toml, and one import that breaks it.
 BREAKS = {
-    "The grader stands alone": ("checkers/units.py", "import questions.model"),
+    "The grader stands alone": ("checkers/verdict.py", "import questions.model"),
+    "The grader's layers": ("checkers/judge/curve.py", "import checkers.api"),
+    "The grader's shared value types": ("checkers/task.py", "import checkers.policy.tables"),
+    "Judging runs in the parent": ("checkers/judge/growth.py", "import torch"),
+    "The sandbox runs jobs by name": (
+        "checkers/sandbox/limits.py",
+        "import checkers.measure.memory",
+    ),
+    "The policy knows nothing of the grader": (
+        "checkers/policy/tables.py",
+        "import checkers.verdict",
+    ),
     "Cards know nothing of the app": ("questions/levels.py", "import textual"),
     "Progress and mock logic are pure": ("app/mock/draw.py", "import app.ui.settings"),
     "The UI is a layer over the logic": ("app/ui/settings.py", "import app.commands.stats"),

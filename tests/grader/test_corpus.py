@@ -16,7 +16,6 @@ from app.cli import main
 from checkers.api import grade_file, grade_task, shared_sandbox
 from checkers.sandbox import Sandbox
 from questions.loader import load_library
-from questions.tasks import task_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((Path(__file__).parent / "corpus").glob("*.py"))
@@ -182,7 +181,7 @@ def test_a_fix_that_stops_the_leak_by_breaking_the_task_is_wrong(card, how, sand
     task = card.code_task
     fix = broken(task.solution, how)
     assert fix != ast.unparse(ast.parse(task.solution))
-    verdict = grade_task(fix, task_spec(task), sandbox=sandbox)
+    verdict = grade_task(fix, task.spec, sandbox=sandbox)
     if verdict.verdict == "error" and how == "detached":
         assert verdict.exit_code == 3 and verdict.extra.get("traceback"), verdict.error  # its own
         return

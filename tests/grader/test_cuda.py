@@ -18,7 +18,7 @@ CORPUS = Path(__file__).parent / "corpus"
 
 
 def test_the_allocator_counter_sees_a_tensor_being_allocated():
-    from checkers.memory import CudaAllocator
+    from checkers.measure.memory import CudaAllocator
 
     reader = CudaAllocator()
     before, _ = reader.read()

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from checkers.curve import FLOOR_BYTES, classify, classify_cuda, trend
+from checkers.judge.curve import FLOOR_BYTES, classify, classify_cuda, trend
 
 KB = 1024
 

@@ -10,9 +10,9 @@ import textwrap
 import pytest
 import torch
 
-from checkers.grade import grade_job
 from checkers.judge import judge
-from checkers.source import source_flags
+from checkers.judge.source import source_flags
+from checkers.measure.grade import grade_job
 
 LEAK_BODY = """
     loss = model(torch.randn(8, 4)).pow(2).mean()

@@ -1,6 +1,6 @@
 """Bounded windows repeat; growth climbs once. The rule, on plain series."""
 
-from checkers.growth import MIN_CLIMB, analyse
+from checkers.judge.growth import MIN_CLIMB, analyse
 
 
 def judge(series: list[int]):

@@ -2,7 +2,7 @@
 
 import ast
 
-from checkers.instrument import TICK, instrument
+from checkers.measure.instrument import TICK, instrument
 
 
 def ticks(source: str) -> list[tuple[int, int]]:

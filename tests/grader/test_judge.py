@@ -4,6 +4,7 @@ from what the culprit is. Pure data in, so every case is written out here."""
 import pytest
 
 from checkers.judge import judge
+from checkers.measurements import Series
 
 
 def holder(path, **fields):
@@ -27,13 +28,14 @@ def holder(path, **fields):
     return {**base, **fields}
 
 
-def series(values):
+def series(values) -> Series:
     return {
         "lows": list(values),
         "highs": list(values),
         "first": list(range(len(values))),
         "steps": list(range(len(values))),
         "loops": [5] * len(values),
+        "releases": [0] * len(values),
         "width": 1,
     }
 

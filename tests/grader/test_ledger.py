@@ -5,8 +5,8 @@ from itertools import pairwise
 import torch
 import torch.nn as nn
 
-from checkers.ledger import ALIVE, Ledger
-from checkers.memory import OffHeap, memory_reader
+from checkers.measure.ledger import ALIVE, Ledger
+from checkers.measure.memory import OffHeap, memory_reader
 
 
 def run(body, steps: int = 12, **options) -> Ledger:

@@ -1,5 +1,7 @@
 """The terminal report, rendered from hand-built verdicts."""
 
+import dataclasses
+
 from checkers.report import BLOCKS, draw_curve, render
 from checkers.verdict import Retained, Verdict
 
@@ -61,9 +63,7 @@ def test_a_not_graded_verdict_shows_the_reason_line_and_traceback_but_no_curve()
     verdict = Verdict.not_graded(
         "error", "cpu", "index 5 is out of bounds", line=4, kind="IndexError"
     )
-    verdict = Verdict.from_dict(
-        {**verdict.to_dict(), "extra": {"traceback": "  File x, line 4\nIndexError"}}
-    )
+    verdict = dataclasses.replace(verdict, extra={"traceback": "  File x, line 4\nIndexError"})
     text = render(verdict)
     assert text.startswith("NOT GRADED (the snippet raised an error)")
     assert "IndexError: index 5 is out of bounds (line 4)" in text

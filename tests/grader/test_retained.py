@@ -7,8 +7,8 @@ from collections import deque
 import pytest
 import torch
 
-from checkers.retained import graph_holders
-from checkers.source import assignment_line, stored_name
+from checkers.judge.source import assignment_line, stored_name
+from checkers.measure.retained import graph_holders
 
 FILE = __file__
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from checkers.sandbox import Limits, Outcome, Sandbox
 
 JOBS = Path(__file__).parent / "jobs"
-SNIPPET = "checkers.sandbox.snippet:run_snippet"
+SNIPPET = "snippet_job:run_snippet"
+"""Runs a snippet under the policy without grading it (`jobs/snippet_job.py`)."""
 SECRET_NAME = "GRILL_TEST_SECRET"
 TEST_LIMITS = Limits(
     memory_bytes=512 * 1024 * 1024,
@@ -18,6 +19,18 @@ TEST_LIMITS = Limits(
     output_bytes=64 * 1024,
     processes=32,
 )
+
+
+def sandbox_with_jobs(**options: object) -> Sandbox:
+    """A sandbox that also finds the test jobs (`SNIPPET`, the probes)."""
+    return Sandbox(job_paths=(str(JOBS),), **options)  # type: ignore[arg-type]
+
+
+def worker_pid(box: Sandbox) -> int:
+    """The worker's outermost process (bwrap, or the worker itself), for process-tree checks."""
+    process = box._process
+    assert process is not None, "the sandbox has not started"
+    return process.pid
 
 
 def process_tree(pid: int) -> set[int]:
@@ -64,4 +77,4 @@ class Witness:
         assert self.connections == [], "the run reached the loopback listener"
         seen = f"{outcome.output} {outcome.result} {outcome.error} {outcome.traceback}"
         assert self.secret not in seen, "the parent's secret leaked into the run"
-        assert process_tree(box.worker_pid) == baseline, "a process of the run survived it"
+        assert process_tree(worker_pid(box)) == baseline, "a process of the run survived it"

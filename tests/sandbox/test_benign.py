@@ -4,7 +4,7 @@ result. If the policy grows too strict, these fail before any candidate notices.
 from __future__ import annotations
 
 import pytest
-from sandbox_witness import SNIPPET
+from sandbox_witness import SNIPPET, sandbox_with_jobs
 
 LINEAR = """
 import torch
@@ -295,3 +295,13 @@ def test_runs_do_not_share_state(sandbox):
     )
     again = sandbox.run(SNIPPET, {"source": draw})
     assert fresh.result == again.result
+
+
+@pytest.mark.parametrize("isolation", ["auto", "process"])
+def test_a_cold_run_shows_only_what_the_snippet_printed(isolation):
+    """torch reads the CPU's features on its first operation; a run cannot read /proc, so the
+    worker has torch do that before any run, and no message of torch's own reaches Output."""
+    source = "import torch\nx = torch.ones(3, 3) @ torch.ones(3, 3)\nprint('done')\n"
+    with sandbox_with_jobs(device="cpu", warm=False, isolation=isolation) as box:
+        outcome = box.run(SNIPPET, {"source": source})
+    assert (outcome.status, outcome.output) == ("ok", "done\n")

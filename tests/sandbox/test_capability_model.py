@@ -11,9 +11,10 @@ import types
 
 import pytest
 
-from checkers import capabilities, guards, policy
-from checkers.facades import is_stand_in
-from checkers.refusal import CANDIDATE_CLASSES, CANDIDATE_MARK, PRIVATE_NAMES, Refused
+from checkers import policy
+from checkers.policy import guards, identity, tables
+from checkers.policy.refusal import CANDIDATE_CLASSES, CANDIDATE_MARK, PRIVATE_NAMES, Refused
+from checkers.policy.standins import is_stand_in
 
 CLOSED = (
     "os",
@@ -121,17 +122,17 @@ def snippet_frame():
 
 def surface():
     """(path, value) for every name of every allowed module, and one level below it."""
-    for module in sorted(capabilities.ALLOWED_MODULES):
-        if capabilities.denial_reason(module):
+    for module in sorted(tables.ALLOWED_MODULES):
+        if tables.denial_reason(module):
             continue
-        proxy = capabilities.import_proxy(module)
+        proxy = identity.import_proxy(module)
         real = __import__(module, fromlist=["_"])
         for name in sorted(n for n in dir(real) if not n.startswith("_")):
             value = reach(proxy, name)
             if value is None:
                 continue
             yield f"{module}.{name}", value
-            if isinstance(value, capabilities.ModuleProxy):
+            if isinstance(value, identity.ModuleProxy):
                 continue
             for attribute in sorted(n for n in dir(value) if not n.startswith("_"))[:200]:
                 inner = reach(value, attribute)

@@ -1,11 +1,11 @@
 """The escape suite: hostile snippets, each with the exact verdict it must get, and each
 checked for effects (canary files, the loopback listener, the parent's secret, processes
-left behind). Every open door named in issue 3 is here, plus the classic ones."""
+left behind): the classic ways out of a Python sandbox, and those torch adds."""
 
 from __future__ import annotations
 
 import pytest
-from sandbox_witness import SNIPPET, process_tree
+from sandbox_witness import SNIPPET, process_tree, worker_pid
 
 REFUSED = [
     # imports, direct and indirect
@@ -358,7 +358,7 @@ REFUSED = [
 )
 def test_hostile_snippet_is_refused_and_changes_nothing(either_sandbox, witness, source, fragment):
     """With bubblewrap and without it: the policy is the wall a machine without it relies on."""
-    baseline = process_tree(either_sandbox.worker_pid)
+    baseline = process_tree(worker_pid(either_sandbox))
     outcome = either_sandbox.run(SNIPPET, {"source": witness.fill(source)})
     assert outcome.status == "refused", (outcome.error, outcome.output)
     assert fragment in outcome.error.message
@@ -373,7 +373,7 @@ def test_refusal_names_the_construct_and_the_candidate_line(sandbox):
 
 
 def test_infinite_loop_times_out_and_leaves_nothing(sandbox, witness):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = sandbox.run(SNIPPET, {"source": "while True:\n    pass"}, timeout_s=1.5)
     assert outcome.status == "timeout"
     assert outcome.wall_s < 5
@@ -390,14 +390,14 @@ def test_infinite_loop_times_out_and_leaves_nothing(sandbox, witness):
     ids=["list", "tensor", "gradual"],
 )
 def test_memory_bomb_hits_the_memory_limit(sandbox, witness, source):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = sandbox.run(SNIPPET, {"source": source})
     assert (outcome.status, outcome.error.kind) == ("limit", "memory")
     witness.assert_untouched(outcome, sandbox, baseline)
 
 
 def test_print_of_100_megabytes_is_cut_cheaply(sandbox, witness):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = sandbox.run(SNIPPET, {"source": "print('x' * 100_000_000)\nresult = 'done'"})
     assert outcome.status == "ok" and outcome.result == {"result": "done"}
     assert len(outcome.output) < 2 * sandbox.limits.output_bytes
@@ -406,7 +406,7 @@ def test_print_of_100_megabytes_is_cut_cheaply(sandbox, witness):
 
 
 def test_print_flood_loop_ends_in_a_timeout_with_capped_output(sandbox, witness):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = sandbox.run(SNIPPET, {"source": "while True:\n    print('y' * 1000)"}, timeout_s=1.5)
     assert outcome.status == "timeout"
     assert len(outcome.output) < 2 * sandbox.limits.output_bytes
@@ -414,7 +414,7 @@ def test_print_flood_loop_ends_in_a_timeout_with_capped_output(sandbox, witness)
 
 
 def test_recursion_bomb_is_an_error_at_the_candidates_line(sandbox, witness):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = sandbox.run(SNIPPET, {"source": "def f(n):\n    return f(n + 1)\n\nf(0)"})
     assert (outcome.status, outcome.error.kind, outcome.error.line) == (
         "error",
@@ -427,7 +427,7 @@ def test_recursion_bomb_is_an_error_at_the_candidates_line(sandbox, witness):
 def test_c_stack_overflow_is_a_crash_at_the_candidates_line(either_sandbox, witness):
     """Hashing deeply nested tuples recurses in C with no recursion check: the run dies of
     SIGSEGV, and faulthandler's dump still names the candidate's line (and nothing else)."""
-    baseline = process_tree(either_sandbox.worker_pid)
+    baseline = process_tree(worker_pid(either_sandbox))
     source = "x = ()\nfor i in range(10 ** 6):\n    x = (x,)\n\nresult = hash(x)"
     outcome = either_sandbox.run(SNIPPET, {"source": source, "filename": "/home/me/loop.py"})
     assert (outcome.status, outcome.error.kind, outcome.error.line) == ("error", "crash", 5)

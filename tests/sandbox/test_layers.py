@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_witness import SECRET_NAME, process_tree
+from sandbox_witness import SECRET_NAME, process_tree, worker_pid
 
 from checkers.sandbox import landlock, seccomp
 from checkers.sandbox.isolation import SANDBOX_ENV, bubblewrap_works, bwrap_arguments, package_root
@@ -31,7 +31,7 @@ def run(box, job, payload=None, **kwargs):
 
 @needs_bubblewrap
 def test_host_files_outside_the_box_cannot_be_written(sandbox, witness):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = run(sandbox, "write_file", {"path": str(witness.canary)})
     assert outcome.result == {"wrote": False, "error": "FileNotFoundError"}
     witness.assert_untouched(outcome, sandbox, baseline)
@@ -123,7 +123,7 @@ def test_the_environment_carries_nothing_of_the_parents(sandbox, witness):
 
 @needs_bubblewrap
 def test_no_network_even_to_loopback(sandbox, witness):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = run(sandbox, "connect", {"port": witness.port})
     assert outcome.result["connected"] is False
     witness.assert_untouched(outcome, sandbox, baseline)
@@ -136,7 +136,7 @@ def test_without_bubblewrap_landlock_keeps_files_and_network_out_of_reach(
 ):
     private = tmp_path / "private.txt"
     private.write_text("private")
-    baseline = process_tree(process_sandbox.worker_pid)
+    baseline = process_tree(worker_pid(process_sandbox))
     read = run(process_sandbox, "read_file", {"path": str(private)})
     assert read.result == {"content": None, "error": "PermissionError"}
     wrote = run(process_sandbox, "write_file", {"path": str(witness.canary)})
@@ -148,7 +148,7 @@ def test_without_bubblewrap_landlock_keeps_files_and_network_out_of_reach(
 
 @needs_bubblewrap
 def test_fork_bomb_hits_the_process_limit(sandbox, witness):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = run(sandbox, "fork_bomb", {"max": 10_000})
     assert outcome.result["error"] == "BlockingIOError"
     assert outcome.result["forks"] < sandbox.limits.processes
@@ -157,7 +157,7 @@ def test_fork_bomb_hits_the_process_limit(sandbox, witness):
 
 def test_forked_children_are_all_killed_after_the_run(either_sandbox, witness):
     box = either_sandbox
-    baseline = process_tree(box.worker_pid)
+    baseline = process_tree(worker_pid(box))
     outcome = run(box, "fork_bomb", {"max": 20})
     assert outcome.status == "ok"
     witness.assert_untouched(outcome, box, baseline)
@@ -165,7 +165,7 @@ def test_forked_children_are_all_killed_after_the_run(either_sandbox, witness):
 
 @needs_bubblewrap
 def test_thread_bomb_is_capped(sandbox, witness):
-    baseline = process_tree(sandbox.worker_pid)
+    baseline = process_tree(worker_pid(sandbox))
     outcome = run(sandbox, "thread_bomb")
     assert outcome.result["error"] == "RuntimeError"
     assert outcome.result["threads"] < sandbox.limits.processes
@@ -174,7 +174,7 @@ def test_thread_bomb_is_capped(sandbox, witness):
 
 def test_detached_grandchild_does_not_outlive_a_timeout(either_sandbox, witness):
     box = either_sandbox
-    baseline = process_tree(box.worker_pid)
+    baseline = process_tree(worker_pid(box))
     payload = {"path": str(witness.canary), "port": witness.port, "delay": 1.0, "hang": True}
     outcome = run(box, "late_writer", payload, timeout_s=1.0)
     assert outcome.status == "timeout"
@@ -184,7 +184,7 @@ def test_detached_grandchild_does_not_outlive_a_timeout(either_sandbox, witness)
 
 def test_detached_grandchild_does_not_outlive_a_finished_run(either_sandbox, witness):
     box = either_sandbox
-    baseline = process_tree(box.worker_pid)
+    baseline = process_tree(worker_pid(box))
     payload = {"path": str(witness.canary), "port": witness.port, "delay": 0.5}
     outcome = run(box, "late_writer", payload)
     assert outcome.result == {"returned": True}

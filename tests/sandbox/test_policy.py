@@ -7,13 +7,13 @@ import ast
 
 import pytest
 
-from checkers import capabilities, guards, policy
-from checkers.policy import CandidateError, Refused
+from checkers import policy
+from checkers.policy import CandidateError, Refused, identity, tables
 
 
-def run(source: str, extra: dict | None = None, transform=None) -> dict:
+def run(source: str, extra: dict | None = None, transform=None, **options) -> dict:
     compiled = policy.compile_candidate(source, transform=transform)
-    namespace = policy.candidate_namespace(compiled, extra)
+    namespace = policy.candidate_namespace(compiled, extra, **options)
     policy.run_candidate(compiled, namespace)
     return namespace
 
@@ -76,7 +76,7 @@ def test_a_closed_family_stays_closed_under_a_name_that_re_exports_it(monkeypatc
     import torch
 
     monkeypatch.setattr(torch.nn.functional, "script_again", torch.jit.script, raising=False)
-    assert capabilities.home(torch.jit.script) == "torch.jit._script.script"
+    assert identity.home(torch.jit.script) == "torch.jit._script.script"
     with pytest.raises(Refused, match="'torch.nn.functional.script_again' is not available"):
         run("import torch.nn.functional as F\nF.script_again(print)\n")
 
@@ -109,7 +109,7 @@ def test_import_gives_a_proxy_but_classes_and_tensors_are_real():
         "    def __init__(self):\n        super().__init__()\n"
         "        self.fc = nn.Linear(2, 2)\nnet = Net()\nt = torch.ones(2)\n"
     )
-    assert isinstance(namespace["torch"], capabilities.ModuleProxy)
+    assert isinstance(namespace["torch"], identity.ModuleProxy)
     assert isinstance(namespace["net"], torch.nn.Module)
     assert type(namespace["t"]) is torch.Tensor
 
@@ -175,11 +175,7 @@ def test_a_refusal_caught_by_the_candidate_is_still_reported():
 
 
 def test_print_is_capped_with_a_note(capsys):
-    guards.set_print_limit(10)
-    try:
-        run("print('a' * 50)\nprint('more')\n")
-    finally:
-        guards.set_print_limit(64 * 1024)
+    run("print('a' * 50)\nprint('more')\n", print_limit=10)
     out = capsys.readouterr().out
     assert out.startswith("a" * 10 + "\n[output truncated after 10 characters]")
     assert "more" not in out
@@ -192,11 +188,11 @@ def test_imports_not_made_by_a_candidate_import_statement_return_no_module():
 
 
 def test_every_allowed_module_resolves_and_denied_families_have_reasons():
-    for name in capabilities.ALLOWED_MODULES:
-        assert isinstance(capabilities.import_proxy(name), capabilities.ModuleProxy)
-    assert all(reason for _, reason in capabilities.DENIED)
-    assert capabilities.denial_reason("torch.load") == "unpickling runs arbitrary code"
-    assert capabilities.denial_reason("torch.nn.Linear") is None
+    for name in tables.ALLOWED_MODULES:
+        assert isinstance(identity.import_proxy(name), identity.ModuleProxy)
+    assert all(reason for _, reason in tables.DENIED)
+    assert tables.denial_reason("torch.load") == "unpickling runs arbitrary code"
+    assert tables.denial_reason("torch.nn.Linear") is None
 
 
 def test_what_the_policy_hands_out_names_nothing_of_grill():

@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from sandbox_witness import JOBS, SNIPPET, TEST_LIMITS, process_tree
+from sandbox_witness import SNIPPET, TEST_LIMITS, process_tree, sandbox_with_jobs, worker_pid
 
 from checkers.sandbox import Sandbox, SandboxError, isolation, launcher, parent
 from checkers.sandbox.isolation import bubblewrap_works, host_has_cuda_devices
@@ -35,7 +35,7 @@ def test_isolation_is_described_plainly():
 @pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap cannot create namespaces here")
 def test_auto_carries_on_without_bubblewrap_when_it_cannot_start_the_worker(monkeypatch, secret):
     monkeypatch.setattr(isolation, "bwrap_arguments", lambda env, **_: ["bwrap", "--no-such-flag"])
-    with Sandbox(device="cpu", warm=False, limits=TEST_LIMITS) as box:
+    with sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS) as box:
         assert box.isolation.startswith("process only")
         assert "bubblewrap failed: the sandbox worker did not start" in box.isolation
         assert box.run(SNIPPET, {"source": "result = 6"}).result == {"result": 6}
@@ -76,19 +76,19 @@ def test_a_worker_killed_between_runs_is_replaced_silently_and_leaves_no_folder(
     secret, tmp_path, monkeypatch
 ):
     monkeypatch.setattr(parent.tempfile, "tempdir", str(tmp_path))
-    with Sandbox(device="cpu", warm=False, limits=TEST_LIMITS) as box:
-        first = box.worker_pid
+    with sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS) as box:
+        first = worker_pid(box)
         os.killpg(first, signal.SIGKILL)
         time.sleep(0.2)
         assert box.run(SNIPPET, {"source": "result = 4"}).result == {"result": 4}
-        assert box.worker_pid != first
+        assert worker_pid(box) != first
         assert len(list(tmp_path.glob("grill-sandbox-*"))) == 1, "the dead worker's folder stays"
     assert list(tmp_path.glob("grill-sandbox-*")) == []
 
 
 def test_a_worker_killed_during_a_run_is_an_error_then_replaced(secret):
-    with Sandbox(device="cpu", warm=False, limits=TEST_LIMITS, job_paths=(str(JOBS),)) as box:
-        threading.Timer(0.5, os.killpg, (box.worker_pid, signal.SIGKILL)).start()
+    with sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS) as box:
+        threading.Timer(0.5, os.killpg, (worker_pid(box), signal.SIGKILL)).start()
         lost = box.run("probe_jobs:sleep", {"seconds": 30})
         assert (lost.status, lost.error.kind) == ("error", "sandbox")
         assert box.run(SNIPPET, {"source": "result = 5"}).result == {"result": 5}
@@ -96,7 +96,7 @@ def test_a_worker_killed_during_a_run_is_an_error_then_replaced(secret):
 
 def test_closing_during_a_run_in_another_thread_cancels_it_cleanly(secret):
     """The app closes its sandbox on exit while a run may go on in a worker thread."""
-    box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS, job_paths=(str(JOBS),)).start()
+    box = sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS).start()
     outcomes = []
     running = threading.Thread(
         target=lambda: outcomes.append(box.run("probe_jobs:sleep", {"seconds": 30}))
@@ -108,7 +108,7 @@ def test_closing_during_a_run_in_another_thread_cancels_it_cleanly(secret):
     running.join(timeout=10)
     assert time.monotonic() - started < 5
     assert [(o.status, o.error.kind) for o in outcomes] == [("error", "cancelled")]
-    assert box.worker_pid is None
+    assert box._process is None
 
 
 def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(secret, monkeypatch):
@@ -119,7 +119,7 @@ def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(se
         launched.append(real_popen(*args, **kwargs))
         return launched[-1]
 
-    box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS)
+    box = sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS)
     assert box.isolation  # chosen (a probe may run a process) before launches are counted
     monkeypatch.setattr(launcher.subprocess, "Popen", popen)
     starters = [threading.Thread(target=box.start) for _ in range(3)]
@@ -127,9 +127,9 @@ def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(se
         thread.start()
     for thread in starters:
         thread.join()
-    assert [process.pid for process in launched] == [box.worker_pid]
+    assert [process.pid for process in launched] == [worker_pid(box)]
     box.close()
-    assert box.worker_pid is None
+    assert box._process is None
     assert box.run(SNIPPET, {"source": "result = 7"}).result == {"result": 7}
     assert len(launched) == 2
     box.close()
@@ -138,20 +138,20 @@ def test_concurrent_starts_share_one_worker_and_a_closed_sandbox_starts_again(se
 def test_a_worker_started_from_a_thread_outlives_that_thread(secret):
     """The app warms its sandbox and grades in worker threads that end; the warm worker must
     stay for the next run (bwrap's --die-with-parent watches the thread that launched it)."""
-    box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS)
+    box = sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS)
     starter = threading.Thread(target=box.start)
     starter.start()
     starter.join()
-    worker = box.worker_pid
+    worker = worker_pid(box)
     time.sleep(0.3)  # a parent-death signal would have landed by now
     assert box.run(SNIPPET, {"source": "result = 8"}).result == {"result": 8}
-    assert box.worker_pid == worker, "the worker died with its thread and was started again"
+    assert worker_pid(box) == worker, "the worker died with its thread and was started again"
     box.close()
 
 
 def test_close_leaves_no_process_behind(secret):
-    box = Sandbox(device="cpu", warm=False, limits=TEST_LIMITS).start()
-    tree = process_tree(box.worker_pid)
+    box = sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS).start()
+    tree = process_tree(worker_pid(box))
     box.close()
     time.sleep(0.2)
     assert all(not os.path.exists(f"/proc/{pid}") or zombie(pid) for pid in tree)
@@ -181,11 +181,11 @@ def test_a_signal_the_moment_the_work_folder_exists_leaves_nothing_behind(
     real_mkdir = os.mkdir
     target = parent.os if moment == "mkdir" else launcher
     monkeypatch.setattr(target, "mkdir" if moment == "mkdir" else "popen", interrupted)
-    box = Sandbox(device="cpu", isolation="process", limits=TEST_LIMITS)
+    box = sandbox_with_jobs(device="cpu", isolation="process", limits=TEST_LIMITS)
     with pytest.raises(SystemExit):
         box.start()
     assert list(tmp_path.iterdir()) == []
-    assert box.worker_pid is None
+    assert box._process is None
 
 
 def test_a_program_that_ends_without_closing_its_sandbox_leaves_no_folder(tmp_path):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from sandbox_witness import SNIPPET
+from sandbox_witness import SNIPPET, sandbox_with_jobs
 
-from checkers.sandbox import Sandbox, isolation
+from checkers.sandbox import isolation
 from checkers.sandbox.isolation import host_has_cuda_devices
 
 
@@ -36,7 +36,7 @@ def test_a_snippet_trains_on_the_gpu_inside_the_box():
         "loss = net(torch.randn(8, 4, device='cuda')).sum()\nloss.backward()\n"
         "result = [str(loss.device), torch.cuda.memory_allocated() > 0]\n"
     )
-    with Sandbox(device="cuda") as box:
+    with sandbox_with_jobs(device="cuda") as box:
         first = box.run(SNIPPET, {"source": source})
         second = box.run(SNIPPET, {"source": source})
     assert box.device == "cuda"

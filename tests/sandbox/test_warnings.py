@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from sandbox_witness import SNIPPET
 
-from checkers.sandbox import warnings_shown
+from checkers.measure import warnings_shown
 
-GRADE = "checkers.grade:grade_job"
+GRADE = "checkers.measure.grade:grade_job"
 
 SCALAR_OF_GRAPH = """
 import torch

@@ -23,8 +23,7 @@ from app.ui.widgets.clock import AnswerClock
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
 from app.wording import comes_back, count
-from checkers.device import Device
-from checkers.verdict import Verdict
+from checkers.verdict import Device, Verdict
 from questions.model import LEVELS, LoadedCard
 
 STEP_NAMES = {

@@ -17,8 +17,7 @@ from app.ui.card_text import card_text
 from app.ui.code_runner import CodeRunner
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
 from app.ui.widgets.verdict_panel import VerdictPanel
-from checkers.device import Device
-from checkers.verdict import Verdict
+from checkers.verdict import Device, Verdict
 from questions.model import CodeTask
 
 

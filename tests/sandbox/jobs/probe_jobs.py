@@ -146,7 +146,7 @@ def syscall(payload, finish=None):
     return {"errno": results}
 
 
-# -- round two: what an escaped snippet would try next ------------------------------------------
+# -- what an escaped snippet would try next: host name, scratch, host files, kernel log, network --
 
 
 def host_name(payload, finish=None):

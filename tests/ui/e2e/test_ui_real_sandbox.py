@@ -112,7 +112,7 @@ def test_the_apps_runner_keeps_one_warm_worker_across_the_threads_it_runs_in(lib
         workers, verdicts = [], []
         for _ in range(2):
             in_a_thread(lambda: verdicts.append(runner.grade(task, task.solution, device="cpu")))
-            workers.append(runner._sandbox.worker_pid)
+            workers.append(runner._sandbox._process.pid)
         assert [v.verdict for v in verdicts] == ["clean", "clean"]
         assert workers[0] == workers[1] is not None
     finally:

@@ -1,6 +1,7 @@
 """The plainest sandbox job: run a snippet under the policy and report its `result` name.
 
-Used to try a snippet without grading it (benign controls, the escape suite, the benchmark).
+Used to try a snippet without grading it (benign controls, the escape suites, the benchmark);
+loaded through `Sandbox(job_paths=...)`, as every test job is.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from collections.abc import Callable, Mapping
 from typing import NoReturn, NotRequired, TypedDict
 
 from checkers import policy
+from checkers.measure import warnings_shown
+from checkers.measure.grade import run_failed
 
 
 class SnippetPayload(TypedDict):
@@ -21,9 +24,13 @@ def run_snippet(
     payload: SnippetPayload, finish: Callable[[Mapping[str, object]], NoReturn] | None = None
 ) -> dict[str, object]:
     """payload: {"source": str}. Returns {"result": <the snippet's `result`, if JSON>}."""
-    compiled = policy.compile_candidate(payload["source"], payload.get("filename", "<snippet>"))
-    namespace = policy.candidate_namespace(compiled)
-    policy.run_candidate(compiled, namespace)
+    warnings_shown.install()
+    try:
+        compiled = policy.compile_candidate(payload["source"], payload.get("filename", "<snippet>"))
+        namespace = policy.candidate_namespace(compiled)
+        policy.run_candidate(compiled, namespace)
+    except (policy.Refused, policy.CandidateError) as exc:
+        raise run_failed(exc) from None
     result = namespace.get("result")
     try:
         json.dumps(result)

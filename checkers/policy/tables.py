@@ -1,29 +1,14 @@
-"""What a candidate may reach: importable modules, torch through capability proxies, and
-every denied family of torch's API with the reason it is denied, in one place.
+"""The policy's tables, pure data at the bottom of the policy: which modules a snippet may
+import, which families of torch's API stay closed and why, which builtins it gets.
 
-The candidate never holds a real module. `import torch` gives a `ModuleProxy` that resolves
-names on the real module only after checking them here, and hands out further modules only
-under their own canonical name, so `torch.os` or `torch.nn.functional.torch` lead nowhere.
-Imported inside the sandbox child; torch itself is imported lazily, on first resolution.
+Nothing here imports torch or runs anything; `identity` and `guards` read these tables.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-import inspect
-import sys
-import weakref
-from collections.abc import Callable
+import re
 from fnmatch import fnmatchcase
-from types import EllipsisType, ModuleType
-from typing import TYPE_CHECKING, Any, Self, cast
-
-from checkers.facades import stand_in
-from checkers.refusal import candidate_classes, not_available, unavailable
-
-if TYPE_CHECKING:
-    from torch.utils.data import DataLoader as TorchDataLoader
+from types import EllipsisType
 
 ALLOWED_MODULES: dict[str, str] = {
     "torch": "the code under test is PyTorch",
@@ -488,9 +473,119 @@ DENIED_NODE_ATTRIBUTES: dict[str, str] = {
 """Attribute names refused on autograd graph nodes (`loss.grad_fn`) only."""
 
 
-def is_graph_node(obj: object) -> bool:
-    graph = sys.modules.get("torch.autograd.graph")
-    return graph is not None and isinstance(obj, graph.Node)
+DUNDER_METHODS = frozenset(
+    {
+        "__init__",
+        "__call__",
+        "__repr__",
+        "__str__",
+        "__len__",
+        "__iter__",
+        "__next__",
+        "__getitem__",
+        "__setitem__",
+        "__contains__",
+        "__bool__",
+        "__hash__",
+        "__enter__",
+        "__exit__",
+        "__eq__",
+        "__ne__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__add__",
+        "__sub__",
+        "__mul__",
+        "__truediv__",
+        "__neg__",
+        "__post_init__",
+    }
+)
+"""Special methods a snippet's class may define; hooks into lookup, pickling, finalisation or
+class creation (`__getattr__`, `__reduce__`, `__del__`...) stay closed."""
+
+READABLE_DUNDER_NAMES = frozenset({"__name__"})
+"""Module-level dunder names a snippet may read (`if __name__ == "__main__":`)."""
+
+RESERVED_PRIVATE = re.compile(r"_.*_|_print|_tmp\d+|__.*")
+"""Underscore names that stay closed: RestrictedPython's and grill's own (`_getattr_`,
+`_print`, `_tmp0`) and every dunder."""
+
+CANDIDATE_BUILTINS = (
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "callable",
+    "chr",
+    "classmethod",
+    "complex",
+    "dict",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "hash",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "next",
+    "object",
+    "ord",
+    "pow",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "zip",
+    "NotImplemented",
+    "Ellipsis",
+)
+"""Builtins beyond RestrictedPython's safe set (exceptions come from there): what training
+code uses. No open, exec, eval, compile, globals, vars, getattr, type, input, breakpoint."""
+
+REFUSED_BUILTINS = (
+    "open",
+    "exec",
+    "eval",
+    "compile",
+    "globals",
+    "locals",
+    "vars",
+    "getattr",
+    "setattr",
+    "delattr",
+    "type",
+    "input",
+    "breakpoint",
+    "memoryview",
+    "help",
+    "dir",
+)
+"""Present as stubs that refuse when called, so that a snippet may still name a variable
+`input` and a call to `open` reads as a refusal rather than a NameError."""
+
+UNSAFE_SAFE_BUILTINS = ("setattr", "delattr", "_getattr_")
+"""RestrictedPython's safe set carries these; grill's own guards replace them."""
 
 
 def denial_reason(path: str) -> str | None:
@@ -501,72 +596,7 @@ def denial_reason(path: str) -> str | None:
     return None
 
 
-def home(value: object) -> str | None:
-    """Where a class or function was defined (`torch.jit.CompilationUnit`), so that a closed
-    family stays closed under any name that re-exports it."""
-    module = getattr(value, "__module__", None) if callable(value) else None
-    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
-    return f"{module}.{name}" if isinstance(module, str) and isinstance(name, str) else None
-
-
-class ModuleProxy:
-    """Stands in for an allowed module; every attribute goes through `resolve`. Its module is
-    fixed when it is made: `__init__` does nothing, so calling it again re-targets nothing."""
-
-    __slots__ = ("_grill_module",)
-    _grill_module: str
-
-    def __new__(cls, name: str) -> Self:
-        proxy = object.__new__(cls)
-        object.__setattr__(proxy, "_grill_module", name)
-        return proxy
-
-    def __init__(self, name: str) -> None:
-        pass
-
-    def __getattr__(self, attr: str) -> object:
-        return resolve(self._grill_module, attr)
-
-    def __setattr__(self, attr: str, value: object) -> None:
-        path = f"{self._grill_module}.{attr}"
-        if path not in SETTABLE or type(value) is not bool:
-            raise not_available(f"{path} = ...")
-        setattr(importlib.import_module(self._grill_module), attr, value)
-
-    def __delattr__(self, attr: str) -> None:
-        raise not_available(f"del {self._grill_module}.{attr}")
-
-    def __repr__(self) -> str:
-        return f"<module '{self._grill_module}' (sandboxed)>"
-
-    def __format__(self, spec: str) -> str:
-        return format(repr(self), spec)
-
-
-def proxied_name(proxy: ModuleProxy) -> str:
-    name: str = object.__getattribute__(proxy, "_grill_module")
-    return name
-
-
-@functools.cache
-def _torch_instance_private() -> frozenset[str]:
-    """Private names torch keeps on instances of the classes snippets subclass."""
-    import torch
-
-    module = torch.nn.Module()
-    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
-    names = set(vars(module)) | set(vars(optimizer)) | set(vars(scheduler))
-    return frozenset(name for name in names if name.startswith("_"))
-
-
-def instance_private(cls: type) -> frozenset[str]:
-    """The private names torch may keep on an instance of `cls` (none for non-torch classes)."""
-    module = getattr(cls, "__module__", "") or ""
-    return _torch_instance_private() if module.startswith("torch") else frozenset()
-
-
-def _module_reason(name: str) -> str | None:
+def module_reason(name: str) -> str | None:
     """None when `import name` is allowed; else why not ("" when the tables give no reason).
     One answer for the compile-time check and the run-time import alike."""
     if name in ALLOWED_MODULES and not denial_reason(name):
@@ -577,120 +607,3 @@ def _module_reason(name: str) -> str | None:
         or CLOSED_MODULES.get(name.split(".")[0])
         or ""
     )
-
-
-def module_refusal(name: str) -> str | None:
-    """Why `import name` is refused, in the refusal's wording, or None."""
-    why = _module_reason(name)
-    return None if why is None else unavailable(name, why)
-
-
-def import_proxy(name: str) -> ModuleProxy:
-    """The proxy an `import name` statement gets; refuses modules not on the allowlist."""
-    why = _module_reason(name)
-    if why is not None:
-        raise not_available(name, why)
-    importlib.import_module(name)
-    return ModuleProxy(name)
-
-
-def resolve(module: str, attr: str) -> object:
-    """`module.attr` for candidate code: checked, then wrapped when it is itself a module."""
-    path = f"{module}.{attr}"
-    if attr.startswith("_") or denial_reason(path) or attr not in ONLY_NAMES.get(module, (attr,)):
-        raise not_available(path)
-    if path in SAFE_REPLACEMENTS:
-        return SAFE_REPLACEMENTS[path]()
-    real = importlib.import_module(module)
-    try:
-        value = getattr(real, attr)
-    except AttributeError:
-        raise AttributeError(f"module '{module}' has no attribute '{attr}'") from None
-    origin = home(value)
-    if origin is not None and denial_reason(origin):
-        raise not_available(path)
-    if isinstance(value, ModuleType):
-        return wrap_value(path, value)
-    from checkers.identity import admit  # the identity check covers `from m import x` too
-
-    return admit(value)
-
-
-def wrap_value(path: str, value: object) -> object:
-    """Modules travel only as proxies, and only under their canonical allowed name."""
-    if isinstance(value, ModuleType):
-        if value.__name__ == path and path in ALLOWED_MODULES:
-            return ModuleProxy(path)
-        raise not_available(path)
-    return value
-
-
-@functools.cache
-def single_process_data_loader() -> type[TorchDataLoader[object]]:
-    """torch's DataLoader with worker processes closed: workers outlive a kill and hold pipes."""
-    from torch.utils.data import DataLoader as TorchDataLoader
-    from torch.utils.data.dataloader import _SingleProcessDataLoaderIter
-
-    signature = inspect.signature(TorchDataLoader.__init__)
-
-    class DataLoader(TorchDataLoader[object]):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            # Bound as torch binds them, so a setting passed by position is checked too.
-            bound = signature.bind(self, *args, **kwargs)
-            for name in ("num_workers", "multiprocessing_context"):
-                check_loader_setting(name, bound.arguments.get(name))
-            bound.arguments["num_workers"] = 0
-            super().__init__(*bound.args[1:], **bound.kwargs)
-
-        def __setattr__(self, name: str, value: object) -> None:
-            check_loader_setting(name, value)
-            super().__setattr__(name, value)
-
-        def _get_iterator(self) -> _SingleProcessDataLoaderIter:
-            # A subclass may still answer num_workers through a property: whatever it says,
-            # iteration never takes the worker-process path.
-            check_loader_setting("num_workers", self.num_workers)
-            return _SingleProcessDataLoaderIter(self)
-
-    DataLoader.__module__ = "torch.utils.data"
-    DataLoader.__qualname__ = "DataLoader"
-    return DataLoader
-
-
-def candidate_dataclass(
-    cls: type | None = None, /, **options: bool
-) -> Callable[[type], type] | type:
-    """`@dataclass` for the snippet's own classes only: on a class it did not define it would
-    rewrite that class's `__init__`, `__eq__`... (nn.Module's, say), which would fool the grader."""
-    import dataclasses
-
-    def decorate(cls: type) -> type:
-        # called from snippet code, whose namespace holds the set (never the empty tuple)
-        classes = cast("weakref.WeakSet[type]", candidate_classes())
-        if cls not in classes:
-            raise not_available(f"dataclass({getattr(cls, '__qualname__', type(cls).__name__)})")
-        made: type = dataclasses.dataclass(cls, **options)
-        classes.add(made)  # slots=True builds a new class: it is still the snippet's own
-        return made
-
-    decorate.__module__, decorate.__qualname__ = "dataclasses", "dataclass"
-    return stand_in(decorate) if cls is None else decorate(cls)
-
-
-stand_in(candidate_dataclass)
-candidate_dataclass.__module__ = "dataclasses"  # its repr names the real one, not grill
-candidate_dataclass.__name__ = candidate_dataclass.__qualname__ = "dataclass"
-
-
-def check_loader_setting(name: str, value: object) -> None:
-    if (name == "num_workers" and value) or (
-        name == "multiprocessing_context" and value is not None
-    ):
-        raise not_available(f"DataLoader({name}={value!r})")
-
-
-SAFE_REPLACEMENTS: dict[str, Callable[[], object]] = {
-    "torch.utils.data.DataLoader": single_process_data_loader,
-    "dataclasses.dataclass": lambda: candidate_dataclass,
-}
-"""Names answered by a restricted stand-in instead of the real object."""

@@ -1,7 +1,8 @@
-"""Layer 1 of the sandbox: compile a snippet under a policy, and run it.
+"""The policy at compile time: parse a snippet and rewrite it so that everything it does
+goes through the guards.
 
 RestrictedPython rewrites attribute access, item access, iteration, augmented assignment and
-print into calls to guards (`checkers.guards`); grill's transformer on top also routes every
+print into calls to guards (`checkers.policy.guards`); grill's transformer on top also routes every
 call through a guard, allows what every nn.Module needs (`def __init__`, `super().__init__()`,
 `nonlocal`), lets names with one leading underscore through as the snippet's own, and refuses
 imports off the allowlist at compile time. None of this is a sandbox by itself (RestrictedPython
@@ -12,155 +13,23 @@ grader's in-process tests.
 from __future__ import annotations
 
 import ast
-import builtins
 import copy as copy_module
 import linecache
-import re
 import traceback
 import types
-import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeAlias, TypeGuard, cast
 
-from RestrictedPython import RestrictingNodeTransformer, safe_builtins
-from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
+from RestrictedPython import RestrictingNodeTransformer
 
-from checkers import capabilities, guards
-from checkers.facades import stand_in
-from checkers.refusal import (
-    CANDIDATE_CLASSES,
-    CANDIDATE_MARK,
-    PRIVATE_NAMES,
-    CandidateError,
-    Refused,
-    candidate_line,
-    not_available,
-    refused_at_runtime,
+from checkers.policy.refusal import CandidateError, Refused, unavailable
+from checkers.policy.tables import (
+    DUNDER_METHODS,
+    READABLE_DUNDER_NAMES,
+    RESERVED_PRIVATE,
+    module_reason,
 )
-
-__all__ = [
-    "Refused",
-    "CandidateError",
-    "Compiled",
-    "compile_candidate",
-    "candidate_namespace",
-    "run_candidate",
-]
-
-DUNDER_METHODS = frozenset(
-    {
-        "__init__",
-        "__call__",
-        "__repr__",
-        "__str__",
-        "__len__",
-        "__iter__",
-        "__next__",
-        "__getitem__",
-        "__setitem__",
-        "__contains__",
-        "__bool__",
-        "__hash__",
-        "__enter__",
-        "__exit__",
-        "__eq__",
-        "__ne__",
-        "__lt__",
-        "__le__",
-        "__gt__",
-        "__ge__",
-        "__add__",
-        "__sub__",
-        "__mul__",
-        "__truediv__",
-        "__neg__",
-        "__post_init__",
-    }
-)
-"""Special methods a snippet's class may define; hooks into lookup, pickling, finalisation or
-class creation (`__getattr__`, `__reduce__`, `__del__`...) stay closed."""
-
-READABLE_DUNDER_NAMES = frozenset({"__name__"})
-"""Module-level dunder names a snippet may read (`if __name__ == "__main__":`)."""
-
-RESERVED_PRIVATE = re.compile(r"_.*_|_print|_tmp\d+|__.*")
-"""Underscore names that stay closed: RestrictedPython's and grill's own (`_getattr_`,
-`_print`, `_tmp0`) and every dunder."""
-
-CANDIDATE_BUILTINS = (
-    "abs",
-    "all",
-    "any",
-    "bool",
-    "callable",
-    "chr",
-    "classmethod",
-    "complex",
-    "dict",
-    "divmod",
-    "enumerate",
-    "filter",
-    "float",
-    "format",
-    "frozenset",
-    "hash",
-    "int",
-    "isinstance",
-    "issubclass",
-    "iter",
-    "len",
-    "list",
-    "map",
-    "max",
-    "min",
-    "next",
-    "object",
-    "ord",
-    "pow",
-    "property",
-    "range",
-    "repr",
-    "reversed",
-    "round",
-    "set",
-    "slice",
-    "sorted",
-    "staticmethod",
-    "str",
-    "sum",
-    "super",
-    "tuple",
-    "zip",
-    "NotImplemented",
-    "Ellipsis",
-)
-"""Builtins beyond RestrictedPython's safe set (exceptions come from there): what training
-code uses. No open, exec, eval, compile, globals, vars, getattr, type, input, breakpoint."""
-
-REFUSED_BUILTINS = (
-    "open",
-    "exec",
-    "eval",
-    "compile",
-    "globals",
-    "locals",
-    "vars",
-    "getattr",
-    "setattr",
-    "delattr",
-    "type",
-    "input",
-    "breakpoint",
-    "memoryview",
-    "help",
-    "dir",
-)
-"""Present as stubs that refuse when called, so that a snippet may still name a variable
-`input` and a call to `open` reads as a refusal rather than a NameError."""
-
-UNSAFE_SAFE_BUILTINS = ("setattr", "delattr", "_getattr_")
-"""RestrictedPython's safe set carries these; grill's own guards replace them."""
 
 _Visited: TypeAlias = ast.AST | Iterable[ast.AST] | None
 """What a RestrictedPython visitor returns for a node: a node, several, or none."""
@@ -319,9 +188,9 @@ class GrillPolicy(RestrictingNodeTransformer):
         return super().visit_ImportFrom(node)
 
     def check_module(self, node: ast.AST, name: str) -> None:
-        refusal = capabilities.module_refusal(name)
-        if refusal:
-            self.error(node, refusal)
+        why = module_reason(name)
+        if why is not None:
+            self.error(node, unavailable(name, why))
 
 
 def is_own_private(name: str | None) -> bool:
@@ -416,86 +285,3 @@ def compile_candidate(
     ast.fix_missing_locations(tree)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return Compiled(compile(tree, filename, "exec"), frozenset(policy.private_names))
-
-
-def candidate_namespace(
-    compiled: Compiled, extra: Mapping[str, object] | None = None
-) -> dict[str, object]:
-    """Fresh globals for one snippet: restricted builtins, the guards RestrictedPython's
-    rewritten code calls, the proxied `__import__`, and a capped print sink."""
-    classes: weakref.WeakSet[type] = weakref.WeakSet()
-    sink = guards.PrintSink()
-    allowed = {name: getattr(builtins, name) for name in CANDIDATE_BUILTINS}
-    restricted = {k: v for k, v in safe_builtins.items() if k not in UNSAFE_SAFE_BUILTINS}
-    restricted.update({name: guards.refusing_stub(name) for name in REFUSED_BUILTINS})
-    restricted.update(allowed, __import__=guards.guarded_import, hasattr=guards.guarded_hasattr)
-    namespace = {
-        "__builtins__": restricted,
-        "__name__": "__main__",
-        CANDIDATE_MARK: True,
-        CANDIDATE_CLASSES: classes,
-        PRIVATE_NAMES: compiled.private_names,
-        "__metaclass__": lambda name, bases, ns: make_class(classes, name, bases, ns),
-        "_getattr_": guards.guarded_getattr,
-        "_getitem_": guards.guarded_getitem,
-        "_getiter_": guards.guarded_iter,
-        "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
-        "_unpack_sequence_": guarded_unpack_sequence,
-        "_write_": guards.guarded_write,
-        "_write_private_": guards.write_private,
-        "_inplacevar_": guards.inplace,
-        "_call_": guards.guarded_call,
-        "_print_": lambda _getattr=None: sink,
-    }
-    namespace.update(extra or {})
-    return namespace
-
-
-def run_candidate(compiled: Compiled, namespace: dict[str, object]) -> None:
-    """Execute compiled snippet code; its exceptions become CandidateError, a runtime denial
-    becomes Refused (even one the snippet caught)."""
-    refused_at_runtime.clear()
-    try:
-        exec(compiled.code, namespace)
-    except Refused:
-        raise
-    except BaseException as exc:
-        if refused_at_runtime:
-            raise refused_at_runtime[0] from None
-        raise candidate_error(exc, compiled.code.co_filename) from None
-    if refused_at_runtime:
-        raise refused_at_runtime[0]
-
-
-def candidate_error(exc: BaseException, filename: str) -> CandidateError:
-    """The exception as the snippet's author should see it: only frames of their own file."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    line = frames[-1].lineno if frames else candidate_line()
-    text = "Traceback (most recent call last):\n" if frames else ""
-    text += "".join(traceback.format_list(frames))
-    text += "".join(traceback.format_exception_only(type(exc), exc))
-    message = str(exc) if not isinstance(exc, SyntaxError) else exc.msg
-    return CandidateError(type(exc).__name__, message, line, text)
-
-
-def make_class(
-    classes: weakref.WeakSet[type], name: str, bases: tuple[type, ...], ns: dict[str, object]
-) -> type:
-    """Build a snippet's class with the metaclass its bases need, and remember it. A class
-    body may not override a private name torch's bases use (`_get_iterator`)."""
-    meta = type
-    for base in bases:
-        if issubclass(type(base), meta):
-            meta = type(base)
-    for attr in ns:
-        if is_own_private(attr) and any(
-            guards.torch_uses(base, attr, classes) for base in bases if isinstance(base, type)
-        ):
-            raise not_available(f"{name}.{attr} (overriding a private name of its base)")
-    cls = meta(name, bases, ns)
-    classes.add(cls)
-    return cls
-
-
-stand_in(guards.guarded_import)
-stand_in(guards.guarded_hasattr)

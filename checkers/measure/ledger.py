@@ -1,5 +1,5 @@
 """The life of every autograd node a snippet makes: when it was born, when backward last used
-it, and when it died. The grader's verdict is read off these lives (see `checkers.growth`).
+it, and when it died. The grader's verdict is read off these lives (see `checkers.judge.growth`).
 
 Time is counted in *generations*. A new generation opens at the top of a loop's iteration
 when graph was built or used since the last one opened, so one iteration of a training loop
@@ -39,10 +39,10 @@ from torch.autograd import variable as autograd_variable
 from torch.optim import optimizer as optim_module
 from torch.overrides import TorchFunctionMode
 
-from checkers.facades import stand_in
+from checkers.measure.memory import CudaAllocator, HostHeap, OffHeap
+from checkers.measure.retained import grad_fn_of
 from checkers.measurements import Holder
-from checkers.memory import CudaAllocator, HostHeap, OffHeap
-from checkers.retained import grad_fn_of
+from checkers.policy.standins import stand_in
 
 TOKEN = "grill"
 """The metadata key holding a node's token. The policy refuses `metadata` to snippets."""

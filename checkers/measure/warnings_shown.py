@@ -19,7 +19,7 @@ import warnings
 from types import FrameType
 from typing import TextIO
 
-from checkers.refusal import candidate_frame
+from checkers.policy.refusal import candidate_frame
 
 WARNING_CHARS = 16 * 1024
 NOTE = "[further warnings not shown]\n"

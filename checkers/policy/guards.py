@@ -2,7 +2,7 @@
 every attribute read and write, call, item, iteration, import and print of a snippet.
 
 Every value that enters snippet code from outside it passes `identity.admit`, and every callee
-`identity.callable_admitted` (see `checkers.identity` for the model). Names with one leading
+`identity.callable_admitted` (see `checkers.policy.identity` for the model). Names with one leading
 underscore are the snippet's own business on its own objects; torch's private names and every
 dunder stay closed. Imported by the sandbox child and the grader's in-process tests only.
 """
@@ -23,16 +23,27 @@ from typing import NoReturn, cast
 
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
-from checkers import capabilities
-from checkers.facades import stand_in
-from checkers.identity import admit, callable_admitted, closed_reason, describe, open_type
-from checkers.refusal import (
+from checkers.policy import tables
+from checkers.policy.identity import (
+    ModuleProxy,
+    admit,
+    callable_admitted,
+    closed_reason,
+    describe,
+    import_proxy,
+    instance_private,
+    is_graph_node,
+    open_type,
+    proxied_name,
+)
+from checkers.policy.refusal import (
     CANDIDATE_MARK,
     PRIVATE_NAMES,
     candidate_classes,
     candidate_frame,
     not_available,
 )
+from checkers.policy.standins import stand_in
 
 INIT = "__init__"
 STR_FORMATTERS = (str.format, str.format_map)
@@ -53,15 +64,6 @@ INPLACE_OPERATORS: dict[str, Callable[[object, object], object]] = {
     "^=": operator.ixor,
 }
 
-_print_limit = 64 * 1024
-
-
-def set_print_limit(chars: int) -> None:
-    """How much printed text a run keeps; the sandbox sets it from its Limits."""
-    global _print_limit
-    _print_limit = chars
-
-
 # -- attributes -------------------------------------------------------------------------------
 
 
@@ -72,12 +74,12 @@ def guarded_getattr(obj: object, name: object, *default: object) -> object:
     if isinstance(obj, types.ModuleType):
         # A real module a torch function handed back (torch.get_device_module()): read it
         # as its proxy would be read, or not at all.
-        if obj.__name__ not in capabilities.ALLOWED_MODULES:
+        if obj.__name__ not in tables.ALLOWED_MODULES:
             raise not_available(f"{obj.__name__}.{name}")
-        obj = capabilities.ModuleProxy(obj.__name__)
-    if isinstance(obj, capabilities.ModuleProxy):
+        obj = ModuleProxy(obj.__name__)
+    if isinstance(obj, ModuleProxy):
         if name.startswith("_"):
-            raise not_available(f"{capabilities.proxied_name(obj)}.{name}")
+            raise not_available(f"{proxied_name(obj)}.{name}")
         return getattr(obj, name, *default)
     if closed_reason(obj) is not None:
         raise not_available(f"{describe(obj)}.{name}")
@@ -87,17 +89,17 @@ def guarded_getattr(obj: object, name: object, *default: object) -> object:
         _check_private(obj, name)
     elif (
         name in INSPECT_ATTRIBUTES
-        or name in capabilities.DENIED_ATTRIBUTES
-        or (name in capabilities.DENIED_NODE_ATTRIBUTES and capabilities.is_graph_node(obj))
+        or name in tables.DENIED_ATTRIBUTES
+        or (name in tables.DENIED_NODE_ATTRIBUTES and is_graph_node(obj))
     ):
         raise not_available(f"{short_name(obj)}.{name}")
     value = getattr(obj, name, *default)
     if is_str_formatter(value):
         return policed_formatter(value)
     if isinstance(value, types.ModuleType):
-        if value.__name__ not in capabilities.ALLOWED_MODULES:
+        if value.__name__ not in tables.ALLOWED_MODULES:
             raise not_available(f"{short_name(obj)}.{name}")
-        return capabilities.ModuleProxy(value.__name__)
+        return ModuleProxy(value.__name__)
     return admit(value)
 
 
@@ -134,9 +136,7 @@ def torch_uses(cls: type, name: str, classes: Container[type]) -> bool:
     (nn.Module's `_parameters`, an optimizer's `_optimizer_step_code`, a DataLoader's
     `_get_iterator`)."""
     for base in cls.__mro__:
-        if base not in classes and (
-            name in vars(base) or name in capabilities.instance_private(base)
-        ):
+        if base not in classes and (name in vars(base) or name in instance_private(base)):
             return True
     return False
 
@@ -199,8 +199,8 @@ def _unbound_init(base: type) -> Callable[..., object]:
 
 def short_name(obj: object) -> str:
     """A short name for refusals: the class name for instances, the qualname for types."""
-    if isinstance(obj, capabilities.ModuleProxy):
-        return capabilities.proxied_name(obj)
+    if isinstance(obj, ModuleProxy):
+        return proxied_name(obj)
     return obj.__qualname__ if isinstance(obj, type) else type(obj).__name__
 
 
@@ -244,7 +244,7 @@ def guarded_import(
     locals: Mapping[str, object] | None = None,
     fromlist: Sequence[str] = (),
     level: int = 0,
-) -> capabilities.ModuleProxy | None:
+) -> ModuleProxy | None:
     """`__import__` as snippet code sees it.
 
     An `import` statement in snippet code gets a capability proxy. torch's C code can also
@@ -255,8 +255,8 @@ def guarded_import(
     if caller.f_globals.get(CANDIDATE_MARK) and is_import_statement(caller):
         if level:
             raise not_available("relative import")
-        proxy = capabilities.import_proxy(name)
-        return proxy if fromlist else capabilities.import_proxy(name.partition(".")[0])
+        proxy = import_proxy(name)
+        return proxy if fromlist else import_proxy(name.partition(".")[0])
     builtins.__import__(name, globals, locals, fromlist, level)
     return None
 
@@ -330,7 +330,8 @@ def policed_formatter(method: Callable[..., object]) -> Callable[..., object]:
 class PrintSink:
     """Where snippet `print` goes: stdout, truncated after the print limit with a note."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         self.written = 0
         self._call_print = CandidatePrint(self.write)  # what RestrictedPython's code calls
 
@@ -347,11 +348,11 @@ class PrintSink:
         text = (sep if isinstance(sep, str) else " ").join(map(str, objects)) + (
             end if isinstance(end, str) else "\n"
         )
-        if self.written >= _print_limit:
+        if self.written >= self.limit:
             return
-        room = _print_limit - self.written
+        room = self.limit - self.written
         if len(text) > room:
-            text = text[:room] + f"\n[output truncated after {_print_limit} characters]\n"
+            text = text[:room] + f"\n[output truncated after {self.limit} characters]\n"
         self.written += len(text)
         sys.stdout.write(text)
 

@@ -1,5 +1,7 @@
-"""The escape suite, round two: the generic doors of issue 11 and more, each inside an
-ordinary-looking training loop, each run with bubblewrap and again without it (process mode).
+"""Generic ways out of the policy, each inside an ordinary-looking training loop, each run with
+bubblewrap and again without it (process mode): re-initialising what the snippet does not
+own, real objects torch re-exports reached by any route, the grader's own state and torch's
+private state.
 
 Every attack must end refused (not graded, exit 3) or graded with the right verdict, touch no
 canary, reach no listener, see no secret, leave no process, and show nothing of grill.
@@ -7,15 +9,10 @@ canary, reach no listener, see no secret, leave no process, and show nothing of 
 
 from __future__ import annotations
 
-import os
-import socket
 import textwrap
 
 import pytest
-from sandbox_witness import SNIPPET, process_tree
-
-from checkers.api import grade_source
-from checkers.verdict import EXIT_FAILED, EXIT_NOT_GRADED
+from sandbox_witness import SNIPPET, process_tree, worker_pid
 
 LOOP = """\
 import torch
@@ -205,7 +202,7 @@ def in_loop(attack: str) -> str:
 def test_an_attack_in_a_training_loop_is_refused_and_changes_nothing(
     either_sandbox, witness, attack, fragment
 ):
-    baseline = process_tree(either_sandbox.worker_pid)
+    baseline = process_tree(worker_pid(either_sandbox))
     outcome = either_sandbox.run(SNIPPET, {"source": witness.fill(in_loop(attack))})
     assert outcome.status == "refused", (outcome.error, outcome.output)
     assert fragment in outcome.error.message
@@ -253,209 +250,3 @@ def test_nothing_of_grill_shows_in_what_a_run_prints_raises_or_returns(either_sa
     outcome = either_sandbox.run(SNIPPET, {"source": "import torch\n" + source})
     assert outcome.status in ("ok", "error"), outcome.error
     assert_nothing_of_grill(outcome)
-
-
-# -- isolation, with jobs that act as a snippet would after getting past the policy ---------
-
-
-def test_the_box_has_a_host_name_of_its_own(sandbox):
-    outcome = sandbox.run("probe_jobs:host_name", {})
-    assert outcome.result == {"host": "grill"}
-    assert socket.gethostname() != "grill"
-
-
-def test_a_run_that_writes_past_its_scratch_cap_is_stopped(either_sandbox, witness):
-    baseline = process_tree(either_sandbox.worker_pid)
-    files = either_sandbox.limits.scratch_bytes // (1024 * 1024) + 16
-    outcome = either_sandbox.run("probe_jobs:fill_scratch", {"files": files, "pause": 0.01})
-    stopped = (outcome.status == "limit" and outcome.error.kind == "disk") or (
-        outcome.status == "ok" and outcome.result["written"] < files
-    )  # the tmpfs is full
-    assert stopped, (outcome.status, outcome.error, outcome.result)
-    witness.assert_untouched(outcome, either_sandbox, baseline)
-
-
-@pytest.fixture
-def host_file(tmp_path):
-    path = tmp_path / "host-file"
-    path.write_text("mine")
-    os.chmod(path, 0o644)
-    before = os.stat(path)
-    yield path
-    after = os.stat(path)
-    assert (after.st_mode, after.st_uid, after.st_mtime_ns) == (
-        before.st_mode,
-        before.st_uid,
-        before.st_mtime_ns,
-    )
-    with pytest.raises(OSError):
-        os.getxattr(path, b"user.grill")
-
-
-def test_a_host_files_mode_owner_times_and_attributes_are_out_of_reach(either_sandbox, host_file):
-    outcome = either_sandbox.run("probe_jobs:change_host_file", {"path": str(host_file)})
-    assert outcome.status == "ok"
-    assert all(result is not True for result in outcome.result["changed"].values()), outcome.result
-
-
-def test_the_kernel_log_is_out_of_reach(either_sandbox):
-    outcome = either_sandbox.run("probe_jobs:read_kernel_log", {})
-    assert outcome.result["klogctl"] < 0
-    assert outcome.result["kmsg"] != "read"
-
-
-def test_no_udp_datagram_leaves_the_run(either_sandbox):
-    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.settimeout(0.3)
-    outcome = either_sandbox.run("probe_jobs:send_udp", {"port": listener.getsockname()[1]})
-    assert outcome.result["sent"] is False
-    with pytest.raises(socket.timeout):
-        listener.recvfrom(64)
-
-
-def test_no_named_unix_socket_is_reached(either_sandbox, tmp_path):
-    path = tmp_path / "listener.sock"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))
-    os.chmod(path, 0o777)
-    listener.listen(1)
-    listener.settimeout(0.3)
-    outcome = either_sandbox.run("probe_jobs:connect_unix", {"path": str(path)})
-    assert outcome.result["connected"] is False
-    with pytest.raises(socket.timeout):
-        listener.accept()
-
-
-# -- the verdict comes from grill or not at all ---------------------------------------------
-
-
-def test_a_verdict_written_to_the_result_pipe_by_the_run_is_thrown_away(either_sandbox):
-    outcome = either_sandbox.run("probe_jobs:forge_clean_verdict", {})
-    assert (outcome.status, outcome.error.kind) == ("error", "tampered")
-
-
-def test_a_run_that_dies_of_a_real_time_signal_does_not_crash_grill(either_sandbox):
-    outcome = either_sandbox.run("probe_jobs:realtime_signal", {})
-    assert (outcome.status, outcome.error.kind) == ("error", "crash")
-    assert "signal 40" in outcome.error.message
-
-
-def test_a_result_nested_too_deeply_is_an_internal_error_not_a_crash(either_sandbox):
-    outcome = either_sandbox.run("probe_jobs:nested_result", {"depth": 100_000})
-    assert (outcome.status, outcome.error.kind) == ("error", "internal")
-    after = either_sandbox.run(SNIPPET, {"source": "result = 1"})
-    assert after.result == {"result": 1}
-
-
-LEAK = """\
-import torch
-import torch.nn as nn
-model = nn.Linear(4, 1)
-opt = torch.optim.SGD(model.parameters(), lr=0.01)
-kept = []
-"""
-
-GRADED = [
-    (
-        "budget-stop-swallowed",
-        LEAK + "while True:\n    try:\n"
-        "        loss = model(torch.randn(8, 4)).pow(2).mean()\n        opt.zero_grad()\n"
-        "        loss.backward()\n        opt.step()\n        kept.append(loss)\n"
-        "    except BaseException:\n        pass\n",
-        "leak",
-    ),
-    (
-        "aliased-backward-behind-a-decoy",
-        LEAK + "backward = torch.Tensor.backward\n"
-        "for step in range(5):\n    pass\nfor step in range(60):\n"
-        "    loss = model(torch.randn(8, 4)).pow(2).mean()\n    backward(loss)\n"
-        "    kept.append(loss)\n",
-        "leak",
-    ),
-    (
-        "autograd-backward-function",
-        LEAK + "for step in range(60):\n"
-        "    loss = model(torch.randn(8, 4)).pow(2).mean()\n    torch.autograd.backward(loss)\n"
-        "    kept.append(loss)\n",
-        "leak",
-    ),
-    (
-        "grad-fns-kept-without-tensors",
-        LEAK + "for step in range(60):\n"
-        "    loss = model(torch.randn(8, 4)).pow(2).mean()\n    loss.backward()\n"
-        "    kept.append(loss.grad_fn)\n",
-        "leak",
-    ),
-    (
-        "old-graph-backpropagated-again",
-        LEAK + "for step in range(60):\n"
-        "    loss = model(torch.randn(8, 4)).pow(2).mean()\n    kept.append(loss)\n"
-        "    if step % 10 == 9:\n        sum(kept).backward(retain_graph=True)\n",
-        "leak",
-    ),
-    (
-        "leak-hidden-in-a-buffer",
-        "import torch\nimport torch.nn as nn\n"
-        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.fc = nn.Linear(4, 1)\n        self.register_buffer('trace', torch.zeros(1), persistent=False)\n"
-        "    def forward(self, x):\n        out = self.fc(x)\n        self.trace = self.trace + out.mean()\n"
-        "        return out\nmodel = Net()\nopt = torch.optim.SGD(model.parameters(), lr=0.01)\n"
-        "for step in range(60):\n    loss = model(torch.randn(8, 4)).pow(2).mean()\n"
-        "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n",
-        "leak",
-    ),
-    (
-        "custom-function-carries-its-graph",
-        "import torch\n"
-        "class Cell(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, w):\n"
-        "        ctx.save_for_backward(x, w)\n        return torch.tanh(x * w)\n"
-        "    @staticmethod\n    def backward(ctx, grad):\n        x, w = ctx.saved_tensors\n"
-        "        t = torch.tanh(x * w)\n        return grad * (1 - t * t) * w, grad * (1 - t * t) * x\n"
-        "w = torch.ones(3, requires_grad=True)\nh = torch.ones(3)\n"
-        "for step in range(40):\n    h = Cell.apply(h, w)\n    w.grad = None\n"
-        "    h.sum().backward(retain_graph=True)\n",
-        "leak",
-    ),
-    (
-        "clean-loop-with-private-names-and-weakref",
-        "import torch\nimport torch.nn as nn\n"
-        "import weakref\nclass Trainer:\n    def __init__(self):\n        self._model = nn.Linear(4, 1)\n"
-        "        self._opt = torch.optim.SGD(self._model.parameters(), lr=0.01)\n"
-        "        self._cache = weakref.WeakValueDictionary()\n    def _step(self, _batch):\n"
-        "        loss = self._model(_batch).pow(2).mean()\n        self._opt.zero_grad()\n"
-        "        loss.backward()\n        self._opt.step()\n        return loss.item()\n"
-        "trainer = Trainer()\nfor step in range(40):\n    trainer._step(torch.randn(8, 4))\n",
-        "clean",
-    ),
-]
-
-
-@pytest.mark.parametrize(
-    "source,expected", [(s, e) for _, s, e in GRADED], ids=[name for name, _, _ in GRADED]
-)
-def test_an_attack_on_the_grader_is_graded_right_or_not_at_all(
-    either_sandbox, witness, source, expected
-):
-    baseline = process_tree(either_sandbox.worker_pid)
-    verdict = grade_source(source, sandbox=either_sandbox, seconds=3)
-    assert verdict.verdict == expected, (verdict.verdict, verdict.message, verdict.error)
-    assert verdict.exit_code == (EXIT_FAILED if expected == "leak" else 0)
-    witness.assert_untouched(verdict_outcome(verdict), either_sandbox, baseline)
-
-
-def test_a_run_that_exits_early_after_leaking_is_never_clean(either_sandbox):
-    source = LEAK + (
-        "for step in range(30):\n    loss = model(torch.randn(8, 4)).pow(2).mean()\n"
-        "    loss.backward()\n    kept.append(loss)\nraise SystemExit(0)\n"
-    )
-    verdict = grade_source(source, sandbox=either_sandbox)
-    assert (verdict.verdict, verdict.exit_code) == ("error", EXIT_NOT_GRADED)
-
-
-class verdict_outcome:
-    """A verdict read as the witness reads an Outcome."""
-
-    def __init__(self, verdict):
-        self.output, self.result = verdict.output, verdict.message
-        self.error, self.traceback = verdict.error, verdict.extra.get("traceback", "")

@@ -1,5 +1,5 @@
 """A compared value as plain JSON, its shape and its numbers, so the parent can hold a fix's
-results against the reference solution's (see `checkers.contract`).
+results against the reference solution's (see `checkers.judge.contract`).
 
 Numbers past MAX_NUMBERS are folded into that many chunk means: a correct fix computes the
 very same values under the same seed, so a fold loses nothing a comparison needs.

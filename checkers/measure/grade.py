@@ -1,10 +1,10 @@
 """The grading job inside the sandbox child: instrument the snippet, run it to its end (or to
 its budget) under the ledger, and measure. It returns measurements, not a verdict: the parent
-judges them (`checkers.judge`) and checks the task's contract (`checkers.contract`).
+judges them (`checkers.judge`) and checks the task's contract (`checkers.judge.contract`).
 
-`grade_job(payload, finish)` is what `Sandbox.run("checkers.grade:grade_job", payload)`
-calls. A snippet that is refused or raises propagates as the policy's Refused /
-CandidateError, which the sandbox turns into a not-graded outcome. When the budget is spent
+`grade_job(payload, finish)` is what `Sandbox.run("checkers.measure.grade:grade_job", payload)`
+calls. A snippet that is refused or raises ends the run as `RunFailed`, which the sandbox
+sends as a not-graded outcome. When the budget is spent
 the ledger calls back from the snippet's own loop; the measurements are taken there and
 handed to `finish`, which never returns, so no exception has to travel through the snippet's
 code (where an `except BaseException:` could swallow it).
@@ -23,13 +23,15 @@ from typing import NoReturn, Protocol, cast
 
 import torch
 
-from checkers.fingerprint import fingerprint
-from checkers.instrument import TICK, instrument
-from checkers.ledger import TOKEN, UNSET, GraphNode, Ledger, Scan
-from checkers.measurements import GradePayload, Measurements, Series, Summary
-from checkers.memory import memory_reader
-from checkers.refusal import CANDIDATE_MARK
-from checkers.retained import Found, frame_roots, graph_holders, saved_tensors
+from checkers import policy
+from checkers.measure import warnings_shown
+from checkers.measure.fingerprint import fingerprint
+from checkers.measure.instrument import TICK, instrument
+from checkers.measure.ledger import TOKEN, UNSET, GraphNode, Ledger, Scan
+from checkers.measure.memory import memory_reader
+from checkers.measure.retained import Found, frame_roots, graph_holders, saved_tensors
+from checkers.measurements import GradePayload, Measurements, RunFailed, Series, Summary
+from checkers.policy.refusal import CANDIDATE_MARK
 
 CPU_MARGIN_S = 5.0
 """CPU time kept back from the run's CPU limit for the final scan and the result."""
@@ -52,10 +54,70 @@ class Positions(Protocol):
     def __getitem__(self, index: int, /) -> int: ...
 
 
+MEMORY_MESSAGES = ("can't allocate memory", "not enough memory", "out of memory")
+MEMORY_KINDS = ("MemoryError", "OutOfMemoryError")
+
+WARM_SNIPPET = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import optim
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+    def forward(self, x):
+        return F.relu(self.fc(x))
+net = Net()
+opt = optim.SGD(net.parameters(), lr=0.1)
+total = 0.0
+for step in range(2):
+    loss = net(torch.randn(3, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total += loss.item()
+"""
+"""Run through the policy once so its proxies and RestrictedPython's transformer are warm."""
+
+
+def warm() -> None:
+    """What the sandbox's warm worker runs once after loading this job, for every run to
+    inherit: the paths every training loop takes (optimizers, double backward, the policy on
+    a small snippet)."""
+    for optimizer in (torch.optim.Adam, torch.optim.AdamW, torch.optim.SGD):
+        first = torch.nn.Linear(4, 8)
+        model = torch.nn.Sequential(first, torch.nn.ReLU(), torch.nn.Linear(8, 1))
+        opt = optimizer(model.parameters(), lr=1e-3)
+        loss = model(torch.randn(2, 4)).pow(2).mean()
+        (grad,) = torch.autograd.grad(loss, [first.weight], create_graph=True)
+        torch.autograd.backward(grad.sum())
+        opt.step()
+        opt.zero_grad()
+    warm_up = policy.compile_candidate(WARM_SNIPPET, "<warm-up>")
+    policy.run_candidate(warm_up, policy.candidate_namespace(warm_up))
+
+
 def grade_job(payload: GradePayload, finish: Finish) -> Measurements:
     """Grade `payload["source"]` in this (sandboxed) process; see the module docstring."""
-    from checkers import policy  # the child's policy layer; never loaded by the parent
+    warnings_shown.install()
+    try:
+        return _graded(payload, finish)
+    except (policy.Refused, policy.CandidateError) as exc:
+        raise run_failed(exc) from None
 
+
+def run_failed(exc: policy.Refused | policy.CandidateError) -> RunFailed:
+    """How a snippet that was refused or raised ends its run: the candidate's line and own
+    traceback, and a memory error of theirs as the run's memory limit."""
+    if isinstance(exc, policy.Refused):
+        return RunFailed("refused", "refused", exc.message, exc.line)
+    if exc.kind in MEMORY_KINDS or any(m in exc.message.lower() for m in MEMORY_MESSAGES):
+        return RunFailed("limit", "memory", "the snippet ran out of its memory limit", exc.line)
+    return RunFailed("error", exc.kind, exc.message, exc.line, exc.traceback)
+
+
+def _graded(payload: GradePayload, finish: Finish) -> Measurements:
     filename = payload.get("filename") or "<snippet>"
     device = resolve_device(payload.get("device", "auto"))
     compiling = time.monotonic()
@@ -93,7 +155,13 @@ def grade_job(payload: GradePayload, finish: Finish) -> Measurements:
         on_stop=stop,
         on_scan=lambda: scan(ledger, frame_roots(candidate_frames()), filename),
     )
-    namespace.update(policy.candidate_namespace(code, {TICK: ledger.tick}))
+    namespace.update(
+        policy.candidate_namespace(
+            code,
+            {TICK: ledger.tick},
+            print_limit=payload.get("print_limit", policy.PRINT_LIMIT),
+        )
+    )
     seed_everything(int(payload.get("seed") or 0))
     if device == "cuda":
         torch.set_default_device("cuda")

@@ -10,25 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from checkers.measurements import Fingerprint, Measurements
-from checkers.units import format_bytes
+from checkers.measurements import Fingerprint, Measurements, format_bytes
 from checkers.verdict import Expectation
 
-
-@dataclass(frozen=True)
-class Compared:
-    name: str
-    rtol: float = 1e-4
-    atol: float = 1e-6
-
-
-@dataclass(frozen=True)
-class Contract:
-    trains: bool = True
-    same_as_solution: tuple[Compared, ...] = ()
-    peak_memory: float | None = None
-    """Fraction of the starter's peak the fix must stay under."""
+if TYPE_CHECKING:
+    from checkers.task import Compared, Contract
 
 
 @dataclass(frozen=True)
@@ -39,7 +27,7 @@ class Observed:
     updates: int
     optimizer_steps: int
     values: dict[str, Fingerprint] = field(default_factory=dict)
-    """Per compared name, its fingerprint (`checkers.fingerprint`)."""
+    """Per compared name, its fingerprint (`checkers.measure.fingerprint`)."""
     peak_bytes: int = 0
     complete: bool = True
     """The run reached its end (not stopped by a budget)."""

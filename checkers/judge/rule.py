@@ -2,7 +2,7 @@
 hold it, and a hint drawn from what they are.
 
 Pure data in, `Verdict` out, no torch: it runs in the parent, on what the sandbox child
-measured (`checkers.grade.measure`). The rule is in `checkers.growth`: a leak is dead-weight
+measured (`checkers.measure.grade.measure`). The rule is in `checkers.judge.growth`: a leak is dead-weight
 graph (graph no backward pass will use again) that keeps accumulating over the run, or a
 backward pass that reaches further back every step; a bounded window is not a leak.
 """
@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from checkers.curve import Shape, classify, classify_cuda
-from checkers.growth import Growth, Window, analyse
-from checkers.measurements import Holder, Measurements, Series
-from checkers.source import assignment_line, hook_line, source_flags, stored_name
-from checkers.units import format_bytes
+from checkers.judge.curve import Shape, classify, classify_cuda
+from checkers.judge.growth import Growth, Window, analyse
+from checkers.judge.source import assignment_line, hook_line, source_flags, stored_name
+from checkers.measurements import Holder, Measurements, Series, format_bytes
 from checkers.verdict import Extra, Pattern, Retained, Training, Verdict
 
 NO_GRAPH = "NoGraph"
@@ -99,7 +98,7 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
     tree = _parse(source)
     flags = source_flags(tree) if tree else frozenset()
     series = m["dead_weight"]
-    dead = analyse(series["lows"], series["highs"], series.get("releases", ()), series["loops"])
+    dead = analyse(series["lows"], series["highs"], series["releases"], series["loops"])
     reach = analyse(m["reach"]["lows"], m["reach"]["highs"])
     shape = _shape(m)
     base = m["memory"][0] if m["memory"] else 0

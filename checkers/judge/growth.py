@@ -1,6 +1,6 @@
 """Does kept graph keep accumulating as training goes on, or does it stay within a bound?
 
-Pure analysis, no torch. A series counts, per generation (see `checkers.ledger`), how many
+Pure analysis, no torch. A series counts, per generation (see `checkers.measure.ledger`), how many
 earlier generations' graphs were still alive past their last use (dead weight), or, per
 backward pass, how many earlier passes' graphs it ran through again (reach). Both are small
 and flat for a loop that keeps nothing.

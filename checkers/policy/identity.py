@@ -15,16 +15,61 @@ a torch re-export of `functools.wraps`, a `logging.Logger`, the class behind a s
 
 from __future__ import annotations
 
+import builtins
 import functools
+import importlib
+import sys
 import types
 from collections.abc import Callable
 from fnmatch import fnmatchcase
+from types import ModuleType
+from typing import Self
 
 import torch
 
-from checkers import capabilities
-from checkers.facades import is_stand_in
-from checkers.refusal import CANDIDATE_MARK, candidate_classes, not_available
+from checkers.policy import tables
+from checkers.policy.refusal import CANDIDATE_MARK, candidate_classes, not_available
+from checkers.policy.standins import SAFE_REPLACEMENTS, is_stand_in
+
+
+class ModuleProxy:
+    """Stands in for an allowed module; every attribute goes through `resolve`. Its module is
+    fixed when it is made: `__init__` does nothing, so calling it again re-targets nothing."""
+
+    __slots__ = ("_grill_module",)
+    _grill_module: str
+
+    def __new__(cls, name: str) -> Self:
+        proxy = object.__new__(cls)
+        object.__setattr__(proxy, "_grill_module", name)
+        return proxy
+
+    def __init__(self, name: str) -> None:
+        pass
+
+    def __getattr__(self, attr: str) -> object:
+        return resolve(self._grill_module, attr)
+
+    def __setattr__(self, attr: str, value: object) -> None:
+        path = f"{self._grill_module}.{attr}"
+        if path not in tables.SETTABLE or type(value) is not bool:
+            raise not_available(f"{path} = ...")
+        setattr(importlib.import_module(self._grill_module), attr, value)
+
+    def __delattr__(self, attr: str) -> None:
+        raise not_available(f"del {self._grill_module}.{attr}")
+
+    def __repr__(self) -> str:
+        return f"<module '{self._grill_module}' (sandboxed)>"
+
+    def __format__(self, spec: str) -> str:
+        return format(repr(self), spec)
+
+
+def proxied_name(proxy: ModuleProxy) -> str:
+    name: str = object.__getattribute__(proxy, "_grill_module")
+    return name
+
 
 BUILTIN_TYPES = frozenset(
     {
@@ -110,7 +155,7 @@ _FAST = {
     torch.Size,
     torch.dtype,
     torch.device,
-    capabilities.ModuleProxy,
+    ModuleProxy,
 }
 
 
@@ -130,10 +175,8 @@ def admit(value: object, depth: int = 2) -> object:
                     admit(item, depth - 1)
         return value
     if isinstance(value, types.ModuleType):  # torch.get_device_module(): only as its proxy
-        if value.__name__ in capabilities.ALLOWED_MODULES and not capabilities.denial_reason(
-            value.__name__
-        ):
-            return capabilities.ModuleProxy(value.__name__)
+        if value.__name__ in tables.ALLOWED_MODULES and not tables.denial_reason(value.__name__):
+            return ModuleProxy(value.__name__)
         raise not_available(value.__name__)
     reason = closed_reason(value)
     if reason is not None:
@@ -177,8 +220,8 @@ def closed_reason(value: object) -> str | None:
         if owner is None or isinstance(owner, types.ModuleType):
             module = value.__module__ or getattr(owner, "__name__", None) or "builtins"
             return home_reason(module, value.__qualname__)
-        if value.__name__ in capabilities.DENIED_ATTRIBUTES:
-            return capabilities.DENIED_ATTRIBUTES[value.__name__]
+        if value.__name__ in tables.DENIED_ATTRIBUTES:
+            return tables.DENIED_ATTRIBUTES[value.__name__]
         return closed_reason(owner)
     if isinstance(
         value,
@@ -192,8 +235,8 @@ def closed_reason(value: object) -> str | None:
         ),
     ):
         owner = getattr(value, "__objclass__", None) or type(getattr(value, "__self__", None))
-        if value.__name__ in capabilities.DENIED_ATTRIBUTES:
-            return capabilities.DENIED_ATTRIBUTES[value.__name__]
+        if value.__name__ in tables.DENIED_ATTRIBUTES:
+            return tables.DENIED_ATTRIBUTES[value.__name__]
         return closed_reason(owner)
     if isinstance(value, functools.partial):
         return closed_reason(value.func)
@@ -221,20 +264,20 @@ def home_reason(module: str | None, qualname: str) -> str | None:
     module = module or "builtins"
     if module == "builtins":
         top = qualname.split(".", 1)[0]
-        if top in BUILTIN_TYPES or top in _builtin_names() or _is_exception(top):
+        if top in BUILTIN_TYPES or top in _BUILTIN_NAMES or _is_exception(top):
             return None
         return "a builtin the sandbox does not offer"
     path = f"{module}.{qualname}"
     if module == "torch" or module.startswith("torch."):
-        for patterns, reason in capabilities.CLOSED_TORCH_HOMES:
+        for patterns, reason in tables.CLOSED_TORCH_HOMES:
             if any(fnmatchcase(path, pattern) for pattern in patterns):
                 return reason
-        denied = capabilities.denial_reason(path)
+        denied = tables.denial_reason(path)
         return denied
-    if module in capabilities.STDLIB_HOMES:
-        names = capabilities.STDLIB_HOMES[module]
+    if module in tables.STDLIB_HOMES:
+        names = tables.STDLIB_HOMES[module]
         top = qualname.split(".", 1)[0]
-        if path not in capabilities.CLOSED_STDLIB_NAMES and (
+        if path not in tables.CLOSED_STDLIB_NAMES and (
             names is ...
             or names is None
             and not top.startswith("_")
@@ -246,24 +289,18 @@ def home_reason(module: str | None, qualname: str) -> str | None:
     return f"from {module}, a module the sandbox does not offer"
 
 
-@functools.cache
-def _builtin_names() -> frozenset[str]:
-    from checkers.policy import CANDIDATE_BUILTINS
-
-    return frozenset(CANDIDATE_BUILTINS)
+_BUILTIN_NAMES = frozenset(tables.CANDIDATE_BUILTINS)
 
 
 def _is_exception(name: str) -> bool:
-    import builtins
-
     value = getattr(builtins, name, None)
     return isinstance(value, type) and issubclass(value, BaseException)
 
 
 def describe(value: object) -> str:
     """How a refusal names an object: `logging.Logger`, `functools.wraps`, `FileIO.write`."""
-    if isinstance(value, capabilities.ModuleProxy):
-        return capabilities.proxied_name(value)
+    if isinstance(value, ModuleProxy):
+        return proxied_name(value)
     if isinstance(value, type):
         return f"{value.__module__}.{value.__qualname__}"
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
@@ -272,3 +309,79 @@ def describe(value: object) -> str:
         return f"{module}.{name}" if isinstance(module, str) else name
     kind = type(value)
     return f"{kind.__module__}.{kind.__qualname__} object"
+
+
+# -- modules: the snippet holds proxies, never a module ---------------------------------------
+
+
+def is_graph_node(obj: object) -> bool:
+    graph = sys.modules.get("torch.autograd.graph")
+    return graph is not None and isinstance(obj, graph.Node)
+
+
+def home(value: object) -> str | None:
+    """Where a class or function was defined (`torch.jit.CompilationUnit`), so that a closed
+    family stays closed under any name that re-exports it."""
+    module = getattr(value, "__module__", None) if callable(value) else None
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    return f"{module}.{name}" if isinstance(module, str) and isinstance(name, str) else None
+
+
+@functools.cache
+def _torch_instance_private() -> frozenset[str]:
+    """Private names torch keeps on instances of the classes snippets subclass."""
+    import torch
+
+    module = torch.nn.Module()
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
+    names = set(vars(module)) | set(vars(optimizer)) | set(vars(scheduler))
+    return frozenset(name for name in names if name.startswith("_"))
+
+
+def instance_private(cls: type) -> frozenset[str]:
+    """The private names torch may keep on an instance of `cls` (none for non-torch classes)."""
+    module = getattr(cls, "__module__", "") or ""
+    return _torch_instance_private() if module.startswith("torch") else frozenset()
+
+
+def import_proxy(name: str) -> ModuleProxy:
+    """The proxy an `import name` statement gets; refuses modules not on the allowlist."""
+    why = tables.module_reason(name)
+    if why is not None:
+        raise not_available(name, why)
+    importlib.import_module(name)
+    return ModuleProxy(name)
+
+
+def resolve(module: str, attr: str) -> object:
+    """`module.attr` for candidate code: checked, then wrapped when it is itself a module."""
+    path = f"{module}.{attr}"
+    if (
+        attr.startswith("_")
+        or tables.denial_reason(path)
+        or attr not in tables.ONLY_NAMES.get(module, (attr,))
+    ):
+        raise not_available(path)
+    if path in SAFE_REPLACEMENTS:
+        return SAFE_REPLACEMENTS[path]()
+    real = importlib.import_module(module)
+    try:
+        value = getattr(real, attr)
+    except AttributeError:
+        raise AttributeError(f"module '{module}' has no attribute '{attr}'") from None
+    origin = home(value)
+    if origin is not None and tables.denial_reason(origin):
+        raise not_available(path)
+    if isinstance(value, ModuleType):
+        return wrap_value(path, value)
+    return admit(value)
+
+
+def wrap_value(path: str, value: object) -> object:
+    """Modules travel only as proxies, and only under their canonical allowed name."""
+    if isinstance(value, ModuleType):
+        if value.__name__ == path and path in tables.ALLOWED_MODULES:
+            return ModuleProxy(path)
+        raise not_available(path)
+    return value

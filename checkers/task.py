@@ -1,0 +1,82 @@
+"""A code task as the grader takes it: the card model's own types (`questions.model.CodeTask`
+holds these), validated once where the card is read, so the grader and the card format share
+one definition of a contract and of how a run is watched.
+
+Imported by the parent only (pydantic, no torch); the sandbox child receives plain data.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from checkers.verdict import Device
+
+Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=80)]
+"""A Python name."""
+
+DEFAULT_SECONDS = 60.0
+"""The budget of one run: the grader watches the snippet to its end or for this long."""
+
+
+class Strict(BaseModel):
+    """The card format's rules for every part: unknown keys, wrong types and edits refused;
+    each field's docstring becomes its description in the JSON Schema."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
+    )
+
+
+class Compared(Strict):
+    """A value the fix must compute as the reference solution does."""
+
+    name: Identifier
+    """A module-level name both leave behind: a number, a tensor, a list, tuple or dict of
+    them, or an nn.Module (compared by its parameters and buffers)."""
+    rtol: float = Field(default=1e-4, ge=0, le=1)
+    """Relative tolerance."""
+    atol: float = Field(default=1e-6, ge=0, le=1)
+    """Absolute tolerance."""
+
+
+class Contract(Strict):
+    """What the fixed code must still do, checked on the same run against the reference
+    solution under the same seed. A fix that breaks it grades `wrong`, whatever its memory."""
+
+    trains: bool = True
+    """The fix runs as many backward passes and as many optimizer updates that change the
+    model as the solution does (deleting the training, training fewer steps, or detaching the
+    loss before backward breaks this)."""
+    same_as_solution: list[Compared] = Field(min_length=1)
+    """Values compared with the solution's at the end of the run."""
+    peak_memory: float | None = Field(default=None, gt=0, lt=1)
+    """When set: the fix's peak memory (host heap on CPU, allocated bytes on CUDA) must stay
+    under this fraction of the starter's. For lessons about memory that peaks rather than
+    grows (activation checkpointing, activation size)."""
+
+
+class Grading(Strict):
+    """How the checkers run a code task."""
+
+    device: Device = "auto"
+    """Where to run: `auto` takes CUDA when available."""
+    seconds: float = Field(default=DEFAULT_SECONDS, ge=5, le=600)
+    """Wall-clock budget for one run. The grader watches the snippet to its end; a run that
+    outlasts the budget is graded on the part it saw, and the verdict says so."""
+    steps: int | None = Field(default=None, ge=1, le=100_000)
+    """Stop watching after this many training steps (optimizer updates); unset, the run is
+    watched to its end."""
+    seed: int = Field(default=0, ge=0)
+    """torch and `random` are seeded with this before the run, so a fix and the reference
+    solution see the same data and the same initial weights."""
+
+
+class TaskSpec(Strict):
+    """What grading a fix needs: the reference, the starter, the contract, the run."""
+
+    solution: str
+    starter: str = ""
+    contract: Contract
+    grading: Grading = Grading()
