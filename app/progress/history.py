@@ -25,8 +25,7 @@ from typing import Any, get_args
 import fsrs
 
 from app import paths
-from app.progress.attempt import RATINGS, Attempt, Rating, SessionKind
-from app.progress.clock import (
+from app.clock import (
     day_start,
     end_of_local_day,
     local_day,
@@ -35,6 +34,7 @@ from app.progress.clock import (
     to_utc,
     utc_now,
 )
+from app.progress.attempt import RATINGS, Attempt, Rating, SessionKind
 from app.progress.errors import HistoryError, error_for
 from app.progress.file_check import check_before_writing, check_usable
 from app.progress.rating import cap_for_verdict

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from app.clock import parse_stamp, stamp
 from app.progress.attempt import Attempt, CodeResult
-from app.progress.clock import parse_stamp, stamp
 
 
 def attempt_to_dict(attempt: Attempt) -> dict:

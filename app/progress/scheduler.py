@@ -14,8 +14,8 @@ from typing import Literal
 
 import fsrs
 
+from app.clock import to_utc
 from app.progress.attempt import Rating
-from app.progress.clock import to_utc
 
 StateName = Literal["learning", "review", "relearning"]
 

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 
+from app.clock import day_start, end_of_local_day, local_day, stamp, to_utc, utc_now
 from app.progress.attempt import MAX_PHASE_SECONDS
-from app.progress.clock import day_start, end_of_local_day, local_day, stamp, to_utc, utc_now
 from app.progress.history import History
 from questions.model import LEVELS, LoadedCard
 

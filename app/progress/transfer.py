@@ -17,8 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.clock import stamp, to_utc, utc_now
 from app.progress.attempt import MAX_GROWTH_BYTES_PER_STEP, MAX_PHASE_SECONDS, Attempt
-from app.progress.clock import stamp, to_utc, utc_now
 from app.progress.history import History
 from app.progress.records import attempt_to_dict
 

@@ -19,7 +19,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from app.progress.clock import utc_now
+from app.clock import utc_now
 from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from app.ui.code_runner import CodeRunner, SandboxRunner
 from app.ui.commands import ScreenCommands
