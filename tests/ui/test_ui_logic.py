@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from ui_fakes import FakeClock
 
+from app.practice.catalog import CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
+from app.practice.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan, suggest
 from app.progress.history import History
-from app.ui.catalog import CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
-from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan, suggest
 from app.ui.settings import Settings
 from app.wording import comes_back, count, due_status, interval
 from checkers.verdict import Verdict

@@ -14,11 +14,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, SelectionList, Static
 
+from app.practice.review import SelfGrade, Suggestion, suggest
 from app.progress.attempt import RATINGS, Rating
 from app.progress.rating import NOT_RUN
 from app.ui.base import GrillDialog
 from app.ui.card_text import card_text
-from app.ui.review import SelfGrade, Suggestion, suggest
 from app.ui.widgets.tick_list import TickList
 from app.wording import interval
 from checkers.verdict import Verdict

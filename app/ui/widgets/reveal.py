@@ -7,8 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Markdown, Static
 
+from app.practice.review import RevealStep
 from app.ui.card_text import card_bullets, card_text
-from app.ui.review import RevealStep
 from questions.model import Card, Level
 
 
