@@ -23,16 +23,16 @@ RATING_FLOORS: tuple[tuple[float, Rating], ...] = ((1.0, "easy"), (0.75, "good")
 
 
 def question_score(
-    points_hit: int, points_total: int, red_flag_said: bool, code_verdict: str | None
+    key_points_hit: int, key_points_total: int, red_flag_said: bool, code_verdict: str | None
 ) -> float:
     """The share of a question earned, between 0 and 1.
 
     `code_verdict` is None for a question without code, else the last run's verdict kind (or
     anything else, such as "not run", for no run at all).
     """
-    if red_flag_said or points_total == 0:
+    if red_flag_said or key_points_total == 0:
         return 0.0
-    share = points_hit / points_total
+    share = key_points_hit / key_points_total
     if code_verdict is None:
         return share
     return 0.5 * share + 0.5 * (code_verdict == "clean")

@@ -31,9 +31,11 @@ CODE_BASIS = {
 }
 
 
-def explain(suggestion: Suggestion, *, points: int, of: int, flag_said: bool) -> str:
+def explain(
+    suggestion: Suggestion, *, key_points_hit: int, key_points: int, red_flag_said: bool
+) -> str:
     """The suggested rating and what it rests on, as the dialog shows it (markup)."""
-    basis = ["a red flag said" if flag_said else f"{points} of {of} key points"]
+    basis = ["a red flag said" if red_flag_said else f"{key_points_hit} of {key_points} key points"]
     if suggestion.code is not None:
         basis.append(
             CODE_BASIS.get(suggestion.code, f"code {suggestion.code}: the code half earns nothing")
@@ -79,16 +81,17 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
         self,
         card: Card,
         *,
-        points: frozenset[int],
-        flags: frozenset[int],
+        key_points_hit: frozenset[int],
+        red_flags_said: frozenset[int],
         verdict: Verdict | None,
         next_due: dict[Rating, datetime] | None,
         now: datetime,
     ) -> None:
-        """`next_due`: when the card comes back after each rating (None without a history)."""
+        """`key_points_hit` and `red_flags_said` come pre-ticked; `next_due`: when the card comes
+        back after each rating (None without a history)."""
         super().__init__()
         self.card, self.verdict = card, verdict
-        self._points, self._flags = points, flags
+        self._pre_ticked_hit, self._pre_ticked_said = key_points_hit, red_flags_said
         self.next_due, self.now = next_due, now
 
     def compose(self) -> ComposeResult:
@@ -101,7 +104,7 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
                 )
                 yield TickList(
                     *[
-                        (card_text(p.point), i, i in self._points)
+                        (card_text(p.point), i, i in self._pre_ticked_hit)
                         for i, p in enumerate(self.card.key_points)
                     ],
                     compact=True,
@@ -110,7 +113,7 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
                 yield Label("Red flags you said", classes="self-grade-heading")
                 yield TickList(
                     *[
-                        (card_text(f.flag), i, i in self._flags)
+                        (card_text(f.flag), i, i in self._pre_ticked_said)
                         for i, f in enumerate(self.card.red_flags)
                     ],
                     compact=True,
@@ -151,10 +154,12 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
     @on(SelectionList.SelectedChanged)
     def _show_suggestion(self) -> None:
         suggestion = self.suggestion
-        points, flags = self._ticked("#self-grade-points"), self._ticked("#self-grade-flags")
         self.query_one("#self-grade-rating", Static).update(
             explain(
-                suggestion, points=len(points), of=len(self.card.key_points), flag_said=bool(flags)
+                suggestion,
+                key_points_hit=len(self._ticked("#self-grade-points")),
+                key_points=len(self.card.key_points),
+                red_flag_said=bool(self._ticked("#self-grade-flags")),
             )
         )
         for rating in RATINGS:

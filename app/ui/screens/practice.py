@@ -267,13 +267,13 @@ class PracticeScreen(GrillScreen):
 
     def action_self_grade(self) -> None:
         self.query_one(AnswerClock).stop()
-        points, flags = pretick(self.card, self.answer_text)
+        key_points_hit, red_flags_said = pretick(self.card, self.answer_text)
         now = self.grill.now()
         self.app.push_screen(
             SelfGradeDialog(
                 self.card,
-                points=points,
-                flags=flags,
+                key_points_hit=key_points_hit,
+                red_flags_said=red_flags_said,
                 verdict=self._verdict(),
                 next_due=self.grill.next_due(self.card.id, now),
                 now=now,
