@@ -130,7 +130,7 @@ def build_attempt(
     card: Card,
     grade: SelfGrade,
     *,
-    tier: Level,
+    level: Level,
     phase_seconds: dict[str, float],
     answer: str,
     verdict: Verdict | None,
@@ -150,7 +150,7 @@ def build_attempt(
         card_id=card.id,
         mode="practice",
         rating=cap_for_verdict(grade.rating, code_result.verdict if code_result else None),
-        tier=tier,
+        level=level,
         phase_seconds=phase_seconds,
         key_points_hit=tuple(
             p.point for i, p in enumerate(card.key_points) if i in grade.key_points_hit

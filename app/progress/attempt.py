@@ -37,7 +37,8 @@ class Attempt:
     card_id: str
     mode: SessionKind
     rating: Rating
-    tier: Level
+    level: Level
+    """The level the card was answered at (stored under its older name, `tier`: see records)."""
     phase_seconds: dict[str, float]
     """Seconds spent per phase, e.g. {"answer": 41.2, "review": 30.0, "follow_ups": 12.5}."""
     key_points_hit: tuple[str, ...] = ()

@@ -160,7 +160,7 @@ class GrillApp(App):
         try:
             session = build_session(
                 cards,
-                level=self.settings.tier,
+                level=self.settings.level,
                 questions=questions,
                 history=self.history,
                 now=self.now(),

@@ -103,7 +103,7 @@ def test_attempts_are_recorded_per_reached_question(cards, clock):
     assert [a.card_id for a in recorded] == ["loss-accumulation"]
     attempt = recorded[0]
     assert attempt.mode == "mock" and attempt.session_id == session.session_id
-    assert attempt.rating == "good" and attempt.tier == "junior", (
+    assert attempt.rating == "good" and attempt.level == "junior", (
         "2 of 3 points and clean code: 83%"
     )
     # The 30 s limit struck during the follow-up, which then ran 10 s of grace.

@@ -78,7 +78,7 @@ async def test_at_80_columns_stats_show_every_column_and_whole_key_points(make_a
             card_id="running-loss",
             mode="practice",
             rating="again",
-            tier="middle",
+            level="middle",
             phase_seconds={"answer": 12.0},
             key_points_missed=(point,),
         )

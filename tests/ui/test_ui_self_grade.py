@@ -59,7 +59,7 @@ async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_a
             card_id="no-grad",
             mode="practice",
             rating="good",
-            tier="middle",
+            level="middle",
             phase_seconds={},
             started_at=NOW - timedelta(days=5),
         )

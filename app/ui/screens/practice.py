@@ -63,7 +63,7 @@ class PracticeScreen(GrillScreen):
         ),
         Binding(
             "ctrl+t",
-            "switch_tier",
+            "switch_level",
             "Tier",
             priority=True,
             tooltip="Show the answer expected at the next seniority level, for this card only.",
@@ -116,7 +116,8 @@ class PracticeScreen(GrillScreen):
         self.card = self.loaded.card
         self.plan = reveal_plan(self.card)
         self.revealed = 0
-        self.tier = self.grill.settings.tier
+        self.level = self.grill.settings.level
+        """The level whose tier answer is revealed: the settings', switchable for this card."""
         self.timer = PhaseTimer(self.grill.clock)
         self._phase_before_code = "answer"
         self._leave_armed = False
@@ -184,18 +185,18 @@ class PracticeScreen(GrillScreen):
         step = self.plan[self.revealed]
         self.timer.switch(step.phase)
         self._phase_before_code = step.phase
-        section = RevealSection(self.card, step, self.tier)
+        section = RevealSection(self.card, step, self.level)
         self.query_one("#practice-scroll").mount(section, before="#practice-next")
         self.revealed += 1
         self.query_one("#practice-next", Static).update(self._next_text())
         self.call_after_refresh(section.scroll_visible, top=True, animate=False)
 
-    def action_switch_tier(self) -> None:
-        self.tier = LEVELS[(LEVELS.index(self.tier) + 1) % len(LEVELS)]
+    def action_switch_level(self) -> None:
+        self.level = LEVELS[(LEVELS.index(self.level) + 1) % len(LEVELS)]
         self.query_one("#practice-card-meta", Static).update(self._meta_text())
         for section in self.query(RevealSection):
             if section.step.kind == "tier":
-                section.show_tier(self.tier)
+                section.show_level(self.level)
 
     def action_toggle_code(self) -> None:
         tabs = self.query_one("#practice-tabs", TabbedContent)
@@ -288,7 +289,7 @@ class PracticeScreen(GrillScreen):
         attempt = build_attempt(
             self.card,
             grade,
-            tier=self.tier,
+            level=self.level,
             phase_seconds=self.timer.seconds(),
             answer=self.answer_text,
             verdict=self._verdict(),
@@ -328,7 +329,7 @@ class PracticeScreen(GrillScreen):
         card = self.card
         return (
             f"[b]{card.level}[/b] · {card.importance} · asked {card.frequency}% · "
-            f"tier [b]{self.tier}[/b]"
+            f"tier [b]{self.level}[/b]"
         )
 
     def _next_text(self) -> str:
