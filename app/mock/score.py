@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.mock.session import QuestionRun
-from app.progress.attempt import Rating
-from app.progress.rating import NOT_RUN, question_score, rating_for
+from app.progress.rating import NOT_RUN, Rating, question_score, rating_for
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Literal
 
 from app.mock.match import pre_mark
-from app.progress.attempt import Attempt, CodeResult, Rating
-from app.progress.rating import NOT_RUN, cap_for_verdict, question_score, rating_for
+from app.progress.attempt import Attempt, CodeResult
+from app.progress.rating import NOT_RUN, Rating, cap_for_verdict, question_score, rating_for
 from checkers.verdict import Verdict
 from questions.model import Card, Level
 
@@ -100,7 +100,8 @@ class Suggestion:
     code: str | None
     """The code verdict that counted (`clean`, `leak`, ..., `not run`); None without a code task."""
     cap: Rating
-    """The highest rating the history will record, given the code verdict."""
+    """The highest rating an attempt with this code verdict holds (what `build_attempt` makes
+    of a higher one)."""
 
 
 def suggest(
@@ -149,7 +150,7 @@ def build_attempt(
     return Attempt(
         card_id=card.id,
         mode="practice",
-        rating=cap_for_verdict(grade.rating, code_result.verdict if code_result else None),
+        rating=grade.rating,
         level=level,
         phase_seconds=phase_seconds,
         key_points_hit=tuple(

@@ -4,12 +4,16 @@ One rule for practice and mocks alike: a question's score is the share of its ke
 or, for a code task, half that share and half the code (which counts only when the run graded
 clean); a red flag said costs the whole question. The score maps to a rating, and a code
 verdict caps it. In practice the rating is a suggestion the candidate may overrule; a cap is
-not, since the history applies it to whatever is recorded.
+not: an Attempt applies it to whatever rating it is given, once, when it is made, and the
+history, scheduling and statistics take the rating it holds.
 """
 
 from __future__ import annotations
 
-from app.progress.attempt import RATINGS, Rating
+from typing import Literal
+
+Rating = Literal["again", "hard", "good", "easy"]
+RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
 
 FAILED_CAP: Rating = "hard"
 """The most a code task can earn while its fix still leaks or breaks the task's contract."""

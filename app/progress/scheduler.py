@@ -15,7 +15,7 @@ from typing import Literal
 import fsrs
 
 from app.clock import to_utc
-from app.progress.attempt import Rating
+from app.progress.rating import Rating
 
 StateName = Literal["learning", "review", "relearning"]
 

@@ -29,8 +29,9 @@ from questions.model import Library, LoadedCard, Problem
 
 if TYPE_CHECKING:
     from app.mock.session import MockSession
-    from app.progress.attempt import Attempt, Rating
+    from app.progress.attempt import Attempt
     from app.progress.history import History
+    from app.progress.rating import Rating
 
 
 class GrillApp(App):

@@ -15,8 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, SelectionList, Static
 
 from app.practice.review import SelfGrade, Suggestion, suggest
-from app.progress.attempt import RATINGS, Rating
-from app.progress.rating import NOT_RUN
+from app.progress.rating import NOT_RUN, RATINGS, Rating
 from app.ui.base import GrillDialog
 from app.ui.card_text import card_text
 from app.ui.widgets.tick_list import TickList
@@ -93,6 +92,8 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
         self.card, self.verdict = card, verdict
         self._pre_ticked_hit, self._pre_ticked_said = key_points_hit, red_flags_said
         self.next_due, self.now = next_due, now
+        self.suggestion = suggest(card, key_points_hit, red_flags_said, verdict)
+        """For the ticks as they stand: worked out again only when a tick changes."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="self-grade", classes="dialog"):
@@ -139,19 +140,19 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
     def _when(self, rating: Rating) -> str:
         return f" · {interval(self.next_due[rating], self.now)}" if self.next_due else ""
 
-    @property
-    def suggestion(self) -> Suggestion:
-        return suggest(
+    def _ticked(self, selector: str) -> frozenset[int]:
+        return frozenset(self.query_one(selector, SelectionList).selected)
+
+    @on(SelectionList.SelectedChanged)
+    def _ticks_changed(self) -> None:
+        self.suggestion = suggest(
             self.card,
             self._ticked("#self-grade-points"),
             self._ticked("#self-grade-flags"),
             self.verdict,
         )
+        self._show_suggestion()
 
-    def _ticked(self, selector: str) -> frozenset[int]:
-        return frozenset(self.query_one(selector, SelectionList).selected)
-
-    @on(SelectionList.SelectedChanged)
     def _show_suggestion(self) -> None:
         suggestion = self.suggestion
         self.query_one("#self-grade-rating", Static).update(
@@ -168,10 +169,10 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
             button.disabled = RATINGS.index(rating) > RATINGS.index(suggestion.cap)
 
     def action_rate(self, rating: Rating) -> None:
-        if RATINGS.index(rating) > RATINGS.index(self.suggestion.cap):
+        cap = self.suggestion.cap
+        if RATINGS.index(rating) > RATINGS.index(cap):
             self.notify(
-                f"The code's verdict caps this attempt at {self.suggestion.cap.capitalize()}.",
-                severity="warning",
+                f"The code's verdict caps this attempt at {cap.capitalize()}.", severity="warning"
             )
             return
         self.dismiss(

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
 
 from app.practice.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
-from app.progress.attempt import RATINGS, Rating
+from app.progress.rating import RATINGS, Rating
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
