@@ -1,5 +1,8 @@
 """Pilot tests of whole candidate-mode mocks with a fake clock: nothing here waits for real time."""
 
+import re
+from pathlib import Path
+
 import pytest
 from mock_helpers import SIZE, app_for, text_of
 
@@ -120,7 +123,8 @@ async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(
         assert not review.query("#review-points-1")
         await pilot.press("ctrl+s")
         await pilot.press("x")
-        exported = app.screen.exported_to
+        written = re.search(r"Report written to (.+)\.$", text_of(app, "#report-status"))
+        exported = Path(written.group(1)) if written else None
     assert exported is not None and exported.parent == tmp_path / "home" / "reports"
     text = exported.read_text()
     assert "| 2. `retain-graph-error` | 0% | not reached |" in text
