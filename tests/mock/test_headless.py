@@ -31,7 +31,8 @@ def test_mock_practice_and_progress_logic_import_neither_textual_nor_torch_nor_t
 
 
 def test_the_ui_does_not_import_the_command_line(imported_after):
-    """Issue 15: the app built an argparse.Namespace to call `grill mock`'s own module."""
+    """The app starts a mock through app.mock.setup, not by building an argparse.Namespace for
+    `grill mock`'s own module."""
     loaded = imported_after(
         "import app.ui.app, app.ui.screens.home, app.ui.screens.mock, "
         "app.ui.screens.mock_interviewer, app.ui.screens.practice, app.ui.screens.stats"

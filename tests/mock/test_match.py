@@ -110,7 +110,7 @@ def test_an_empty_answer_matches_nothing(cards):
 
 
 def test_a_phrase_that_needs_its_stop_words_keeps_them():
-    """Issue 13, defect 11: "if tensor" matched any answer that said "tensor"."""
+    """ "if tensor" does not match every answer that says "tensor"."""
     assert not find_phrase("if tensor", tokens("Keep the running total as a tensor on the device."))
     assert find_phrase("if tensor", tokens("Writing if tensor: forces a sync."))
     assert find_phrase("if tensor", tokens("if the tensor is checked in Python, the CPU waits"))
@@ -129,7 +129,8 @@ def test_each_and_every_are_one_word_when_a_phrase_keeps_its_stop_words():
 
 
 def test_an_answer_about_neither_hidden_sync_ticks_no_hidden_sync(shipped_item_card):
-    """The case from the issue: an answer about keeping the total on the device."""
+    """An answer about keeping the total on the device says "tensor" but names no other hidden
+    sync: the key point listing them (`if tensor` among its signals) stays unticked."""
     marks = pre_mark(
         shipped_item_card,
         "I keep the running loss as a tensor on the device and call detach "

@@ -177,7 +177,8 @@ async def test_a_report_path_that_looks_like_markup_is_named_verbatim(
 async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(
     cards, clock, history
 ):
-    """Issue 13, defect 15: three 'Rated ... and recorded' toasts covered the Score and Time columns."""
+    """The report's status line says what was recorded; no 'Rated ... and recorded' toasts cover
+    its Score and Time columns."""
     session = MockSession(
         [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
     )
@@ -196,7 +197,7 @@ async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(
 async def test_ending_early_asks_first_and_the_report_says_the_candidate_ended_it(
     cards, clock, history
 ):
-    """Issue 13, defect 4: ctrl+e (end of line in editors) ended at once and blamed the clock."""
+    """ctrl+e (end of line in editors) does not end the mock at once, nor blame the clock."""
     session = MockSession(
         [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
     )

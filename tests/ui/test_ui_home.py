@@ -328,7 +328,7 @@ def two_packs(library: Library) -> Library:
 
 
 async def test_due_practises_the_queue_of_the_pack_chosen_on_the_left(library, make_app):
-    """Issue 13, missing 6: `d` took every pack's queue whatever pack was selected."""
+    """`d` takes the selected pack's queue, not every pack's."""
     app = make_app(library=two_packs(library))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -360,7 +360,7 @@ async def test_one_key_clears_the_search_and_every_filter(library, make_app):
 
 
 async def test_the_selected_question_is_shown_whole_at_80_columns(make_app):
-    """Issue 13, missing 6: the question column cut every question at 80 columns."""
+    """The question column cuts questions at 80 columns; the selected one is shown whole below."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -373,7 +373,7 @@ async def test_the_selected_question_is_shown_whole_at_80_columns(make_app):
 
 
 async def test_status_says_when_a_card_comes_back(make_app, history):
-    """Issue 13, missing 1: home's Status said "later" instead of the due date."""
+    """Home's Status column says when a card is due again, not just "later"."""
     from datetime import timedelta
 
     from ui_fakes import NOW
@@ -398,7 +398,7 @@ async def test_status_says_when_a_card_comes_back(make_app, history):
 
 
 async def test_counted_nouns_agree_with_their_number(library, make_app):
-    """Issue 13, defect 14: "1 cards", "1 problem(s)"."""
+    """ "1 card" and "2 cards", never "1 cards" or "1 problem(s)"."""
     from dataclasses import replace
 
     [pack] = library.packs

@@ -1,6 +1,5 @@
-"""What each screen exists for fits the terminal: nothing cut, nothing hidden behind a scrollbar.
-
-Issue 13, defect 7, and defect 9 (an example's note ran on after its code).
+"""What each screen exists for fits the terminal: nothing cut, nothing hidden behind a scrollbar,
+and an example's note set apart from its code rather than running on after it.
 """
 
 from __future__ import annotations
