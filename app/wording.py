@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from app.progress.clock import local_day, to_utc
+from app.clock import local_day, to_utc
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

@@ -8,9 +8,9 @@ import os
 import sys
 from pathlib import Path
 
+from app.clock import utc_now
 from app.commands.notes import report_pack_problems, report_unreadable
 from app.paths import pack_search_path
-from app.progress.clock import utc_now
 from app.progress.history import History, HistoryError
 from app.progress.report import markdown_report
 from app.progress.stats import compute_stats

@@ -54,8 +54,8 @@ def _prepare(
     args: argparse.Namespace, open_history: Callable[[], History]
 ) -> tuple[Library, History, MockSession]:
     """Load the packs, open the history and build the session; the history is closed on failure."""
+    from app.clock import utc_now
     from app.paths import pack_search_path
-    from app.progress.clock import utc_now
     from questions.loader import load_library
 
     if args.report and Path(args.report).expanduser().is_dir():

@@ -153,7 +153,7 @@ class Marks:
         return frozenset(i for i, mark in enumerate(self.key_points) if mark.hit)
 
     @property
-    def red_flags_hit(self) -> frozenset[int]:
+    def red_flags_said(self) -> frozenset[int]:
         return frozenset(i for i, mark in enumerate(self.red_flags) if mark.hit)
 
 

@@ -27,7 +27,7 @@ def attempts(report: MockReport) -> list[Attempt]:
                 card_id=run.card.id,
                 mode="mock",
                 rating=score.rating,
-                tier=report.level,
+                level=report.level,
                 phase_seconds=phases,
                 key_points_hit=score.key_points_hit,
                 key_points_missed=score.key_points_missed,

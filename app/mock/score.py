@@ -15,16 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.mock.session import QuestionRun
-from app.progress.attempt import Rating
-from app.progress.rating import NOT_RUN, question_score, rating_for
+from app.progress.rating import NOT_RUN, Rating, question_score, rating_for
 
 
 @dataclass(frozen=True)
 class Judgement:
     """The confirmed marks for one question: indices into the card's key points and red flags."""
 
-    key_points: frozenset[int] = frozenset()
-    red_flags: frozenset[int] = frozenset()
+    key_points_hit: frozenset[int] = frozenset()
+    red_flags_said: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -52,11 +51,11 @@ class MockScore:
 
 def score_question(run: QuestionRun, judgement: Judgement) -> QuestionScore:
     card = run.card
-    hit = tuple(kp.point for i, kp in enumerate(card.key_points) if i in judgement.key_points)
+    hit = tuple(kp.point for i, kp in enumerate(card.key_points) if i in judgement.key_points_hit)
     missed = tuple(
-        kp.point for i, kp in enumerate(card.key_points) if i not in judgement.key_points
+        kp.point for i, kp in enumerate(card.key_points) if i not in judgement.key_points_hit
     )
-    flags = tuple(rf.flag for i, rf in enumerate(card.red_flags) if i in judgement.red_flags)
+    said = tuple(rf.flag for i, rf in enumerate(card.red_flags) if i in judgement.red_flags_said)
     verdict = None
     if run.code is not None:
         verdict = run.code.verdict.verdict if run.code.verdict else NOT_RUN
@@ -64,9 +63,9 @@ def score_question(run: QuestionRun, judgement: Judgement) -> QuestionScore:
         return QuestionScore(
             card.id, False, (), tuple(kp.point for kp in card.key_points), (), verdict, 0.0, "again"
         )
-    score = question_score(len(hit), len(card.key_points), bool(flags), verdict)
+    score = question_score(len(hit), len(card.key_points), bool(said), verdict)
     return QuestionScore(
-        card.id, True, hit, missed, flags, verdict, score, rating_for(score, verdict)
+        card.id, True, hit, missed, said, verdict, score, rating_for(score, verdict)
     )
 
 

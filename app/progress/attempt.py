@@ -7,11 +7,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+from app.progress.rating import RATINGS, Rating, cap_for_verdict
 from checkers.verdict import Pattern, VerdictKind
 from questions.model import Level
 
-Rating = Literal["again", "hard", "good", "easy"]
-RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
 SessionKind = Literal["practice", "mock"]
 
 MAX_PHASE_SECONDS = 365 * 24 * 3600
@@ -37,7 +36,10 @@ class Attempt:
     card_id: str
     mode: SessionKind
     rating: Rating
-    tier: Level
+    """The rating recorded: the one given, capped by the code's verdict when the attempt is made
+    (`cap_for_verdict`), so no attempt holds more than its code earned."""
+    level: Level
+    """The level the card was answered at (stored under its older name, `tier`: see records)."""
     phase_seconds: dict[str, float]
     """Seconds spent per phase, e.g. {"answer": 41.2, "review": 30.0, "follow_ups": 12.5}."""
     key_points_hit: tuple[str, ...] = ()
@@ -50,3 +52,8 @@ class Attempt:
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     """Stable identity, so importing the same export twice changes nothing."""
+
+    def __post_init__(self) -> None:
+        if self.rating in RATINGS:  # anything else is refused when recorded, by name
+            verdict = self.code.verdict if self.code is not None else None
+            object.__setattr__(self, "rating", cap_for_verdict(self.rating, verdict))

@@ -25,8 +25,7 @@ from typing import Any, get_args
 import fsrs
 
 from app import paths
-from app.progress.attempt import RATINGS, Attempt, Rating, SessionKind
-from app.progress.clock import (
+from app.clock import (
     day_start,
     end_of_local_day,
     local_day,
@@ -35,9 +34,10 @@ from app.progress.clock import (
     to_utc,
     utc_now,
 )
+from app.progress.attempt import Attempt, SessionKind
 from app.progress.errors import HistoryError, error_for
 from app.progress.file_check import check_before_writing, check_usable
-from app.progress.rating import cap_for_verdict
+from app.progress.rating import RATINGS, Rating
 from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.scheduler import CardSchedule, StateName, replay, review
 from app.progress.schema import SCHEMA_VERSION, migrate, schema_version
@@ -94,14 +94,8 @@ def _check_fields(attempt: Attempt) -> None:
         )
 
 
-def effective_rating(attempt: Attempt) -> Rating:
-    """The rating scheduling uses: a code verdict caps the self-grade, even if the caller forgot."""
-    return cap_for_verdict(attempt.rating, attempt.code.verdict if attempt.code else None)
-
-
-def _attempt_row(attempt: Attempt, rating: Rating, is_review: bool) -> tuple:
+def _attempt_row(attempt: Attempt, is_review: bool) -> tuple:
     data = attempt_to_dict(attempt)
-    data["rating"] = rating
     for column in _JSON_COLUMNS:
         data[column] = None if data[column] is None else json.dumps(data[column])
     data["answer_seconds"] = attempt.phase_seconds.get("answer")
@@ -291,7 +285,7 @@ class History:
                 return
             if in_order:
                 self._save_schedule(
-                    connection, attempt.card_id, review(current, effective_rating(attempt), started)
+                    connection, attempt.card_id, review(current, attempt.rating, started)
                 )
             else:
                 self._replay_card(connection, attempt.card_id)
@@ -314,9 +308,7 @@ class History:
 
     def _insert(self, connection: sqlite3.Connection, attempt: Attempt, *, is_review: bool) -> bool:
         _check_fields(attempt)
-        cursor = connection.execute(
-            _INSERT_ATTEMPT, _attempt_row(attempt, effective_rating(attempt), is_review)
-        )
+        cursor = connection.execute(_INSERT_ATTEMPT, _attempt_row(attempt, is_review))
         if cursor.rowcount == 0:
             return False
         misses = [

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from app.progress.clock import day_start, local_day, parse_stamp, stamp, to_utc
+from app.clock import day_start, local_day, parse_stamp, stamp, to_utc
 from app.progress.history import History
 from app.progress.stats import Recall
 from questions.model import LoadedCard

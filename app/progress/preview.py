@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.progress.attempt import RATINGS, Rating
-from app.progress.history import History, effective_rating
+from app.progress.history import History
+from app.progress.rating import RATINGS, Rating
 from app.progress.scheduler import replay, review
 
 
 def next_due(history: History, card_id: str, at: datetime) -> dict[Rating, datetime]:
     """For each rating, when the card is due again if that rating is recorded at `at`."""
     schedule = replay(
-        [(effective_rating(attempt), attempt.started_at) for attempt in history.attempts(card_id)]
+        [(attempt.rating, attempt.started_at) for attempt in history.attempts(card_id)]
     )
     return {rating: review(schedule, rating, at).due for rating in RATINGS}

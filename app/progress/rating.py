@@ -4,12 +4,16 @@ One rule for practice and mocks alike: a question's score is the share of its ke
 or, for a code task, half that share and half the code (which counts only when the run graded
 clean); a red flag said costs the whole question. The score maps to a rating, and a code
 verdict caps it. In practice the rating is a suggestion the candidate may overrule; a cap is
-not, since the history applies it to whatever is recorded.
+not: an Attempt applies it to whatever rating it is given, once, when it is made, and the
+history, scheduling and statistics take the rating it holds.
 """
 
 from __future__ import annotations
 
-from app.progress.attempt import RATINGS, Rating
+from typing import Literal
+
+Rating = Literal["again", "hard", "good", "easy"]
+RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
 
 FAILED_CAP: Rating = "hard"
 """The most a code task can earn while its fix still leaks or breaks the task's contract."""
@@ -23,16 +27,16 @@ RATING_FLOORS: tuple[tuple[float, Rating], ...] = ((1.0, "easy"), (0.75, "good")
 
 
 def question_score(
-    points_hit: int, points_total: int, red_flag_said: bool, code_verdict: str | None
+    key_points_hit: int, key_points_total: int, red_flag_said: bool, code_verdict: str | None
 ) -> float:
     """The share of a question earned, between 0 and 1.
 
     `code_verdict` is None for a question without code, else the last run's verdict kind (or
     anything else, such as "not run", for no run at all).
     """
-    if red_flag_said or points_total == 0:
+    if red_flag_said or key_points_total == 0:
         return 0.0
-    share = points_hit / points_total
+    share = key_points_hit / key_points_total
     if code_verdict is None:
         return share
     return 0.5 * share + 0.5 * (code_verdict == "clean")

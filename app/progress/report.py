@@ -50,7 +50,10 @@ def markdown_report(stats: Stats) -> str:
         "",
         *_table(
             ["tier", "reviews", "retention"],
-            [[t.tier, t.reviews, percent(t.retention)] for t in stats.tiers],
+            [
+                [figures.level, figures.reviews, percent(figures.retention)]
+                for figures in stats.levels
+            ],
         ),
         "",
         "## Time per answer",

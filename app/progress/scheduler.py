@@ -14,8 +14,8 @@ from typing import Literal
 
 import fsrs
 
-from app.progress.attempt import Rating
-from app.progress.clock import to_utc
+from app.clock import to_utc
+from app.progress.rating import Rating
 
 StateName = Literal["learning", "review", "relearning"]
 

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 
+from app.clock import day_start, end_of_local_day, local_day, stamp, to_utc, utc_now
 from app.progress.attempt import MAX_PHASE_SECONDS
-from app.progress.clock import day_start, end_of_local_day, local_day, stamp, to_utc, utc_now
 from app.progress.history import History
 from questions.model import LEVELS, LoadedCard
 
@@ -67,8 +67,8 @@ class PackFigures(Recall):
 
 
 @dataclass(frozen=True)
-class TierFigures(Recall):
-    tier: str
+class LevelFigures(Recall):
+    level: str
     reviews: int
     recalled: int
 
@@ -119,7 +119,8 @@ class Stats:
     streak_days: int
     """Consecutive days with practice, ending today (or yesterday, until today is over)."""
     packs: tuple[PackFigures, ...]
-    tiers: tuple[TierFigures, ...]
+    levels: tuple[LevelFigures, ...]
+    """Retention by the level answered at; `--json` and the screens call it by tier."""
     answer_time: AnswerTime
     missed_key_points: tuple[Missed, ...]
     red_flags_said: tuple[Missed, ...]
@@ -132,16 +133,18 @@ class Stats:
         data["activity"] = [
             {"day": a.day.isoformat(), "attempts": a.attempts} for a in self.activity
         ]
-        retained: tuple[tuple[str, Sequence[PackFigures | TierFigures]], ...] = (
+        retained: tuple[tuple[str, Sequence[PackFigures | LevelFigures]], ...] = (
             ("packs", self.packs),
-            ("tiers", self.tiers),
+            ("levels", self.levels),
         )
         for key, figures in retained:
             for row, item in zip(data[key], figures, strict=True):
                 row["retention"] = item.retention
         data["answer_time"]["within_basic_share"] = self.answer_time.within_basic_share
         data["answer_time"]["within_solid_share"] = self.answer_time.within_solid_share
-        return data
+        # `--json` keeps the names it has always had: `tiers`, each with its `tier`.
+        data["levels"] = [{"tier": row.pop("level"), **row} for row in data["levels"]]
+        return {("tiers" if key == "levels" else key): value for key, value in data.items()}
 
 
 def compute_stats(
@@ -164,7 +167,7 @@ def compute_stats(
         unknown = ALL_PACKS if cards is None else OTHER_PACK
         attempts = db.execute("SELECT count(*) FROM temp.stats_attempts").fetchone()[0]
         packs = _pack_figures(db, cards, unknown, cutoff=stamp(end_of_local_day(now)))
-        tiers = _tier_figures(db)
+        levels = _level_figures(db)
         answer_time = AnswerTime(
             *db.execute(
                 "SELECT count(a.answer_seconds), avg(a.answer_seconds), count(c.basic), "
@@ -197,7 +200,7 @@ def compute_stats(
         due_today=sum(p.due for p in packs),
         streak_days=_streak(days, today),
         packs=packs,
-        tiers=tiers,
+        levels=levels,
         answer_time=answer_time,
         missed_key_points=missed[0],
         red_flags_said=missed[1],
@@ -262,14 +265,14 @@ def _pack_figures(
     )
 
 
-def _tier_figures(db: sqlite3.Connection) -> tuple[TierFigures, ...]:
+def _level_figures(db: sqlite3.Connection) -> tuple[LevelFigures, ...]:
     rows = {
-        tier: (reviews, recalled)
-        for tier, reviews, recalled in db.execute(
+        level: (reviews, recalled)
+        for level, reviews, recalled in db.execute(  # the history stores the level as `tier`
             "SELECT tier, sum(is_review), sum(is_review AND rating != 'again') FROM temp.stats_attempts GROUP BY tier"
         )
     }
-    return tuple(TierFigures(tier, *rows[tier]) for tier in LEVELS if tier in rows)
+    return tuple(LevelFigures(level, *rows[level]) for level in LEVELS if level in rows)
 
 
 def _top_misses(db: sqlite3.Connection, kind: str) -> tuple[Missed, ...]:

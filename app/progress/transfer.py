@@ -17,10 +17,10 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.clock import stamp, to_utc, utc_now
 from app.progress.attempt import MAX_GROWTH_BYTES_PER_STEP, MAX_PHASE_SECONDS, Attempt
-from app.progress.clock import stamp, to_utc, utc_now
 from app.progress.history import History
-from app.progress.records import attempt_to_dict
+from app.progress.records import STORED_NAMES, attempt_to_dict, from_stored
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -179,9 +179,12 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
         ]
     try:
         # Strict, as JSON reads: `true` is not a number of seconds, nor 1700000000 a time.
-        attempt = _attempt_adapter().validate_json(json.dumps(item), strict=True)
+        fields = from_stored(item) if isinstance(item, dict) else item
+        attempt = _attempt_adapter().validate_json(json.dumps(fields), strict=True)
     except ValidationError as error:
-        return None, [f"{where}{_location(e['loc'])}: {e['msg']}" for e in error.errors()]
+        return None, [
+            f"{where}{_location(_stored_loc(e['loc']))}: {e['msg']}" for e in error.errors()
+        ]
     if not attempt.card_id.strip():
         return None, [f"{where}.card_id: empty; an attempt is always on a card"]
     if attempt.started_at.tzinfo is None:
@@ -271,6 +274,11 @@ def _unstorable(value: object, where: str) -> list[str]:
                 for index, child in reversed(list(enumerate(item)))
             ]
     return problems
+
+
+def _stored_loc(loc: tuple) -> tuple:
+    """An error's place in the file: a renamed field under the name the file has it by."""
+    return (STORED_NAMES.get(loc[0], loc[0]), *loc[1:]) if loc else loc
 
 
 def _location(loc: tuple) -> str:

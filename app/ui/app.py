@@ -19,7 +19,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from app.progress.clock import utc_now
+from app.clock import utc_now
 from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from app.ui.code_runner import CodeRunner, SandboxRunner
 from app.ui.commands import ScreenCommands
@@ -29,8 +29,9 @@ from questions.model import Library, LoadedCard, Problem
 
 if TYPE_CHECKING:
     from app.mock.session import MockSession
-    from app.progress.attempt import Attempt, Rating
+    from app.progress.attempt import Attempt
     from app.progress.history import History
+    from app.progress.rating import Rating
 
 
 class GrillApp(App):
@@ -160,7 +161,7 @@ class GrillApp(App):
         try:
             session = build_session(
                 cards,
-                level=self.settings.tier,
+                level=self.settings.level,
                 questions=questions,
                 history=self.history,
                 now=self.now(),

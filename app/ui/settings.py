@@ -1,7 +1,8 @@
 """The settings the app remembers between runs, with defaults, kept in the history database.
 
 Headless: no Textual here. A stored value that is not valid (edited by hand, or from an older
-grill) falls back to its default instead of breaking the app.
+grill) falls back to its default instead of breaking the app. A setting stored under an older
+name is read under that name until the settings are next saved, under the new one.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ if TYPE_CHECKING:
 Theme = Literal["dark", "light"]
 THEMES: tuple[Theme, ...] = get_args(Theme)
 TEXTUAL_THEMES: dict[Theme, str] = {"dark": "textual-dark", "light": "textual-light"}
+FORMER_NAMES = {"level": "tier"}
+"""Setting -> the name an older grill stored it under."""
 
 
 @dataclass(frozen=True)
 class Settings:
-    tier: Level = "middle"
-    """The seniority whose answer is revealed while practising (switchable per card)."""
+    level: Level = "middle"
+    """The seniority whose tier answer is revealed while practising (switchable per card), and
+    the level a mock started from home interviews for."""
     device: Device = "auto"
     """Where code tasks run: `auto` takes CUDA when the machine has it."""
     new_per_day: int = 10
@@ -33,8 +37,8 @@ class Settings:
     """Whether the first-run screen was shown and closed."""
 
     def __post_init__(self) -> None:
-        if self.tier not in LEVELS:
-            raise ValueError(f"tier must be one of {', '.join(LEVELS)}, not {self.tier!r}")
+        if self.level not in LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {self.level!r}")
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
         if (
@@ -57,7 +61,10 @@ class Settings:
         if history is None:
             return settings
         for item in fields(cls):
-            stored = history.get_setting(item.name, getattr(settings, item.name))
+            default = getattr(settings, item.name)
+            if item.name in FORMER_NAMES:
+                default = history.get_setting(FORMER_NAMES[item.name], default)
+            stored = history.get_setting(item.name, default)
             try:
                 settings = replace(settings, **{item.name: stored})
             except ValueError:

@@ -83,7 +83,7 @@ def substring_marks(card: Card, answer: str) -> tuple[set[int], set[int]]:
 
 def matcher_marks(card: Card, answer: str) -> tuple[set[int], set[int]]:
     marks = pre_mark(card, answer)
-    return set(marks.key_points_hit), set(marks.red_flags_hit)
+    return set(marks.key_points_hit), set(marks.red_flags_said)
 
 
 def per_call_us(action, cards: list[Card], answer: str, repeats: int = 5) -> float:

@@ -46,7 +46,7 @@ def fake_attempts(card_ids: list[str], rng: random.Random):
             card_id=rng.choice(card_ids),
             mode=rng.choice(("practice", "mock")),
             rating=rng.choice(("again", "hard", "good", "good", "easy")),
-            tier=rng.choice(("junior", "middle", "senior", "principal")),
+            level=rng.choice(("junior", "middle", "senior", "principal")),
             phase_seconds={"answer": rng.uniform(5, 90), "review": rng.uniform(5, 40)},
             key_points_missed=tuple(f"point {rng.randrange(5)}" for _ in range(rng.randrange(3))),
             red_flags_said=(f"flag {rng.randrange(3)}",) if rng.random() < 0.1 else (),

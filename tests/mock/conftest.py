@@ -29,7 +29,8 @@ def history(tmp_path, monkeypatch):
 
 @pytest.fixture
 def shipped_item_card():
-    """The shipped card of the issue 13 false positive ("if tensor"); skipped if the pack is absent."""
+    """The shipped item-versus-detach card, whose "if tensor" signal must not match an answer
+    that merely says "tensor"; skipped if the pack is absent."""
     from app.paths import SHIPPED_PACKS
     from questions.loader import load_library
 

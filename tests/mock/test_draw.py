@@ -89,7 +89,7 @@ def test_standings_come_from_the_history(cards, history):
             card_id="no-grad-eval",
             mode="mock",
             rating="again",
-            tier="junior",
+            level="junior",
             phase_seconds={"answer": 30.0},
         )
     )

@@ -58,7 +58,7 @@ def test_a_correct_paraphrase_hits_its_key_points(cards):
     )
     marks = pre_mark(card, answer)
     assert marks.key_points_hit == {0, 1, 2}
-    assert marks.red_flags_hit == set()
+    assert marks.red_flags_said == set()
 
 
 def test_a_partial_answer_hits_only_what_it_says(cards):
@@ -71,26 +71,26 @@ def test_a_partial_answer_hits_only_what_it_says(cards):
 def test_an_answer_stating_a_red_flag_is_caught(cards):
     card = cards["loss-accumulation"].card
     marks = pre_mark(card, "Just call torch.cuda.empty_cache() after each step and it goes away.")
-    assert marks.red_flags_hit == {0}
+    assert marks.red_flags_said == {0}
 
 
 def test_a_red_flag_the_candidate_rejects_is_not_counted(cards):
     card = cards["loss-accumulation"].card
     marks = pre_mark(card, "You should never reach for retain_graph here; detach instead.")
-    assert 1 not in marks.red_flags_hit
+    assert 1 not in marks.red_flags_said
     assert 1 in marks.key_points_hit
 
 
 def test_a_negation_in_another_clause_does_not_cancel_a_red_flag(cards):
     card = cards["loss-accumulation"].card
     marks = pre_mark(card, "Call empty_cache after each step, and you won't see the growth again.")
-    assert marks.red_flags_hit == {0}
+    assert marks.red_flags_said == {0}
 
 
 def test_a_red_flag_in_different_words_is_caught(cards):
     card = cards["no-grad-eval"].card
     marks = pre_mark(card, "Calling eval turns autograd off, so you don't need anything else.")
-    assert marks.red_flags_hit == {0}
+    assert marks.red_flags_said == {0}
 
 
 def test_an_unrelated_answer_matches_nothing(cards):
@@ -101,16 +101,16 @@ def test_an_unrelated_answer_matches_nothing(cards):
             "a design document before choosing a database.",
         )
         assert marks.key_points_hit == set(), loaded.card.id
-        assert marks.red_flags_hit == set(), loaded.card.id
+        assert marks.red_flags_said == set(), loaded.card.id
 
 
 def test_an_empty_answer_matches_nothing(cards):
     marks = pre_mark(cards["retain-graph-error"].card, "")
-    assert not marks.key_points_hit and not marks.red_flags_hit
+    assert not marks.key_points_hit and not marks.red_flags_said
 
 
 def test_a_phrase_that_needs_its_stop_words_keeps_them():
-    """Issue 13, defect 11: "if tensor" matched any answer that said "tensor"."""
+    """ "if tensor" does not match every answer that says "tensor"."""
     assert not find_phrase("if tensor", tokens("Keep the running total as a tensor on the device."))
     assert find_phrase("if tensor", tokens("Writing if tensor: forces a sync."))
     assert find_phrase("if tensor", tokens("if the tensor is checked in Python, the CPU waits"))
@@ -129,7 +129,8 @@ def test_each_and_every_are_one_word_when_a_phrase_keeps_its_stop_words():
 
 
 def test_an_answer_about_neither_hidden_sync_ticks_no_hidden_sync(shipped_item_card):
-    """The case from the issue: an answer about keeping the total on the device."""
+    """An answer about keeping the total on the device says "tensor" but names no other hidden
+    sync: the key point listing them (`if tensor` among its signals) stays unticked."""
     marks = pre_mark(
         shipped_item_card,
         "I keep the running loss as a tensor on the device and call detach "

@@ -26,7 +26,7 @@ def test_a_paraphrased_answer_on_the_running_loss_hits_its_key_points(shipped):
     )
     marks = pre_mark(card, answer)
     assert {0, 2, 4} <= marks.key_points_hit
-    assert marks.red_flags_hit == set()
+    assert marks.red_flags_said == set()
 
 
 def test_a_paraphrased_answer_on_backward_twice_hits_its_key_points(shipped):
@@ -38,7 +38,7 @@ def test_a_paraphrased_answer_on_backward_twice_hits_its_key_points(shipped):
     )
     marks = pre_mark(card, answer)
     assert {0, 1, 2, 4} <= marks.key_points_hit
-    assert marks.red_flags_hit == set()
+    assert marks.red_flags_said == set()
 
 
 def test_a_red_flag_stated_is_caught(shipped):
@@ -46,12 +46,12 @@ def test_a_red_flag_stated_is_caught(shipped):
         shipped["backward-twice-retain-graph"],
         "I'd just add retain_graph=True to the backward call and move on.",
     )
-    assert 0 in marks.red_flags_hit
+    assert 0 in marks.red_flags_said
     marks = pre_mark(
         shipped["keeping-loss-tensor-grows-memory"],
         "Call empty_cache after every step so the memory comes back.",
     )
-    assert 3 in marks.red_flags_hit
+    assert 3 in marks.red_flags_said
 
 
 def test_a_red_flag_the_candidate_rejects_is_not_counted(shipped):
@@ -61,7 +61,7 @@ def test_a_red_flag_the_candidate_rejects_is_not_counted(shipped):
         "Don't call empty_cache; the graphs are still referenced.",
     ):
         marks = pre_mark(card, answer)
-        assert 3 not in marks.red_flags_hit, answer
+        assert 3 not in marks.red_flags_said, answer
         assert 1 in marks.key_points_hit, answer
 
 
@@ -72,4 +72,4 @@ def test_an_unrelated_answer_matches_nothing_on_any_shipped_card(shipped):
     )
     for card in shipped.values():
         marks = pre_mark(card, answer)
-        assert marks.key_points_hit == set() and marks.red_flags_hit == set(), card.id
+        assert marks.key_points_hit == set() and marks.red_flags_said == set(), card.id

@@ -1,5 +1,8 @@
 """Pilot tests of whole candidate-mode mocks with a fake clock: nothing here waits for real time."""
 
+import re
+from pathlib import Path
+
 import pytest
 from mock_helpers import SIZE, app_for, text_of
 
@@ -120,7 +123,8 @@ async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(
         assert not review.query("#review-points-1")
         await pilot.press("ctrl+s")
         await pilot.press("x")
-        exported = app.screen.exported_to
+        written = re.search(r"Report written to (.+)\.$", text_of(app, "#report-status"))
+        exported = Path(written.group(1)) if written else None
     assert exported is not None and exported.parent == tmp_path / "home" / "reports"
     text = exported.read_text()
     assert "| 2. `retain-graph-error` | 0% | not reached |" in text
@@ -173,7 +177,8 @@ async def test_a_report_path_that_looks_like_markup_is_named_verbatim(
 async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(
     cards, clock, history
 ):
-    """Issue 13, defect 15: three 'Rated ... and recorded' toasts covered the Score and Time columns."""
+    """The report's status line says what was recorded; no 'Rated ... and recorded' toasts cover
+    its Score and Time columns."""
     session = MockSession(
         [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
     )
@@ -192,7 +197,7 @@ async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(
 async def test_ending_early_asks_first_and_the_report_says_the_candidate_ended_it(
     cards, clock, history
 ):
-    """Issue 13, defect 4: ctrl+e (end of line in editors) ended at once and blamed the clock."""
+    """ctrl+e (end of line in editors) does not end the mock at once, nor blame the clock."""
     session = MockSession(
         [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
     )

@@ -67,7 +67,7 @@ def test_due_and_weak_cards_are_drawn_more_often_when_a_history_is_given(cards, 
             card_id=weak,
             mode="practice",
             rating="again",
-            tier="middle",
+            level="middle",
             phase_seconds={},
             started_at=datetime(2026, 3, 1, tzinfo=UTC),
         )

@@ -49,7 +49,7 @@ async def test_an_interviewer_mock_scores_the_ticks(cards, clock, history):
 
 
 async def test_on_the_code_step_the_interviewer_sees_what_to_watch_for(cards, clock, history):
-    """Issue 13, missing 7: the card's hints and the fix itself, starter against solution."""
+    """The card's hints and the fix itself, starter against solution."""
     session = MockSession(
         [cards["loss-accumulation"]], level="junior", role="interviewer", clock=clock
     )

@@ -27,7 +27,7 @@ def finished(cards, clock, names, verdict=None, minutes=None):
 
 def test_key_points_share_is_the_score(cards, clock):
     session = finished(cards, clock, ["retain-graph-error"])
-    score = score_session(session.runs(), [Judgement(key_points=frozenset({0, 1, 3}))])
+    score = score_session(session.runs(), [Judgement(key_points_hit=frozenset({0, 1, 3}))])
     question = score.questions[0]
     assert question.score == pytest.approx(0.75)
     assert question.rating == "good"
@@ -56,7 +56,7 @@ def test_the_code_verdict_counts_for_half_of_a_code_question(
     cards, clock, verdict, expected_score, expected_rating
 ):
     session = finished(cards, clock, ["loss-accumulation"], verdict=verdict)
-    score = score_session(session.runs(), [Judgement(key_points=frozenset({0, 1, 2}))])
+    score = score_session(session.runs(), [Judgement(key_points_hit=frozenset({0, 1, 2}))])
     question = score.questions[0]
     assert question.verdict == (verdict or "not run")
     assert question.score == expected_score
@@ -103,7 +103,7 @@ def test_attempts_are_recorded_per_reached_question(cards, clock):
     assert [a.card_id for a in recorded] == ["loss-accumulation"]
     attempt = recorded[0]
     assert attempt.mode == "mock" and attempt.session_id == session.session_id
-    assert attempt.rating == "good" and attempt.tier == "junior", (
+    assert attempt.rating == "good" and attempt.level == "junior", (
         "2 of 3 points and clean code: 83%"
     )
     # The 30 s limit struck during the follow-up, which then ran 10 s of grace.

@@ -16,7 +16,7 @@ def attempt(
 ) -> Attempt:
     """An attempt on `card_id`; tests override only the fields they are about."""
     fields.setdefault("mode", "practice")
-    fields.setdefault("tier", "middle")
+    fields.setdefault("level", "middle")
     fields.setdefault("phase_seconds", {"answer": 30.0, "review": 10.0})
     return Attempt(card_id=card_id, rating=rating, started_at=at, **fields)
 

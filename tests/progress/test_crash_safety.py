@@ -22,7 +22,7 @@ history = History.open()
 start = datetime(2026, 1, 1, tzinfo=timezone.utc)
 for n in range(100_000):
     card = f"card-{n % 40}"
-    item = Attempt(card_id=card, mode="practice", rating=("good", "again", "hard")[n % 3], tier="middle",
+    item = Attempt(card_id=card, mode="practice", rating=("good", "again", "hard")[n % 3], level="middle",
                    phase_seconds={"answer": 20.0}, key_points_missed=("a point",),
                    started_at=start + timedelta(hours=n))
     history.record(item)

@@ -39,7 +39,7 @@ def test_an_attempt_comes_back_as_it_was_recorded(history):
     recorded = attempt(
         mode="mock",
         rating="easy",
-        tier="senior",
+        level="senior",
         key_points_hit=("a", "b"),
         key_points_missed=("c",),
         red_flags_said=("d",),

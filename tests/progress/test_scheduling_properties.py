@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from progress_factories import T0, attempt
 
-from app.progress.attempt import RATINGS, CodeResult
-from app.progress.history import effective_rating
+from app.progress.attempt import CodeResult
+from app.progress.rating import RATINGS
 from app.progress.scheduler import replay, review
 
 gaps = st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=400))
@@ -74,4 +74,4 @@ def test_code_that_is_not_clean_never_rates_above_hard(rating, verdict):
     code = CodeResult(
         verdict=verdict, pattern=None, growth_bytes_per_step=0.0, retained_paths=(), code=""
     )
-    assert effective_rating(attempt(rating=rating, code=code)) in ("again", "hard")
+    assert attempt(rating=rating, code=code).rating in ("again", "hard")

@@ -1,4 +1,4 @@
-"""The progress figures: per pack, per tier, streak, answer time, misses and activity."""
+"""The progress figures: per pack, per level, streak, answer time, misses and activity."""
 
 from __future__ import annotations
 
@@ -69,12 +69,19 @@ def test_retention_counts_only_returns_to_a_card_and_again_as_forgotten(history)
     assert packs["memory"].retention is None  # one first attempt: nothing to retain yet
 
 
-def test_retention_per_tier_follows_the_tier_answered_at(history):
-    history.record(attempt("a1", "good", at=NOW - timedelta(days=9), tier="junior"))
-    history.record(attempt("a1", "good", at=NOW - timedelta(days=5), tier="senior"))
-    history.record(attempt("a1", "again", at=NOW - timedelta(days=1), tier="senior"))
-    tiers = {t.tier: t for t in compute_stats(history, CARDS, now=NOW).tiers}
+def test_retention_per_level_follows_the_level_answered_at(history):
+    history.record(attempt("a1", "good", at=NOW - timedelta(days=9), level="junior"))
+    history.record(attempt("a1", "good", at=NOW - timedelta(days=5), level="senior"))
+    history.record(attempt("a1", "again", at=NOW - timedelta(days=1), level="senior"))
+    tiers = {t.level: t for t in compute_stats(history, CARDS, now=NOW).levels}
     assert (tiers["junior"].reviews, tiers["senior"].reviews, tiers["senior"].recalled) == (0, 2, 1)
+
+
+def test_the_json_figures_keep_calling_the_levels_tiers(history):
+    history.record(attempt("a1", "good", at=NOW - timedelta(days=9), level="junior"))
+    figures = compute_stats(history, CARDS, now=NOW).to_dict()
+    assert "levels" not in figures
+    assert figures["tiers"] == [{"tier": "junior", "reviews": 0, "recalled": 0, "retention": None}]
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from textual.app import App
 from textual.widgets import DataTable, Static
 
 from app.progress.outlook import DayCount, Mastery, Outlook
-from app.progress.stats import AnswerTime, DayActivity, Missed, PackFigures, Stats, TierFigures
+from app.progress.stats import AnswerTime, DayActivity, LevelFigures, Missed, PackFigures, Stats
 from app.ui.screens.stats import StatsScreen
 from app.ui.widgets.bar_chart import BarChart
 
@@ -19,7 +19,7 @@ STATS = Stats(
     due_today=3,
     streak_days=5,
     packs=(PackFigures("autograd", 10, 5, 2, 20, 15), PackFigures("memory", 4, 2, 1, 0, 0)),
-    tiers=(TierFigures("middle", 12, 9), TierFigures("senior", 8, 6)),
+    levels=(LevelFigures("middle", 12, 9), LevelFigures("senior", 8, 6)),
     answer_time=AnswerTime(
         answers=40,
         mean_seconds=33.0,

@@ -33,7 +33,7 @@ def busy_history(history: History) -> None:
                 ("a1", "m1", "gone")[n % 3],
                 ("good", "again", "hard", "easy")[n % 4],
                 at=T0 + timedelta(days=2 * n),
-                tier=("junior", "senior")[n % 2],
+                level=("junior", "senior")[n % 2],
                 key_points_missed=("detach",) * (n % 2),
                 red_flags_said=("x",) * (n % 3 == 0),
                 code=leak if n == 5 else None,

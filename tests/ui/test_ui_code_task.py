@@ -98,8 +98,8 @@ async def test_a_leak_shows_verdict_curve_retained_hint_and_output(make_app, run
 
 async def test_a_finished_run_shows_its_verdict_first_and_the_prompt_last(make_app, runner):
     """The side holds the newest result first and the task's prompt last, so a run's verdict
-    is at the top without a scroll computed while the layout settles (one used to land rows
-    too far down on a busy machine)."""
+    is at the top without a scroll computed while the layout settles (which can land rows too
+    far down on a busy machine)."""
     runner.verdict = LEAK
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -198,7 +198,7 @@ async def test_cancel_stops_the_run_at_once_and_drops_its_result(make_app, runne
 
 
 async def test_a_cancelled_run_leaves_no_earlier_verdict_under_it(make_app, runner):
-    """Issue 13, defect 2: 'Cancelled' stood directly above the CLEAN verdict of older code."""
+    """'Cancelled' never stands above the verdict of older code, as if that verdict were this run's."""
     runner.verdict = CLEAN
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -251,7 +251,7 @@ async def test_a_verdict_for_changed_code_does_not_count_in_the_self_grade(make_
 
 
 async def test_a_grader_failure_is_shown_whole_without_a_class_name(make_app, runner):
-    """Issue 13, defect 3: the message was cut at 100 columns behind 'SandboxError:'."""
+    """The grader's whole message, not cut at 100 columns nor behind 'SandboxError:'."""
     runner.failure = "CUDA was requested, but this machine has no NVIDIA GPU device"
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -268,7 +268,7 @@ async def test_a_grader_failure_is_shown_whole_without_a_class_name(make_app, ru
 
 
 async def test_the_solution_waits_for_a_run_and_says_so(make_app, runner):
-    """Issue 13, defect 13: ctrl+s before any run did nothing visible."""
+    """ctrl+s before any run says why the solution is not shown yet, rather than doing nothing."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
@@ -325,7 +325,7 @@ async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, runner, hist
 async def test_each_failed_run_offers_one_more_card_hint_and_a_clean_one_hides_them(
     make_app, runner, library
 ):
-    """Issue 13, defect 16: hints follow the verdict they answer."""
+    """Hints follow the verdict they answer."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)

@@ -125,7 +125,7 @@ async def test_the_first_run_explains_practice_grading_and_mocks_once(
 
 
 async def test_below_the_usable_size_every_screen_asks_for_a_bigger_terminal(make_app):
-    """Issue 13, defect 8: at 40x12 the practice screen collapsed into a broken layout."""
+    """At 40x12 a screen shows the size notice instead of a layout squeezed out of shape."""
     app = make_app()
     async with app.run_test(size=(40, 12)) as pilot:
         app.practise([app.library.card("running-loss")])
@@ -143,7 +143,7 @@ def footer_keys(app) -> dict[str, str]:
 
 
 async def test_the_footer_shows_every_key_a_screen_is_used_with(make_app):
-    """Issue 13, defect 12: practice lacked ^t, ^l, ^s and home lacked t."""
+    """Practice shows ^t, ^l and ^s, and home shows t."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -172,7 +172,7 @@ async def test_the_palette_gives_each_command_its_key_and_what_it_does(make_app)
 
 
 async def test_a_screens_notice_does_not_follow_you_to_the_next_screen(make_app):
-    """Issue 13, defect 15: "Leave this card? … esc again leaves" stayed on the Stats screen."""
+    """Practice's "Leave this card? … esc again leaves" is gone once the Stats screen opens."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -191,7 +191,7 @@ async def test_a_screens_notice_does_not_follow_you_to_the_next_screen(make_app)
 async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(
     library, runner, clock, grill_home: Path
 ):
-    """Issue 13, defect 17: the change was silently lost at the next start."""
+    """Rather than the change being lost at the next start without a word."""
     grill_home.mkdir(parents=True)
     (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
     app = GrillApp(library, runner=runner, clock=clock)

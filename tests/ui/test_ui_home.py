@@ -44,7 +44,7 @@ async def test_filters_narrow_the_list_by_level_tag_and_status(make_app, history
             card_id="no-grad",
             mode="practice",
             rating="easy",
-            tier="middle",
+            level="middle",
             phase_seconds={"answer": 10.0},
         )
     )
@@ -143,12 +143,12 @@ async def test_settings_are_saved_and_the_theme_key_toggles_and_remembers(make_a
         assert history.get_setting("theme") == "light"
         await pilot.press("o")
         assert isinstance(app.screen, SettingsDialog)
-        app.screen.query_one("#settings-tier", Select).value = "senior"
+        app.screen.query_one("#settings-level", Select).value = "senior"
         field = app.screen.query_one("#settings-new-per-day", Input)
         field.value = "2"
         await pilot.press("ctrl+s")
         assert isinstance(app.screen, HomeScreen)
-        assert history.get_setting("tier") == "senior"
+        assert history.get_setting("level") == "senior"
         assert history.get_setting("new_per_day") == 2
         assert "Due today: 2" in str(app.screen.query_one("#home-due", Static).render())
 
@@ -181,10 +181,10 @@ async def test_library_loads_in_the_background_when_not_given(history, runner, c
         assert app.screen.card.id == second, "the list has focus once loaded"
 
 
-async def test_mock_key_starts_a_mock_at_the_settings_tier(make_app, history):
+async def test_mock_key_starts_a_mock_at_the_settings_level(make_app, history):
     from app.ui.screens.mock import MockScreen
 
-    history.set_setting("tier", "senior")
+    history.set_setting("level", "senior")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -203,7 +203,7 @@ async def test_stats_key_opens_the_statistics_with_this_history(make_app, histor
             card_id="no-grad",
             mode="practice",
             rating="good",
-            tier="middle",
+            level="middle",
             phase_seconds={"answer": 10.0},
         )
     )
@@ -328,7 +328,7 @@ def two_packs(library: Library) -> Library:
 
 
 async def test_due_practises_the_queue_of_the_pack_chosen_on_the_left(library, make_app):
-    """Issue 13, missing 6: `d` took every pack's queue whatever pack was selected."""
+    """`d` takes the selected pack's queue, not every pack's."""
     app = make_app(library=two_packs(library))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -360,7 +360,7 @@ async def test_one_key_clears_the_search_and_every_filter(library, make_app):
 
 
 async def test_the_selected_question_is_shown_whole_at_80_columns(make_app):
-    """Issue 13, missing 6: the question column cut every question at 80 columns."""
+    """The question column cuts questions at 80 columns; the selected one is shown whole below."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -373,7 +373,7 @@ async def test_the_selected_question_is_shown_whole_at_80_columns(make_app):
 
 
 async def test_status_says_when_a_card_comes_back(make_app, history):
-    """Issue 13, missing 1: home's Status said "later" instead of the due date."""
+    """Home's Status column says when a card is due again, not just "later"."""
     from datetime import timedelta
 
     from ui_fakes import NOW
@@ -383,7 +383,7 @@ async def test_status_says_when_a_card_comes_back(make_app, history):
             card_id="no-grad",
             mode="practice",
             rating="easy",
-            tier="middle",
+            level="middle",
             phase_seconds={},
             started_at=NOW - timedelta(hours=1),
         )
@@ -398,7 +398,7 @@ async def test_status_says_when_a_card_comes_back(make_app, history):
 
 
 async def test_counted_nouns_agree_with_their_number(library, make_app):
-    """Issue 13, defect 14: "1 cards", "1 problem(s)"."""
+    """ "1 card" and "2 cards", never "1 cards" or "1 problem(s)"."""
     from dataclasses import replace
 
     [pack] = library.packs

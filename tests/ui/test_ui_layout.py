@@ -1,6 +1,5 @@
-"""What each screen exists for fits the terminal: nothing cut, nothing hidden behind a scrollbar.
-
-Issue 13, defect 7, and defect 9 (an example's note ran on after its code).
+"""What each screen exists for fits the terminal: nothing cut, nothing hidden behind a scrollbar,
+and an example's note set apart from its code rather than running on after it.
 """
 
 from __future__ import annotations
@@ -78,7 +77,7 @@ async def test_at_80_columns_stats_show_every_column_and_whole_key_points(make_a
             card_id="running-loss",
             mode="practice",
             rating="again",
-            tier="middle",
+            level="middle",
             phase_seconds={"answer": 12.0},
             key_points_missed=(point,),
         )

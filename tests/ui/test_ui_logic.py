@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from ui_fakes import FakeClock
 
+from app.practice.catalog import CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
+from app.practice.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan, suggest
 from app.progress.history import History
-from app.ui.catalog import CardFilter, all_tags, filter_cards, order_by_queue, pack_summaries
-from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan, suggest
 from app.ui.settings import Settings
 from app.wording import comes_back, count, due_status, interval
 from checkers.verdict import Verdict
@@ -131,7 +131,7 @@ def test_the_chosen_rating_is_recorded_but_a_leak_still_caps_it(library):
     attempt = build_attempt(
         card,
         SelfGrade(ALL_POINTS, frozenset(), "easy"),
-        tier="junior",
+        level="junior",
         phase_seconds={},
         answer="",
         verdict=leak,
@@ -146,7 +146,7 @@ def test_attempt_lists_points_hit_and_missed_by_text(library):
     attempt = build_attempt(
         card,
         SelfGrade(frozenset({1}), frozenset(), "good"),
-        tier="junior",
+        level="junior",
         phase_seconds={"answer": 3.0},
         answer="memory",
         verdict=None,
@@ -186,14 +186,26 @@ def test_when_a_card_comes_back_reads_as_a_person_says_it():
 
 def test_settings_round_trip_through_the_history_and_ignore_bad_values(history: History):
     assert Settings.load(history) == Settings(welcomed=True)
-    Settings(tier="principal", device="cpu", new_per_day=3, theme="light").save(history)
+    Settings(level="principal", device="cpu", new_per_day=3, theme="light").save(history)
     assert Settings.load(history) == Settings(
-        tier="principal", device="cpu", new_per_day=3, theme="light"
+        level="principal", device="cpu", new_per_day=3, theme="light"
     )
-    history.set_setting("tier", "wizard")
+    history.set_setting("level", "wizard")
     history.set_setting("new_per_day", "lots")
     loaded = Settings.load(history)
-    assert (loaded.tier, loaded.new_per_day, loaded.device) == ("middle", 10, "cpu")
+    assert (loaded.level, loaded.new_per_day, loaded.device) == ("middle", 10, "cpu")
+
+
+def test_the_level_stored_by_its_former_name_is_read_and_saved_under_the_new_one(
+    history: History,
+):
+    history.set_setting("tier", "senior")
+    loaded = Settings.load(history)
+    assert loaded.level == "senior"
+    loaded.save(history)
+    assert history.get_setting("level") == "senior"
+    history.set_setting("tier", "junior")
+    assert Settings.load(history).level == "senior", "the new name wins once it is stored"
 
 
 def test_settings_reject_values_with_a_message_naming_the_field():

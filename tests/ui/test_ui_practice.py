@@ -61,8 +61,8 @@ async def test_reveal_goes_step_by_step_with_follow_ups_one_at_a_time(make_app):
         assert isinstance(app.screen, SelfGradeDialog)
 
 
-async def test_tier_comes_from_settings_and_switches_per_card(make_app, history):
-    history.set_setting("tier", "senior")
+async def test_level_comes_from_settings_and_switches_per_card(make_app, history):
+    history.set_setting("level", "senior")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         practise(app, ["no-grad"])
@@ -71,9 +71,9 @@ async def test_tier_comes_from_settings_and_switches_per_card(make_app, history)
         tier_text = app.screen.query_one("#tier-text", Static)
         assert str(tier_text.render()) == "Compare no_grad with inference_mode and their limits."
         await pilot.press("ctrl+t")
-        assert app.screen.tier == "principal"
+        assert app.screen.level == "principal"
         assert str(tier_text.render()) == "Set conventions so evaluation code cannot forget it."
-        assert app.settings.tier == "senior"
+        assert app.settings.level == "senior"
 
 
 async def test_self_grade_preticks_from_the_answer_and_records_the_attempt(

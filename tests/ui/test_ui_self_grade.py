@@ -31,7 +31,7 @@ async def open_dialog(app, pilot, card_id: str) -> SelfGradeDialog:
 
 
 async def test_space_ticks_a_key_point_as_soon_as_the_dialog_opens(make_app):
-    """Issue 13, defect 1: the tick list did not have the focus, so space did nothing until tab."""
+    """The key points' tick list has the focus on opening, so space ticks without a tab first."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         dialog = await open_dialog(app, pilot, "no-grad")
@@ -59,7 +59,7 @@ async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_a
             card_id="no-grad",
             mode="practice",
             rating="good",
-            tier="middle",
+            level="middle",
             phase_seconds={},
             started_at=NOW - timedelta(days=5),
         )
@@ -81,7 +81,7 @@ async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_a
 
 
 async def test_a_clean_run_counts_as_half_the_question_and_the_dialog_says_so(make_app, runner):
-    """Issue 13, missing 2: a CLEAN fix with nothing typed rated "Again (0 of 5 key points)"."""
+    """A clean fix with nothing typed earns the code half, not "Again (0 of 5 key points)"."""
     runner.verdict = CLEAN
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -97,7 +97,7 @@ async def test_a_clean_run_counts_as_half_the_question_and_the_dialog_says_so(ma
 
 
 async def test_finishing_a_queue_counts_its_ratings_without_praise_for_agains(make_app):
-    """Issue 13, defect 14: "Well done / Queue done: 4 card(s) practised" after four Agains."""
+    """Four Agains end in "4 cards rated: 4 Again.", with no "Well done" nor "card(s)"."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

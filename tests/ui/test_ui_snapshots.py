@@ -73,7 +73,7 @@ def record_some_practice(history) -> None:
                 card_id=card_id,
                 mode="practice",
                 rating=rating,
-                tier="middle",
+                level="middle",
                 phase_seconds={"answer": 25.0 + days_ago},
                 started_at=NOW - timedelta(days=days_ago),
                 key_points_missed=("Evaluation code must not record a graph",),

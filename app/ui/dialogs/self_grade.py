@@ -14,11 +14,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, SelectionList, Static
 
-from app.progress.attempt import RATINGS, Rating
-from app.progress.rating import NOT_RUN
+from app.practice.review import SelfGrade, Suggestion, suggest
+from app.progress.rating import NOT_RUN, RATINGS, Rating
 from app.ui.base import GrillDialog
 from app.ui.card_text import card_text
-from app.ui.review import SelfGrade, Suggestion, suggest
 from app.ui.widgets.tick_list import TickList
 from app.wording import interval
 from checkers.verdict import Verdict
@@ -31,9 +30,11 @@ CODE_BASIS = {
 }
 
 
-def explain(suggestion: Suggestion, *, points: int, of: int, flag_said: bool) -> str:
+def explain(
+    suggestion: Suggestion, *, key_points_hit: int, key_points: int, red_flag_said: bool
+) -> str:
     """The suggested rating and what it rests on, as the dialog shows it (markup)."""
-    basis = ["a red flag said" if flag_said else f"{points} of {of} key points"]
+    basis = ["a red flag said" if red_flag_said else f"{key_points_hit} of {key_points} key points"]
     if suggestion.code is not None:
         basis.append(
             CODE_BASIS.get(suggestion.code, f"code {suggestion.code}: the code half earns nothing")
@@ -79,17 +80,20 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
         self,
         card: Card,
         *,
-        points: frozenset[int],
-        flags: frozenset[int],
+        key_points_hit: frozenset[int],
+        red_flags_said: frozenset[int],
         verdict: Verdict | None,
         next_due: dict[Rating, datetime] | None,
         now: datetime,
     ) -> None:
-        """`next_due`: when the card comes back after each rating (None without a history)."""
+        """`key_points_hit` and `red_flags_said` come pre-ticked; `next_due`: when the card comes
+        back after each rating (None without a history)."""
         super().__init__()
         self.card, self.verdict = card, verdict
-        self._points, self._flags = points, flags
+        self._pre_ticked_hit, self._pre_ticked_said = key_points_hit, red_flags_said
         self.next_due, self.now = next_due, now
+        self.suggestion = suggest(card, key_points_hit, red_flags_said, verdict)
+        """For the ticks as they stand: worked out again only when a tick changes."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="self-grade", classes="dialog"):
@@ -101,7 +105,7 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
                 )
                 yield TickList(
                     *[
-                        (card_text(p.point), i, i in self._points)
+                        (card_text(p.point), i, i in self._pre_ticked_hit)
                         for i, p in enumerate(self.card.key_points)
                     ],
                     compact=True,
@@ -110,7 +114,7 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
                 yield Label("Red flags you said", classes="self-grade-heading")
                 yield TickList(
                     *[
-                        (card_text(f.flag), i, i in self._flags)
+                        (card_text(f.flag), i, i in self._pre_ticked_said)
                         for i, f in enumerate(self.card.red_flags)
                     ],
                     compact=True,
@@ -136,25 +140,27 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
     def _when(self, rating: Rating) -> str:
         return f" · {interval(self.next_due[rating], self.now)}" if self.next_due else ""
 
-    @property
-    def suggestion(self) -> Suggestion:
-        return suggest(
+    def _ticked(self, selector: str) -> frozenset[int]:
+        return frozenset(self.query_one(selector, SelectionList).selected)
+
+    @on(SelectionList.SelectedChanged)
+    def _ticks_changed(self) -> None:
+        self.suggestion = suggest(
             self.card,
             self._ticked("#self-grade-points"),
             self._ticked("#self-grade-flags"),
             self.verdict,
         )
+        self._show_suggestion()
 
-    def _ticked(self, selector: str) -> frozenset[int]:
-        return frozenset(self.query_one(selector, SelectionList).selected)
-
-    @on(SelectionList.SelectedChanged)
     def _show_suggestion(self) -> None:
         suggestion = self.suggestion
-        points, flags = self._ticked("#self-grade-points"), self._ticked("#self-grade-flags")
         self.query_one("#self-grade-rating", Static).update(
             explain(
-                suggestion, points=len(points), of=len(self.card.key_points), flag_said=bool(flags)
+                suggestion,
+                key_points_hit=len(self._ticked("#self-grade-points")),
+                key_points=len(self.card.key_points),
+                red_flag_said=bool(self._ticked("#self-grade-flags")),
             )
         )
         for rating in RATINGS:
@@ -163,10 +169,10 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
             button.disabled = RATINGS.index(rating) > RATINGS.index(suggestion.cap)
 
     def action_rate(self, rating: Rating) -> None:
-        if RATINGS.index(rating) > RATINGS.index(self.suggestion.cap):
+        cap = self.suggestion.cap
+        if RATINGS.index(rating) > RATINGS.index(cap):
             self.notify(
-                f"The code's verdict caps this attempt at {self.suggestion.cap.capitalize()}.",
-                severity="warning",
+                f"The code's verdict caps this attempt at {cap.capitalize()}.", severity="warning"
             )
             return
         self.dismiss(

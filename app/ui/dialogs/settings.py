@@ -40,10 +40,10 @@ class SettingsDialog(GrillDialog[Settings | None]):
             yield Label("Tier you practise at")
             yield Select(
                 [(level, level) for level in LEVELS],
-                value=s.tier,
+                value=s.level,
                 allow_blank=False,
                 compact=True,
-                id="settings-tier",
+                id="settings-level",
             )
             yield Label("Device for code tasks (auto takes CUDA when present)")
             yield Select(
@@ -87,7 +87,7 @@ class SettingsDialog(GrillDialog[Settings | None]):
         self.dismiss(
             replace(
                 self.settings,
-                tier=self._chosen("#settings-tier"),
+                level=self._chosen("#settings-level"),
                 device=self._chosen("#settings-device"),
                 new_per_day=int(new_per_day.value),
                 theme=self._chosen("#settings-theme"),

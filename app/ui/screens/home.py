@@ -15,9 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList,
 from textual.widgets.data_table import ColumnKey
 from textual.widgets.option_list import Option
 
-from app.ui.base import GrillScreen
-from app.ui.card_text import card_text
-from app.ui.catalog import (
+from app.practice.catalog import (
     STATUSES,
     CardFilter,
     all_tags,
@@ -25,6 +23,8 @@ from app.ui.catalog import (
     order_by_queue,
     pack_summaries,
 )
+from app.ui.base import GrillScreen
+from app.ui.card_text import card_text
 from app.wording import count, due_status
 from questions.model import LEVELS, Library, LoadedCard
 

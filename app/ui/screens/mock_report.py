@@ -50,7 +50,6 @@ class MockReportScreen(GrillScreen):
     def __init__(self, report: MockReport, *, report_path: Path | None = None) -> None:
         super().__init__()
         self.report, self.report_path = report, report_path
-        self.exported_to: Path | None = None
         self.recorded = ""
         self.sub_title = f"Mock interview · score {percent(report.score.overall)}"
 
@@ -74,8 +73,6 @@ class MockReportScreen(GrillScreen):
 
     def _export(self, path: Path) -> None:
         problem = write_report(self.report, path)
-        if problem is None:
-            self.exported_to = path
         self._show_status(problem or f"Report written to {path}.")
 
     def _show_status(self, export: str = "x writes the report as Markdown.") -> None:

@@ -14,11 +14,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
 
-from app.progress.attempt import RATINGS, Rating
+from app.practice.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
+from app.progress.rating import RATINGS, Rating
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
-from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
 from app.ui.widgets.clock import AnswerClock
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
@@ -62,7 +62,7 @@ class PracticeScreen(GrillScreen):
         ),
         Binding(
             "ctrl+t",
-            "switch_tier",
+            "switch_level",
             "Tier",
             priority=True,
             tooltip="Show the answer expected at the next seniority level, for this card only.",
@@ -115,7 +115,8 @@ class PracticeScreen(GrillScreen):
         self.card = self.loaded.card
         self.plan = reveal_plan(self.card)
         self.revealed = 0
-        self.tier = self.grill.settings.tier
+        self.level = self.grill.settings.level
+        """The level whose tier answer is revealed: the settings', switchable for this card."""
         self.timer = PhaseTimer(self.grill.clock)
         self._phase_before_code = "answer"
         self._leave_armed = False
@@ -183,18 +184,18 @@ class PracticeScreen(GrillScreen):
         step = self.plan[self.revealed]
         self.timer.switch(step.phase)
         self._phase_before_code = step.phase
-        section = RevealSection(self.card, step, self.tier)
+        section = RevealSection(self.card, step, self.level)
         self.query_one("#practice-scroll").mount(section, before="#practice-next")
         self.revealed += 1
         self.query_one("#practice-next", Static).update(self._next_text())
         self.call_after_refresh(section.scroll_visible, top=True, animate=False)
 
-    def action_switch_tier(self) -> None:
-        self.tier = LEVELS[(LEVELS.index(self.tier) + 1) % len(LEVELS)]
+    def action_switch_level(self) -> None:
+        self.level = LEVELS[(LEVELS.index(self.level) + 1) % len(LEVELS)]
         self.query_one("#practice-card-meta", Static).update(self._meta_text())
         for section in self.query(RevealSection):
             if section.step.kind == "tier":
-                section.show_tier(self.tier)
+                section.show_level(self.level)
 
     def action_toggle_code(self) -> None:
         tabs = self.query_one("#practice-tabs", TabbedContent)
@@ -266,13 +267,13 @@ class PracticeScreen(GrillScreen):
 
     def action_self_grade(self) -> None:
         self.query_one(AnswerClock).stop()
-        points, flags = pretick(self.card, self.answer_text)
+        key_points_hit, red_flags_said = pretick(self.card, self.answer_text)
         now = self.grill.now()
         self.app.push_screen(
             SelfGradeDialog(
                 self.card,
-                points=points,
-                flags=flags,
+                key_points_hit=key_points_hit,
+                red_flags_said=red_flags_said,
                 verdict=self._verdict(),
                 next_due=self.grill.next_due(self.card.id, now),
                 now=now,
@@ -287,7 +288,7 @@ class PracticeScreen(GrillScreen):
         attempt = build_attempt(
             self.card,
             grade,
-            tier=self.tier,
+            level=self.level,
             phase_seconds=self.timer.seconds(),
             answer=self.answer_text,
             verdict=self._verdict(),
@@ -327,7 +328,7 @@ class PracticeScreen(GrillScreen):
         card = self.card
         return (
             f"[b]{card.level}[/b] · {card.importance} · asked {card.frequency}% · "
-            f"tier [b]{self.tier}[/b]"
+            f"tier [b]{self.level}[/b]"
         )
 
     def _next_text(self) -> str:

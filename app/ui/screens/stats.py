@@ -101,7 +101,10 @@ class StatsScreen(GrillScreen):
             yield self.table(
                 "stats-tiers",
                 ["tier", "reviews", "retention"],
-                [[t.tier, t.reviews, percent(t.retention)] for t in stats.tiers],
+                [
+                    [figures.level, figures.reviews, percent(figures.retention)]
+                    for figures in stats.levels
+                ],
             )
             yield Label("Time per answer", classes="stats-heading")
             yield Static(self.answer_time(), id="stats-time")

@@ -7,13 +7,13 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Markdown, Static
 
+from app.practice.review import RevealStep
 from app.ui.card_text import card_bullets, card_text
-from app.ui.review import RevealStep
 from questions.model import Card, Level
 
 
 class RevealSection(Vertical):
-    """A section of the reveal; the tier section re-renders when the tier changes."""
+    """A section of the reveal; the tier section re-renders when the level changes."""
 
     DEFAULT_CSS = """
     RevealSection { height: auto; margin: 1 0 0 0; padding: 0 1; border-left: thick $primary; }
@@ -25,10 +25,10 @@ class RevealSection(Vertical):
     RevealSection .reveal-example-note { margin: 1 0 0 0; color: $text-muted; text-style: italic; }
     """
 
-    def __init__(self, card: Card, step: RevealStep, tier: Level) -> None:
+    def __init__(self, card: Card, step: RevealStep, level: Level) -> None:
         classes = "-red-flags" if step.kind == "red_flags" else ""
         super().__init__(id=f"reveal-{step.kind.replace('_', '-')}-{step.index}", classes=classes)
-        self.card, self.step, self.tier = card, step, tier
+        self.card, self.step, self.level = card, step, level
 
     def compose(self) -> ComposeResult:
         card, step = self.card, self.step
@@ -42,10 +42,8 @@ class RevealSection(Vertical):
             )
             yield Static(card_text(answer.text))
         elif step.kind == "tier":
-            yield Label(
-                f"At {self.tier} level  (ctrl+t switches)", classes="reveal-title", id="tier-title"
-            )
-            yield Static(card_text(getattr(card.tiers, self.tier)), id="tier-text")
+            yield Label(tier_title(self.level), classes="reveal-title", id="tier-title")
+            yield Static(card_text(getattr(card.tiers, self.level)), id="tier-text")
         elif step.kind == "deep_dive":
             yield Label("Deep dive", classes="reveal-title")
             yield Markdown(card.deep_dive)
@@ -70,7 +68,11 @@ class RevealSection(Vertical):
             yield Label("Red flags: never say", classes="reveal-title")
             yield Static(card_bullets([f.flag for f in card.red_flags]))
 
-    def show_tier(self, tier: Level) -> None:
-        self.tier = tier
-        self.query_one("#tier-title", Label).update(f"At {tier} level  (ctrl+t switches)")
-        self.query_one("#tier-text", Static).update(card_text(getattr(self.card.tiers, tier)))
+    def show_level(self, level: Level) -> None:
+        self.level = level
+        self.query_one("#tier-title", Label).update(tier_title(level))
+        self.query_one("#tier-text", Static).update(card_text(getattr(self.card.tiers, level)))
+
+
+def tier_title(level: Level) -> str:
+    return f"Tier answer: {level}  (ctrl+t switches)"

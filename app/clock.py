@@ -1,4 +1,8 @@
-"""Times as the history stores them, and the user's local days that streaks and limits count."""
+"""Times as the history stores them, and the user's local days that streaks and limits count.
+
+A leaf beside `paths` and `wording`: the history, the phrases and the screens all read the
+clock, and it imports nothing of grill.
+"""
 
 from __future__ import annotations
 

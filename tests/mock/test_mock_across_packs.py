@@ -1,6 +1,6 @@
-"""A mock interview drawn from the packs added for issue 16 plays from the first question to the
-recorded report (Pilot, fake clock, fake grader): the new cards carry everything a mock asks of a
-card, and their own model answers score."""
+"""A mock interview drawn across the training-loop, GPU-memory and distributed-training packs
+plays from the first question to the recorded report (Pilot, fake clock, fake grader): their
+cards carry everything a mock asks of a card, and their own model answers score."""
 
 from __future__ import annotations
 
@@ -17,26 +17,26 @@ from app.ui.screens.mock_report import MockReportScreen
 from app.ui.screens.mock_review import MockReviewScreen
 from questions.loader import load_library
 
-NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training")
+PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training")
 
 
 @pytest.fixture(scope="module")
-def new_cards():
-    library = load_library([SHIPPED_PACKS / name for name in NEW_PACKS])
+def pack_cards():
+    library = load_library([SHIPPED_PACKS / name for name in PACKS])
     assert not library.problems
-    assert {pack.manifest.name for pack in library.packs} == set(NEW_PACKS)
+    assert {pack.manifest.name for pack in library.packs} == set(PACKS)
     return library.cards
 
 
-def test_the_draw_from_the_new_packs_includes_a_code_task_and_several_packs(new_cards):
-    chosen = draw(new_cards, 4, level="principal", rng=random.Random(16))
+def test_a_draw_across_the_packs_includes_a_code_task_and_several_packs(pack_cards):
+    chosen = draw(pack_cards, 4, level="principal", rng=random.Random(16))
     assert len(chosen) == 4
     assert any(c.card.code_task for c in chosen)
     assert len({c.pack for c in chosen}) >= 2
 
 
-async def test_a_mock_from_the_new_packs_plays_to_a_recorded_report(new_cards, clock, history):
-    chosen = draw(new_cards, 4, level="principal", rng=random.Random(16))
+async def test_a_mock_across_the_packs_plays_to_a_recorded_report(pack_cards, clock, history):
+    chosen = draw(pack_cards, 4, level="principal", rng=random.Random(16))
     session = MockSession(chosen, level="principal", clock=clock, seed=16)
     app, grader = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:

@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Literal
 
 from app.mock.match import pre_mark
-from app.progress.attempt import Attempt, CodeResult, Rating
-from app.progress.rating import NOT_RUN, cap_for_verdict, question_score, rating_for
+from app.progress.attempt import Attempt, CodeResult
+from app.progress.rating import NOT_RUN, Rating, cap_for_verdict, question_score, rating_for
 from checkers.verdict import Verdict
 from questions.model import Card, Level
 
@@ -88,7 +88,7 @@ def pretick(card: Card, answer: str) -> tuple[frozenset[int], frozenset[int]]:
     Only a suggestion: the candidate confirms or corrects every tick before it counts.
     """
     marks = pre_mark(card, answer)
-    return marks.key_points_hit, marks.red_flags_hit
+    return marks.key_points_hit, marks.red_flags_said
 
 
 @dataclass(frozen=True)
@@ -100,15 +100,19 @@ class Suggestion:
     code: str | None
     """The code verdict that counted (`clean`, `leak`, ..., `not run`); None without a code task."""
     cap: Rating
-    """The highest rating the history will record, given the code verdict."""
+    """The highest rating an attempt with this code verdict holds (what `build_attempt` makes
+    of a higher one)."""
 
 
 def suggest(
-    card: Card, points_hit: frozenset[int], flags_said: frozenset[int], verdict: Verdict | None
+    card: Card,
+    key_points_hit: frozenset[int],
+    red_flags_said: frozenset[int],
+    verdict: Verdict | None,
 ) -> Suggestion:
     """The mock's rule: key points, and for a code task half key points and half code."""
     code = None if card.code_task is None else verdict.verdict if verdict is not None else NOT_RUN
-    score = question_score(len(points_hit), len(card.key_points), bool(flags_said), code)
+    score = question_score(len(key_points_hit), len(card.key_points), bool(red_flags_said), code)
     recorded = None if verdict is None or card.code_task is None else verdict.verdict
     return Suggestion(score, rating_for(score, code), code, cap_for_verdict("easy", recorded))
 
@@ -118,8 +122,8 @@ class SelfGrade:
     """What the candidate says they covered (indexes into the card's key points and red flags),
     and the rating they chose."""
 
-    points_hit: frozenset[int]
-    flags_said: frozenset[int]
+    key_points_hit: frozenset[int]
+    red_flags_said: frozenset[int]
     rating: Rating
 
 
@@ -127,7 +131,7 @@ def build_attempt(
     card: Card,
     grade: SelfGrade,
     *,
-    tier: Level,
+    level: Level,
     phase_seconds: dict[str, float],
     answer: str,
     verdict: Verdict | None,
@@ -146,16 +150,18 @@ def build_attempt(
     return Attempt(
         card_id=card.id,
         mode="practice",
-        rating=cap_for_verdict(grade.rating, code_result.verdict if code_result else None),
-        tier=tier,
+        rating=grade.rating,
+        level=level,
         phase_seconds=phase_seconds,
         key_points_hit=tuple(
-            p.point for i, p in enumerate(card.key_points) if i in grade.points_hit
+            p.point for i, p in enumerate(card.key_points) if i in grade.key_points_hit
         ),
         key_points_missed=tuple(
-            p.point for i, p in enumerate(card.key_points) if i not in grade.points_hit
+            p.point for i, p in enumerate(card.key_points) if i not in grade.key_points_hit
         ),
-        red_flags_said=tuple(f.flag for i, f in enumerate(card.red_flags) if i in grade.flags_said),
+        red_flags_said=tuple(
+            f.flag for i, f in enumerate(card.red_flags) if i in grade.red_flags_said
+        ),
         answer_text=answer,
         code=code_result,
         started_at=started_at,
