@@ -148,21 +148,7 @@ def test_the_scan_finds_a_cycle_through_a_function_body_and_skips_type_checking(
     assert names == ["TYPE_CHECKING", "deferred"]
 
 
-@pytest.mark.parametrize(
-    "package",
-    [
-        "app",
-        pytest.param(
-            "checkers",
-            marks=pytest.mark.xfail(
-                strict=False,
-                reason="checkers.capabilities and checkers.identity import each other; "
-                "being opened on the checkers side (then drop this mark)",
-            ),
-        ),
-        "questions",
-    ],
-)
+@pytest.mark.parametrize("package", ["app", "checkers", "questions"])
 def test_no_import_cycle(package):
     found = [
         cycle
