@@ -18,7 +18,7 @@ import yaml
 from questions.model import Card
 
 ROOT = Path(__file__).resolve().parents[1]
-NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training")
+NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training", "numerics-and-stability")
 
 SANDBOX_IMPORTS = {
     "torch",

@@ -30,8 +30,13 @@ from questions.model import Card, Manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "questions"
-NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training")
-MINIMUM_CARDS = {"training-loop-bugs": 10, "gpu-memory": 10, "distributed-training": 8}
+NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training", "numerics-and-stability")
+MINIMUM_CARDS = {
+    "training-loop-bugs": 10,
+    "gpu-memory": 10,
+    "distributed-training": 8,
+    "numerics-and-stability": 10,
+}
 MINIMUM_TASKS_IN_NEW_PACKS = 15
 
 
