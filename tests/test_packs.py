@@ -5,8 +5,8 @@ Content is tested like code. Across all packs: every pack loads cleanly, ids are
 two cards share a question or a key point; each card carries the parts a practice session
 uses, its model answers make their own key points and trip none of their own red flags, and its
 Python parses. For each pack added for issue 16 (training-loop bugs, GPU memory, distributed
-training): its levels and tags span junior to principal. The README's pack table matches the
-packs.
+training) and after it (transformer memory): its levels and tags span junior to principal. The
+README's pack table matches the packs.
 
 The code tasks' behaviour (starter fails its contract, solution keeps it) is tested in
 `tests/test_pack_tasks.py`.
@@ -30,12 +30,19 @@ from questions.model import Card, Manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "questions"
-NEW_PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training", "numerics-and-stability")
+NEW_PACKS = (
+    "training-loop-bugs",
+    "gpu-memory",
+    "distributed-training",
+    "numerics-and-stability",
+    "transformer-memory",
+)
 MINIMUM_CARDS = {
     "training-loop-bugs": 10,
     "gpu-memory": 10,
     "distributed-training": 8,
     "numerics-and-stability": 10,
+    "transformer-memory": 10,
 }
 MINIMUM_TASKS_IN_NEW_PACKS = 15
 
