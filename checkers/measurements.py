@@ -136,6 +136,8 @@ class Measurements(TypedDict):
     unwatched_nodes: int
     timings: NotRequired[dict[str, float]]
     """Absent where the run could not be measured."""
+    sandbox_notes: NotRequired[list[str]]
+    """What the sandbox changed to run the snippet (a DataLoader's workers kept in process)."""
 
 
 def format_bytes(amount: float) -> str:

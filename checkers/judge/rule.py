@@ -479,7 +479,7 @@ def _explain_clean(steps: int, shape: Shape) -> str:
 def _notes(
     m: Measurements, dead: Growth, reach: Growth, tree: ast.Module | None
 ) -> tuple[str, ...]:
-    notes = []
+    notes = list(m.get("sandbox_notes", ()))
     if dead.bounded is not None:
         culprit = _dead_culprit(m, dead.bounded)
         who = f"`{culprit.path}`" if culprit is not None else "Something"

@@ -31,7 +31,6 @@ from checkers.measure.ledger import TOKEN, UNSET, GraphNode, Ledger, Scan
 from checkers.measure.memory import memory_reader
 from checkers.measure.retained import Found, frame_roots, graph_holders, saved_tensors
 from checkers.measurements import GradePayload, Measurements, RunFailed, Series, Summary
-from checkers.policy.refusal import CANDIDATE_MARK
 
 CPU_MARGIN_S = 5.0
 """CPU time kept back from the run's CPU limit for the final scan and the result."""
@@ -95,7 +94,9 @@ def warm() -> None:
         opt.step()
         opt.zero_grad()
     warm_up = policy.compile_candidate(WARM_SNIPPET, "<warm-up>")
-    policy.run_candidate(warm_up, policy.candidate_namespace(warm_up))
+    namespace = policy.candidate_namespace(warm_up)
+    policy.run_candidate(warm_up, namespace)
+    policy.finish(namespace)
 
 
 def grade_job(payload: GradePayload, finish: Finish) -> Measurements:
@@ -126,23 +127,24 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
     compile_s = started - compiling
     seconds = float(payload["seconds"])
     compare = [str(name) for name in payload.get("compare") or ()]
-    namespace: dict[str, object] = {}
 
     def stop(reason: str) -> NoReturn:
         try:
-            result = measure(
-                ledger,
-                frame_roots(candidate_frames()),
-                namespace,
-                compare,
-                reason,
-                started,
-                filename,
-                device=device,
-                compile_s=compile_s,
-            )
-        except Exception as exc:  # measuring where the snippet stood failed (its recursion depth)
+            with policy.measuring():
+                result = measure(
+                    ledger,
+                    frame_roots(candidate_frames()),
+                    namespace,
+                    compare,
+                    reason,
+                    started,
+                    filename,
+                    device=device,
+                    compile_s=compile_s,
+                )
+        except (Exception, policy.Measuring) as exc:  # where the snippet stood, measuring failed
             result = unmeasured(ledger, f"{type(exc).__name__} while measuring", started, device)
+        result["sandbox_notes"] = policy.notes(namespace)
         finish(result)
 
     ledger = Ledger(
@@ -153,31 +155,37 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         steps_cap=payload.get("steps"),
         track_peak=bool(payload.get("peak")),
         on_stop=stop,
-        on_scan=lambda: scan(ledger, frame_roots(candidate_frames()), filename),
+        on_scan=lambda: measured_scan(ledger, filename),
     )
-    namespace.update(
-        policy.candidate_namespace(
-            code,
-            {TICK: ledger.tick},
-            print_limit=payload.get("print_limit", policy.PRINT_LIMIT),
-        )
+    namespace = policy.candidate_namespace(
+        code, {TICK: ledger.tick}, print_limit=payload.get("print_limit", policy.PRINT_LIMIT)
     )
     seed_everything(int(payload.get("seed") or 0))
     if device == "cuda":
         torch.set_default_device("cuda")
     with ledger.watching():
         policy.run_candidate(code, namespace)
-    return measure(
-        ledger,
-        namespace,
-        namespace,
-        compare,
-        "end",
-        started,
-        filename,
-        device=device,
-        compile_s=compile_s,
-    )
+    with policy.measuring():
+        result = measure(
+            ledger,
+            namespace,
+            namespace,
+            compare,
+            "end",
+            started,
+            filename,
+            device=device,
+            compile_s=compile_s,
+        )
+    result["sandbox_notes"] = policy.notes(namespace)
+    return result
+
+
+def measured_scan(ledger: Ledger, filename: str) -> Scan:
+    """The ledger's periodic scan, from the snippet's own loop: snippet code that runs while
+    it does (a finalizer) acts on nothing."""
+    with policy.measuring():
+        return scan(ledger, frame_roots(candidate_frames()), filename)
 
 
 def cpu_allowance() -> float | None:
@@ -374,7 +382,7 @@ def candidate_frames() -> list[FrameType]:
     frames: list[FrameType] = []
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        if frame.f_globals.get(CANDIDATE_MARK):
+        if policy.is_namespace(frame.f_globals):
             frames.append(frame)
         frame = frame.f_back
     return frames

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import torch
 
+from checkers.policy import Measuring
+
 MAX_OBJECTS = 100_000
 MAX_DEPTH = 24
 _ATOMS = (
@@ -228,6 +230,8 @@ def saved_tensors(node: object) -> Iterator[torch.Tensor]:
         try:
             value = getattr(node, name)
         except RuntimeError:  # freed by backward(): it holds nothing any more
+            continue
+        except Measuring:  # its unpack hook is the snippet's (or recomputes it: checkpoint)
             continue
         for item in value if isinstance(value, (tuple, list)) else (value,):
             if isinstance(item, torch.Tensor):

@@ -1,27 +1,36 @@
-"""The runtime half of the sandbox policy: what RestrictedPython's rewritten code calls for
-every attribute read and write, call, item, iteration, import and print of a snippet.
+"""The runtime half of the policy: what the rewritten snippet calls for every attribute read
+and write, call, item, iteration, unpacking, `with`, decorator, import and print.
 
-Every value that enters snippet code from outside it passes `identity.admit`, and every callee
-`identity.callable_admitted` (see `checkers.policy.identity` for the model). Names with one leading
-underscore are the snippet's own business on its own objects; torch's private names and every
-dunder stay closed. Imported by the sandbox child and the grader's in-process tests only.
+One rule runs through them: every value that crosses into snippet code passes
+`identity.admit`, every callee `identity.callable_admitted`, and every write is judged by what
+it would change. Names are judged by what they reach, not by their underscores: a snippet's
+own classes and instances are its own business (`self.__dict__`, `super().__setattr__`);
+anything's harmless dunders (`obj.__class__.__name__`) read as data; what leads to
+interpreter internals, to the attribute and class protocols the sandbox keeps, or to grill's
+own objects is refused. While grill measures, every guard refuses to act (`Measuring`), so
+snippet code that runs then (a finalizer, a weakref callback) can compute but change nothing.
 """
 
 from __future__ import annotations
 
 import _string  # type: ignore[import-not-found]  # CPython's str.format internals: no stub
 import builtins
+import collections
+import contextlib
+import dataclasses
 import dis
+import enum
 import functools
+import inspect
+import io
 import operator
 import string
 import sys
+import traceback
 import types
-import weakref
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from typing import NoReturn, cast
-
-from RestrictedPython.transformer import INSPECT_ATTRIBUTES
+import typing
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import NoReturn
 
 from checkers.policy import tables
 from checkers.policy.identity import (
@@ -30,23 +39,422 @@ from checkers.policy.identity import (
     callable_admitted,
     closed_reason,
     describe,
-    import_proxy,
-    instance_private,
-    is_graph_node,
+    installed,
+    is_own,
+    module_proxy,
+    on_module_access,
     open_type,
-    proxied_name,
+    proxy_for,
+    proxy_target,
+    replace,
+    replacement,
 )
 from checkers.policy.refusal import (
-    CANDIDATE_MARK,
-    PRIVATE_NAMES,
-    candidate_classes,
+    OWN_CLASSES,
+    Measuring,
     candidate_frame,
+    is_namespace,
     not_available,
 )
-from checkers.policy.standins import stand_in
+from checkers.policy.standins import (
+    TRACEBACK_STAND_INS,
+    candidate_dataclass,
+    confined_open,
+    confined_torch,
+    single_process_data_loader,
+    stand_in,
+)
+from checkers.policy.views import VIEWS, view_attribute
 
-INIT = "__init__"
-STR_FORMATTERS = (str.format, str.format_map)
+_measuring = [False]
+"""Whether grill is measuring now (grill's own module state: no snippet reaches it)."""
+
+
+@contextlib.contextmanager
+def measuring() -> Iterator[None]:
+    """While grill scans and measures, snippet code that runs anyway acts on nothing."""
+    was, _measuring[0] = _measuring[0], True
+    try:
+        yield
+    finally:
+        _measuring[0] = was
+
+
+def _check() -> None:
+    if _measuring[0]:
+        raise Measuring()
+
+
+_ALWAYS_CLOSED = frozenset(
+    {"__globals__", "__builtins__", "__closure__", "__code__", "__loader__", "__spec__"}
+)
+"""Special attributes refused on everything, the snippet's own functions included."""
+
+MODULE_DUNDERS = frozenset({"__name__", "__version__", "__file__", "__doc__", "__all__"})
+"""A module's special names a snippet may read (`torch.__version__`)."""
+
+PLAIN_VALUES = (bool, int, float, str, type(None))
+"""What a module setting may hold and be set to (`torch.backends.cudnn.benchmark = True`)."""
+
+
+# -- attributes -------------------------------------------------------------------------------
+
+
+def guarded_getattr(obj: object, name: object, *default: object) -> object:
+    """`obj.name` in snippet code (every attribute read is rewritten to this)."""
+    _check()
+    if type(name) is not str:
+        raise TypeError("attribute name must be a string")
+    if type(obj) is ModuleProxy:
+        return module_attribute(obj, name, *default)
+    if isinstance(obj, types.ModuleType):
+        return module_attribute(module_proxy(obj), name, *default)
+    reason = closed_reason(obj)
+    if reason is not None:
+        raise not_available(f"{describe(obj)}.{name}", reason)
+    refusal = attribute_reason(obj, name)
+    if refusal is not None:
+        # `object.__setattr__` in a class's own `__setattr__`: grill's guarded twin, not a refusal
+        found = getattr(obj, name, None)
+        if found is None or replacement(found) is found:
+            raise not_available(f"{_short(obj)}.{name}", refusal)
+        return replacement(found)
+    if name == "__init__":
+        return _init_of(obj)
+    if name == "f_back" and isinstance(obj, types.FrameType):
+        return _frame_back(obj)
+    value = getattr(obj, name, *default)
+    if _is_str_formatter(value):
+        return policed_formatter(value)
+    return admit(value, f"{_short(obj)}.{name}")
+
+
+def _frame_back(frame: types.FrameType) -> types.FrameType | None:
+    """The snippet's own caller of its own frame: the stack as the snippet wrote it, without
+    the guards between its frames."""
+    back = frame.f_back
+    while back is not None and not is_namespace(back.f_globals):
+        back = back.f_back
+    return back
+
+
+def current_frame() -> types.FrameType | None:
+    """`inspect.currentframe()` in snippet code: the snippet's own innermost frame."""
+    return candidate_frame()
+
+
+def own_stack(context: int = 1) -> list[inspect.FrameInfo]:
+    """`inspect.stack()` in snippet code: the snippet's own frames, innermost first."""
+    found, frame = [], candidate_frame()
+    while frame is not None:
+        found.append(inspect.FrameInfo(frame, *inspect.getframeinfo(frame, context)))
+        frame = _frame_back(frame)
+    return found
+
+
+def attribute_reason(obj: object, name: str) -> str | None:
+    """Why `obj.name` is refused (the object itself being open), or None."""
+    if name in _ALWAYS_CLOSED:
+        return tables.INTERPRETER_DUNDERS[name]
+    if is_own(obj):
+        return None
+    if name in tables.INTERPRETER_DUNDERS:
+        return tables.INTERPRETER_DUNDERS[name]
+    if name in tables.DENIED_ATTRIBUTES:
+        return tables.DENIED_ATTRIBUTES[name]
+    if name in tables.GRAPH_NODE_ATTRIBUTES and _is_graph_node(obj):
+        return tables.GRAPH_NODE_ATTRIBUTES[name]
+    return None
+
+
+def _is_graph_node(obj: object) -> bool:
+    graph = sys.modules.get("torch.autograd.graph")
+    return graph is not None and isinstance(obj, graph.Node)
+
+
+def guarded_hasattr(obj: object, name: object) -> bool:
+    """`hasattr` under the rules of attribute reads: asking about a closed name is refused
+    like reading it."""
+    try:
+        guarded_getattr(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def guarded_setattr(obj: object, name: object, value: object) -> None:
+    """`obj.name = value`: the snippet's own objects as it likes; other objects' data, but no
+    class or module it did not define (monkeypatching torch would fool the grader), and none
+    of their special attributes."""
+    _check()
+    if type(name) is not str:
+        raise TypeError("attribute name must be a string")
+    if type(obj) is ModuleProxy:
+        return set_module_attribute(obj, name, value)
+    _check_write(obj, name)
+    setattr(obj, name, value)
+
+
+def guarded_delattr(obj: object, name: object) -> None:
+    _check()
+    if type(name) is not str:
+        raise TypeError("attribute name must be a string")
+    _check_write(obj, name)
+    delattr(obj, name)
+
+
+def _check_write(obj: object, name: str) -> None:
+    if type(obj) is ModuleProxy or isinstance(obj, types.ModuleType):
+        raise not_available(f"{describe(obj)}.{name} = ...", "a module's globals")
+    if isinstance(obj, types.FrameType):
+        raise not_available(f"frame.{name} = ...", "frames are read-only")
+    reason = closed_reason(obj)
+    if reason is not None:
+        raise not_available(f"{describe(obj)}.{name} = ...", reason)
+    if name in _ALWAYS_CLOSED:
+        raise not_available(f"{_short(obj)}.{name} = ...", tables.INTERPRETER_DUNDERS[name])
+    if is_own(obj):
+        if name == "__class__":
+            raise not_available(f"{_short(obj)}.__class__ = ...", "an object keeps its class")
+        return
+    if isinstance(obj, type):
+        raise not_available(
+            f"{describe(obj)}.{name} = ...", "changing a class the snippet did not define"
+        )
+    if name.startswith("__") and name.endswith("__"):
+        raise not_available(f"{_short(obj)}.{name} = ...", "special attributes of torch's objects")
+    if name in tables.GRAPH_NODE_ATTRIBUTES and _is_graph_node(obj):
+        raise not_available(f"{_short(obj)}.{name} = ...", tables.GRAPH_NODE_ATTRIBUTES[name])
+
+
+class Writer:
+    """What `obj.name = v`, `obj[k] = v` and their `del` write through (RestrictedPython's
+    `_write_`): each write is judged by its target and its name."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: object) -> None:
+        object.__setattr__(self, "_target", target)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        guarded_setattr(object.__getattribute__(self, "_target"), name, value)
+
+    def __delattr__(self, name: str) -> None:
+        guarded_delattr(object.__getattribute__(self, "_target"), name)
+
+    def __setitem__(self, key: object, value: object) -> None:
+        guarded_setitem(object.__getattribute__(self, "_target"), key, value)
+
+    def __delitem__(self, key: object) -> None:
+        guarded_delitem(object.__getattribute__(self, "_target"), key)
+
+
+def guarded_write(obj: object) -> Writer:
+    _check()
+    return Writer(obj)
+
+
+def _init_of(obj: object) -> Callable[..., object]:
+    """`__init__` runs only on the snippet's own objects: `super().__init__(...)` in its own
+    class, `Base.__init__(self, ...)` with its own `self`, `self.__init__()`. Anything else
+    (a torch object, a logger, one of grill's) would be re-targeted or re-opened by it."""
+    if isinstance(obj, super):
+        if is_own(obj):
+            return obj.__init__  # type: ignore[misc, no-any-return]  # (its own object's)
+        raise not_available(f"super({_short(obj.__self__)}).__init__")  # type: ignore[attr-defined]
+    if isinstance(obj, type):
+        return _unbound_init(obj)
+    if type(obj) in OWN_CLASSES:
+        return obj.__init__  # type: ignore[misc, no-any-return]  # (its class is the snippet's)
+    raise not_available(
+        f"{_short(obj)}.__init__", "re-initialising an object the snippet did not make"
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _unbound_init(base: type) -> Callable[..., object]:
+    """`Base.__init__` as a snippet holds it: callable only with the snippet's own `self`."""
+
+    def init(self: object, *args: object, **kwargs: object) -> object:
+        if type(self) not in OWN_CLASSES or base not in type(self).__mro__:
+            raise not_available(f"{base.__qualname__}.__init__({_short(self)})")
+        return base.__init__(self, *args, **kwargs)  # type: ignore[misc]  # (on its own `self`)
+
+    init.__name__ = init.__qualname__ = f"{base.__qualname__}.__init__"
+    return stand_in(init)
+
+
+def _short(obj: object) -> str:
+    """A short name for refusals: the class name for instances, the qualname for types."""
+    if type(obj) is ModuleProxy:
+        return describe(obj)
+    return obj.__qualname__ if isinstance(obj, type) else type(obj).__name__
+
+
+# -- modules --------------------------------------------------------------------------------
+
+
+def module_attribute(proxy: ModuleProxy, attr: str, *default: object) -> object:
+    """`module.attr` for snippet code: the view's offer (os, sys), or the module's attribute
+    judged like any value; a submodule only under its own name."""
+    _check()
+    module, why = proxy_target(proxy)
+    path = f"{module}.{attr}"
+    if why is not None:
+        raise not_available(path, why)
+    if attr.startswith("__") and attr.endswith("__") and attr not in MODULE_DUNDERS:
+        raise not_available(path, "a module's own internals")
+    if module in VIEWS:
+        return view_attribute(module, attr)
+    reason = tables.torch_reason(path) if tables.is_torch(module) else None
+    if reason is not None:
+        raise not_available(path, reason)
+    real = sys.modules[module]
+    try:
+        value = getattr(real, attr)
+    except AttributeError:
+        # A loaded submodule its package does not hold (`from torch.optim import optimizer`):
+        # its proxy, here, before Python's `from ... import` falls back to sys.modules and
+        # would hand over the real module.
+        submodule = sys.modules.get(path)
+        if isinstance(submodule, types.ModuleType):
+            return module_proxy(submodule)
+        closed = tables.module_reason(path)
+        if closed is not None and installed(path):  # `import logging.config` binds `logging`
+            return proxy_for(path, closed)
+        if default:
+            return default[0]
+        raise AttributeError(f"module '{module}' has no attribute '{attr}'") from None
+    if attr == "__all__" and isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, types.ModuleType):
+        if getattr(value, "__name__", None) != path:  # `torch.os`: not under its own name
+            raise not_available(path, "a module reached through another module's globals")
+        return module_proxy(value)
+    if _is_str_formatter(value):
+        return policed_formatter(value)
+    found = replacement(value)
+    if found is not value:
+        return found
+    reason = closed_reason(value)
+    if reason is not None:
+        raise not_available(path, reason)
+    return value
+
+
+def set_module_attribute(proxy: ModuleProxy, attr: str, value: object) -> None:
+    """`torch.backends.cudnn.benchmark = True`: a setting that is a plain value may be changed;
+    a function, class or table may not be replaced (that would fool the grader)."""
+    _check()
+    module, why = proxy_target(proxy)
+    path = f"{module}.{attr}"
+    real = sys.modules.get(module)
+    current = getattr(real, attr, None) if real is not None and why is None else None
+    if (
+        why is not None
+        or module in VIEWS
+        or attr.startswith("_")
+        or not isinstance(current, PLAIN_VALUES)
+        or not isinstance(value, PLAIN_VALUES)
+        or current is not None
+        and type(value) is not type(current)
+    ):
+        raise not_available(f"{path} = ...", "only a module's plain settings may be changed")
+    setattr(real, attr, value)
+
+
+on_module_access(module_attribute, set_module_attribute)
+
+
+# -- calls, items, iteration ------------------------------------------------------------------
+
+
+_CLASS_FACTORIES: set[int] = set()
+
+
+def guarded_call(func: Callable[..., object], *args: object, **kwargs: object) -> object:
+    """Every call in snippet code: the callee must be open, and so must what it returns. A
+    class a call makes for the snippet (`namedtuple`, `Enum('Color', ...)`, `type(...)`) is the
+    snippet's own."""
+    _check()
+    callee = callable_admitted(func)
+    result = callee(*args, **kwargs)
+    if isinstance(result, type) and result is not func and _made_a_class(func, args):
+        OWN_CLASSES.add(result)
+        return result
+    return admit(result)
+
+
+def _made_a_class(func: object, args: tuple[object, ...]) -> bool:
+    """Whether this call built a new class: a class factory (`namedtuple`), a metaclass called
+    as `M(name, bases, namespace)`, or an Enum's functional API `Enum('Color', 'RED GREEN')`
+    (`type(x)` and `Color(1)` only look one up)."""
+    if id(func) in _CLASS_FACTORIES:
+        return True
+    if not isinstance(func, type):
+        return False
+    if issubclass(func, type):
+        return len(args) == 3
+    return isinstance(func, enum.EnumType) and len(args) >= 2
+
+
+def guarded_getitem(container: object, key: object) -> object:
+    _check()
+    return admit(container[key])  # type: ignore[index]  # any object the snippet subscripts
+
+
+def guarded_setitem(container: object, key: object, value: object) -> None:
+    _check()
+    reason = closed_reason(container)
+    if reason is not None:
+        raise not_available(f"{describe(container)}[...] = ...", reason)
+    container[key] = value  # type: ignore[index]
+
+
+def guarded_delitem(container: object, key: object) -> None:
+    _check()
+    reason = closed_reason(container)
+    if reason is not None:
+        raise not_available(f"del {describe(container)}[...]", reason)
+    del container[key]  # type: ignore[attr-defined]
+
+
+_PLAIN_ITERABLES = (range, str, bytes)
+
+
+def guarded_iter(iterable: Iterable[object]) -> Iterator[object]:
+    """`for x in iterable`, unpacking and `*iterable` in snippet code: each item is admitted
+    as it comes, whatever holds it."""
+    _check()
+    if type(iterable) in _PLAIN_ITERABLES:
+        return iter(iterable)
+    return map(_admit_item, iter(iterable))
+
+
+def _admit_item(value: object) -> object:
+    _check()
+    return admit(value)
+
+
+def guarded_mapping(mapping: object) -> dict[object, object]:
+    """`**mapping` in a call or a dict display: its keys and values admitted."""
+    _check()
+    keys = mapping.keys()  # type: ignore[attr-defined]
+    return {admit(key): admit(mapping[key]) for key in keys}  # type: ignore[index]
+
+
+def guarded_admit(value: object) -> object:
+    """What a parameter, a caught exception, a value sent into a generator or a pattern's
+    capture holds, as it arrives in snippet code."""
+    _check()
+    return admit(value)
+
+
+def inplace(op: str, target: object, value: object) -> object:
+    """`x += y` keeps Python's in-place meaning (a tensor's add_, a list's extend)."""
+    _check()
+    return INPLACE_OPERATORS[op](target, value)
+
 
 INPLACE_OPERATORS: dict[str, Callable[[object, object], object]] = {
     "+=": operator.iadd,
@@ -64,175 +472,85 @@ INPLACE_OPERATORS: dict[str, Callable[[object, object], object]] = {
     "^=": operator.ixor,
 }
 
-# -- attributes -------------------------------------------------------------------------------
+
+class GuardedContext:
+    """`with cm as x:` in snippet code: `cm` must be open, and what its `__enter__` gives is
+    admitted like any value."""
+
+    __slots__ = ("_manager", "_exit")
+
+    def __init__(self, manager: object) -> None:
+        kind = type(manager)
+        object.__setattr__(self, "_manager", manager)
+        object.__setattr__(self, "_exit", kind.__exit__)  # type: ignore[attr-defined]
+
+    def __enter__(self) -> object:
+        manager = object.__getattribute__(self, "_manager")
+        return admit(type(manager).__enter__(manager))
+
+    def __exit__(self, *exc: object) -> object:
+        manager = object.__getattribute__(self, "_manager")
+        return object.__getattribute__(self, "_exit")(manager, *exc)
 
 
-def guarded_getattr(obj: object, name: object, *default: object) -> object:
-    """`obj.name` in snippet code (RestrictedPython rewrites every attribute read to this)."""
-    if type(name) is not str:
-        raise TypeError("attribute name must be a string")
-    if isinstance(obj, types.ModuleType):
-        # A real module a torch function handed back (torch.get_device_module()): read it
-        # as its proxy would be read, or not at all.
-        if obj.__name__ not in tables.ALLOWED_MODULES:
-            raise not_available(f"{obj.__name__}.{name}")
-        obj = ModuleProxy(obj.__name__)
-    if isinstance(obj, ModuleProxy):
-        if name.startswith("_"):
-            raise not_available(f"{proxied_name(obj)}.{name}")
-        return getattr(obj, name, *default)
-    if closed_reason(obj) is not None:
-        raise not_available(f"{describe(obj)}.{name}")
-    if name == INIT:
-        return _init_of(obj)
-    if name.startswith("_"):
-        _check_private(obj, name)
-    elif (
-        name in INSPECT_ATTRIBUTES
-        or name in tables.DENIED_ATTRIBUTES
-        or (name in tables.DENIED_NODE_ATTRIBUTES and is_graph_node(obj))
-    ):
-        raise not_available(f"{short_name(obj)}.{name}")
-    value = getattr(obj, name, *default)
-    if is_str_formatter(value):
-        return policed_formatter(value)
-    if isinstance(value, types.ModuleType):
-        if value.__name__ not in tables.ALLOWED_MODULES:
-            raise not_available(f"{short_name(obj)}.{name}")
-        return ModuleProxy(value.__name__)
-    return admit(value)
+def guarded_with(manager: object) -> GuardedContext:
+    _check()
+    reason = closed_reason(manager)
+    if reason is not None:
+        raise not_available(f"with {describe(manager)}", reason)
+    return GuardedContext(manager)
 
 
-def guarded_hasattr(obj: object, name: object) -> bool:
-    """`hasattr` under the same rules as attribute reads: asking about a closed name is
-    refused like reading it."""
-    try:
-        guarded_getattr(obj, name)
-    except AttributeError:
-        return False
-    return True
+def guarded_decorator(decorator: object) -> Callable[[object], object]:
+    """`@decorator` in snippet code: called as any call is, its result admitted."""
+    _check()
+    return functools.partial(guarded_call, decorator)  # type: ignore[arg-type]  # (checked there)
 
 
-def _check_private(obj: object, name: str) -> None:
-    """`obj._name`: only a name the snippet itself declares, on an object of its own, and
-    never one that torch's classes (or torch's per-instance state) already use."""
-    owned = obj if isinstance(obj, type) else type(obj)
-    if isinstance(obj, super):
-        owned = obj.__thisclass__  # type: ignore[attr-defined]  # (typeshed omits it)
-    classes = candidate_classes()
-    if (
-        name.startswith("__")
-        or name not in _private_names()
-        or owned not in classes
-        and not any(base in classes for base in owned.__mro__)
-    ):
-        raise not_available(f"{short_name(obj)}.{name}")
-    if torch_uses(owned, name, classes):
-        raise not_available(f"{short_name(obj)}.{name}")
+# -- classes ------------------------------------------------------------------------------------
 
 
-def torch_uses(cls: type, name: str, classes: Container[type]) -> bool:
-    """Whether a class the snippet did not write, in `cls`'s hierarchy, defines or keeps `name`
-    (nn.Module's `_parameters`, an optimizer's `_optimizer_step_code`, a DataLoader's
-    `_get_iterator`)."""
-    for base in cls.__mro__:
-        if base not in classes and (name in vars(base) or name in instance_private(base)):
-            return True
-    return False
+class ClassMaker:
+    """What a snippet's `class` statement builds with: the metaclass its bases (or its own
+    `metaclass=`) call for, through that metaclass's own `__prepare__` (an Enum body needs
+    its namespace), and the class remembered as the snippet's."""
+
+    __slots__ = ()
+
+    def __prepare__(
+        self, name: str, bases: tuple[type, ...], **kwargs: object
+    ) -> Mapping[str, object]:
+        meta = _metaclass(bases, kwargs)
+        prepare = getattr(meta, "__prepare__", None)
+        return prepare(name, bases, **_class_keywords(kwargs)) if prepare else {}
+
+    def __call__(
+        self, name: str, bases: tuple[type, ...], namespace: dict[str, object], **kwargs: object
+    ) -> type:
+        meta = _metaclass(bases, kwargs)
+        cls: type = meta(name, bases, namespace, **_class_keywords(kwargs))
+        OWN_CLASSES.add(cls)
+        return cls
 
 
-def _private_names() -> frozenset[str]:
-    frame = candidate_frame()
-    return frame.f_globals.get(PRIVATE_NAMES, frozenset()) if frame is not None else frozenset()
+GRILL_META = "__grill_meta__"
+"""The keyword a `class X(metaclass=M)` statement's M travels under to `ClassMaker`."""
 
 
-def write_private(obj: object, name: str) -> object:
-    """Target of `obj._name = ...` / `del obj._name`: the same rule as reading it."""
-    guarded_write(obj)
-    _check_private(obj, name)
-    return obj
+def _metaclass(bases: tuple[type, ...], kwargs: Mapping[str, object]) -> type:
+    explicit = kwargs.get(GRILL_META)
+    meta: type = type if explicit is None else callable_admitted(explicit)  # type: ignore[assignment, arg-type]
+    for base in bases:
+        reason = closed_reason(base)
+        if reason is not None:
+            raise not_available(f"class ...({describe(base)})", reason)
+        if issubclass(type(base), meta):
+            meta = type(base)
+    return meta
 
 
-def guarded_write(obj: object) -> object:
-    """`obj.x = ...` / `obj[k] = ...` target: any open object, but no module and no class the
-    snippet did not define (monkeypatching torch would fool the grader). Module proxies refuse
-    writes themselves."""
-    if isinstance(obj, types.ModuleType):
-        raise not_available(f"module {obj.__name__} attributes")
-    if isinstance(obj, type) and obj not in candidate_classes():
-        raise not_available(f"{obj.__qualname__} attributes")
-    if closed_reason(obj) is not None:
-        raise not_available(f"{describe(obj)} attributes")
-    return obj
-
-
-def _init_of(obj: object) -> Callable[..., object]:
-    """`__init__` runs only on the snippet's own objects: `super().__init__(...)` in its own
-    class, `Base.__init__(self, ...)` with its own `self`, `self.__init__()`. Anything else
-    (a proxy, a torch object, a logger) would be re-targeted or re-opened by it."""
-    classes = candidate_classes()
-    if isinstance(obj, super):
-        target = obj.__self__  # type: ignore[attr-defined]  # (typeshed omits it)
-        if type(target) in classes or isinstance(target, type) and target in classes:
-            # (a bound __init__, of the snippet's own object)
-            return obj.__init__  # type: ignore[misc, no-any-return]
-        raise not_available(f"super({short_name(target)}).__init__")
-    if isinstance(obj, type):
-        return _unbound_init(obj)
-    if type(obj) in classes:
-        return obj.__init__  # type: ignore[misc, no-any-return]  # (its class is the snippet's)
-    raise not_available(f"{short_name(obj)}.__init__")
-
-
-@functools.lru_cache(maxsize=256)
-def _unbound_init(base: type) -> Callable[..., object]:
-    """`Base.__init__` as a snippet holds it: callable only with the snippet's own `self`."""
-
-    def init(self: object, *args: object, **kwargs: object) -> object:
-        if type(self) not in candidate_classes() or base not in type(self).__mro__:
-            raise not_available(f"{base.__qualname__}.__init__({short_name(self)})")
-        return base.__init__(self, *args, **kwargs)  # type: ignore[misc]  # (on its own `self`)
-
-    init.__name__ = init.__qualname__ = f"{base.__qualname__}.__init__"
-    return stand_in(init)
-
-
-def short_name(obj: object) -> str:
-    """A short name for refusals: the class name for instances, the qualname for types."""
-    if isinstance(obj, ModuleProxy):
-        return proxied_name(obj)
-    return obj.__qualname__ if isinstance(obj, type) else type(obj).__name__
-
-
-# -- calls, items, iteration ------------------------------------------------------------------
-
-
-def guarded_call(func: Callable[..., object], *args: object, **kwargs: object) -> object:
-    """Every call in snippet code: the callee must be open, and so must what it returns. A
-    class a call makes for the snippet (`namedtuple`, `Enum('Color', ...)`) takes the module of
-    its caller, which is this guard's: it is the snippet's own, and said to be."""
-    result = callable_admitted(func)(*args, **kwargs)
-    if isinstance(result, type) and result.__module__ == __name__:
-        result.__module__ = "__main__"
-        # called from snippet code, whose namespace holds the set (never the empty tuple)
-        cast("weakref.WeakSet[type]", candidate_classes()).add(result)
-    return admit(result)
-
-
-def guarded_getitem(container: object, key: object) -> object:
-    return admit(container[key])  # type: ignore[index]  # any object the snippet subscripts
-
-
-def guarded_iter(iterable: Iterable[object]) -> Iterator[object]:
-    """`for x in iterable` in snippet code: each item is admitted as it comes."""
-    if type(iterable) in (list, tuple, range, str, dict, set, frozenset):
-        return iter(iterable)  # values in these were admitted when they reached the snippet
-    return map(admit, iter(iterable))
-
-
-def inplace(op: str, target: object, value: object) -> object:
-    """`x += y` keeps Python's in-place meaning (a tensor's add_, a list's extend)."""
-    return INPLACE_OPERATORS[op](target, value)
+def _class_keywords(kwargs: Mapping[str, object]) -> dict[str, object]:
+    return {k: v for k, v in kwargs.items() if k != GRILL_META}
 
 
 # -- imports ----------------------------------------------------------------------------------
@@ -242,47 +560,221 @@ def guarded_import(
     name: str,
     globals: Mapping[str, object] | None = None,
     locals: Mapping[str, object] | None = None,
-    fromlist: Sequence[str] = (),
+    fromlist: Sequence[str] | None = (),
     level: int = 0,
 ) -> ModuleProxy | None:
     """`__import__` as snippet code sees it.
 
-    An `import` statement in snippet code gets a capability proxy. torch's C code can also
-    reach this function (C-level imports look `__import__` up in the builtins of the frame on
-    top, which may be the snippet's); such callers read the module from sys.modules, so they
-    get the real import and a None that no snippet code can receive."""
+    An `import` statement in snippet code gets a proxy: an open module's, a view of os and
+    sys, or, for a module the sandbox does not offer but which is installed, one that refuses
+    where it is used (so an import in a branch that never runs costs nothing). A module that
+    is not installed raises ModuleNotFoundError, as under plain Python. torch's C code can
+    also reach this function (C-level imports use the builtins of the frame on top); such
+    callers get the real import and a None that no snippet code can receive."""
     caller = sys._getframe(1)
-    if caller.f_globals.get(CANDIDATE_MARK) and is_import_statement(caller):
+    if is_namespace(caller.f_globals) and _is_import_statement(caller):
+        _check()
         if level:
-            raise not_available("relative import")
+            raise not_available("relative import", "a snippet is one file")
         proxy = import_proxy(name)
         return proxy if fromlist else import_proxy(name.partition(".")[0])
-    builtins.__import__(name, globals, locals, fromlist, level)
+    builtins.__import__(name, globals, locals, fromlist or (), level)
     return None
 
 
-def is_import_statement(frame: types.FrameType) -> bool:
+def import_proxy(name: str) -> ModuleProxy:
+    if name in VIEWS:
+        return proxy_for(name)
+    if name == "os.path":
+        return proxy_for("posixpath")
+    why = tables.module_reason(name)
+    if why is not None:
+        if not installed(name):
+            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
+        return proxy_for(name, why)
+    module = __import__(name)
+    del module
+    return proxy_for(name)
+
+
+def _is_import_statement(frame: types.FrameType) -> bool:
     return frame.f_code.co_code[frame.f_lasti] == dis.opmap["IMPORT_NAME"]
 
 
-# -- builtins the sandbox replaces --------------------------------------------------------------
+# -- builtins the sandbox polices -------------------------------------------------------------
 
 
-def refusing_stub(name: str) -> Callable[..., NoReturn]:
+def refusing_stub(name: str, why: str) -> Callable[..., NoReturn]:
     """A builtin the sandbox does not offer: calling it is a refusal naming it."""
 
     def refused(*args: object, **kwargs: object) -> NoReturn:
-        raise not_available(f"{name}()")
+        raise not_available(f"{name}()", why)
 
     refused.__name__ = refused.__qualname__ = name  # its repr names the builtin, not grill
     refused.__module__ = "builtins"
     return stand_in(refused)
 
 
-def is_str_formatter(value: object) -> bool:
-    """`str.format` and `str.format_map`, however reached (`'...'.format`, `S.format` on a
-    str subclass, `super().format`): their templates read attributes and items
-    (`{0.__class__}`) that the policy would never see, so they are handed out policed."""
+_MISSING = object()
+
+
+def candidate_getattr(obj: object, name: object, default: object = _MISSING) -> object:
+    if default is _MISSING:
+        return guarded_getattr(obj, name)
+    try:
+        return guarded_getattr(obj, name)
+    except AttributeError:
+        return default
+
+
+def candidate_vars(*obj: object) -> object:
+    if not obj:
+        return candidate_locals()
+    return guarded_getattr(obj[0], "__dict__")
+
+
+def candidate_dir(*obj: object) -> list[str]:
+    if not obj:
+        return sorted(candidate_locals())
+    (target,) = obj
+    reason = closed_reason(target) if type(target) is not ModuleProxy else None
+    if reason is not None:
+        raise not_available(f"dir({describe(target)})", reason)
+    return dir(target)
+
+
+def candidate_globals() -> Mapping[str, object]:
+    """The snippet's own globals, read-only, without grill's guards."""
+    frame = candidate_frame()
+    namespace = frame.f_globals if frame is not None else {}
+    return types.MappingProxyType(
+        {k: v for k, v in namespace.items() if not tables.RESERVED_NAME.fullmatch(k)}
+    )
+
+
+def candidate_locals() -> Mapping[str, object]:
+    frame = candidate_frame()
+    if frame is None or frame.f_locals is frame.f_globals:
+        return candidate_globals()
+    return {k: v for k, v in frame.f_locals.items() if not tables.RESERVED_NAME.fullmatch(k)}
+
+
+def _raw_protocol(real: Callable[..., object], writes: bool) -> Callable[..., object]:
+    """`object.__getattribute__`, `object.__setattr__` and their `type` twins as a snippet
+    holds them: the same checks as `obj.name` and `obj.name = v`, then the real slot (a
+    snippet's own `__getattr__` or `__setattr__` calls them to reach its own storage)."""
+
+    def protocol(obj: object, name: str, *value: object) -> object:
+        _check()
+        if type(name) is not str:
+            raise TypeError("attribute name must be a string")
+        if writes:
+            _check_write(obj, name)
+            return real(obj, name, *value)
+        reason = closed_reason(obj) or attribute_reason(obj, name)
+        if reason is not None or type(obj) is ModuleProxy:
+            raise not_available(f"{_short(obj)}.{name}", reason or "a module's internals")
+        return admit(real(obj, name))
+
+    protocol.__name__ = protocol.__qualname__ = real.__name__
+    return stand_in(protocol)
+
+
+def attrgetter(*names: str) -> Callable[[object], object]:
+    """`operator.attrgetter` whose reads are snippet reads."""
+
+    def get(obj: object) -> object:
+        found = []
+        for dotted in names:
+            value = obj
+            for name in dotted.split("."):
+                value = guarded_getattr(value, name)
+            found.append(value)
+        return found[0] if len(found) == 1 else tuple(found)
+
+    return stand_in(get)
+
+
+def methodcaller(name: str, /, *args: object, **kwargs: object) -> Callable[[object], object]:
+    """`operator.methodcaller` whose method lookups and calls are snippet ones."""
+
+    def call(obj: object) -> object:
+        return guarded_call(guarded_getattr(obj, name), *args, **kwargs)  # type: ignore[arg-type]
+
+    return stand_in(call)
+
+
+def policed_builtins() -> dict[str, object]:
+    """The stand-ins a snippet's builtins hold in place of the real ones."""
+    stubs = {name: refusing_stub(name, why) for name, why in tables.REFUSED_BUILTINS.items()}
+    return {
+        **stubs,
+        "getattr": stand_in(candidate_getattr),
+        "setattr": stand_in(guarded_setattr),
+        "delattr": stand_in(guarded_delattr),
+        "hasattr": stand_in(guarded_hasattr),
+        "vars": stand_in(candidate_vars),
+        "dir": stand_in(candidate_dir),
+        "globals": stand_in(candidate_globals),
+        "locals": stand_in(candidate_locals),
+        "open": confined_open,
+        "__import__": stand_in(guarded_import),
+    }
+
+
+def install_replacements() -> None:
+    """Wherever a snippet would reach the real thing, it gets grill's stand-in."""
+    import torch
+    import torch.utils.data.dataloader
+
+    offered = policed_builtins()
+    for name, stand in offered.items():
+        real = getattr(builtins, name, None)
+        if real is not None:
+            replace(real, stand)
+    for name in ("exec", "eval", "compile", "breakpoint", "input", "help", "memoryview"):
+        replace(getattr(builtins, name), offered[name])
+    replace(io.open, confined_open)
+    for real, writes in (
+        (object.__getattribute__, False),
+        (object.__setattr__, True),
+        (object.__delattr__, True),
+        (type.__getattribute__, False),
+        (type.__setattr__, True),
+        (type.__delattr__, True),
+    ):
+        replace(real, _raw_protocol(real, writes))
+    replace(operator.attrgetter, stand_in(attrgetter))
+    replace(inspect.currentframe, stand_in(current_frame))
+    replace(inspect.stack, stand_in(own_stack))
+    replace(operator.methodcaller, stand_in(methodcaller))
+    replace(dataclasses.dataclass, candidate_dataclass)
+    replace(torch.utils.data.DataLoader, single_process_data_loader())
+    save, load = confined_torch()
+    replace(torch.save, save)
+    replace(torch.load, load)
+    for name, stand in TRACEBACK_STAND_INS.items():
+        replace(getattr(traceback, name), stand)
+    for factory in (
+        collections.namedtuple,
+        dataclasses.make_dataclass,
+        types.new_class,
+        typing.NamedTuple,
+        typing.TypedDict,
+    ):
+        _CLASS_FACTORIES.add(id(factory))
+        stand_in(factory)
+
+
+# -- str.format -----------------------------------------------------------------------------
+
+STR_FORMATTERS = (str.format, str.format_map)
+
+
+def _is_str_formatter(value: object) -> bool:
+    """`str.format` and `str.format_map`, however reached: their templates read attributes
+    and items (`{0.__class__}`) that the policy would never see, so they are handed out
+    policed."""
     if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, str):
         return value.__name__ in ("format", "format_map")
     return any(value is formatter for formatter in STR_FORMATTERS)
@@ -290,7 +782,7 @@ def is_str_formatter(value: object) -> bool:
 
 class PolicedFormatter(string.Formatter):
     """`str.format` with each `.attr` and `[key]` of a template field read as snippet code
-    reads it: `'{:.4f}'.format(loss)` works, `'{0.__class__}'.format(1)` is refused."""
+    reads it: `'{:.4f}'.format(loss)` works, `'{0.__globals__}'.format(f)` is refused."""
 
     def get_field(
         self, field_name: str, args: Sequence[object], kwargs: Mapping[str, object]
@@ -327,6 +819,12 @@ def policed_formatter(method: Callable[..., object]) -> Callable[..., object]:
     return stand_in(policed)
 
 
+replace(string.Formatter, stand_in(PolicedFormatter))
+
+
+# -- print ----------------------------------------------------------------------------------
+
+
 class PrintSink:
     """Where snippet `print` goes: stdout, truncated after the print limit with a note."""
 
@@ -343,8 +841,9 @@ class PrintSink:
         file: object = None,
         flush: object = False,
     ) -> None:
-        if file is not None:
-            raise not_available("print(file=...)")
+        _check()
+        if file is not None and file is not sys.stdout and file is not sys.stderr:
+            raise not_available("print(file=...)", "print goes to the run's output")
         text = (sep if isinstance(sep, str) else " ").join(map(str, objects)) + (
             end if isinstance(end, str) else "\n"
         )
@@ -354,7 +853,9 @@ class PrintSink:
         if len(text) > room:
             text = text[:room] + f"\n[output truncated after {self.limit} characters]\n"
         self.written += len(text)
-        sys.stdout.write(text)
+        stream = sys.stderr if file is sys.stderr else sys.stdout
+        if stream is not None:
+            stream.write(text)
 
     def __call__(self) -> str:
         return ""
@@ -367,10 +868,13 @@ class CandidatePrint:
     __slots__ = ("_write",)
 
     def __init__(self, write: Callable[..., None]) -> None:
-        self._write = write
+        object.__setattr__(self, "_write", write)
 
     def __call__(self, *objects: object, **options: object) -> None:
-        return self._write(*objects, **options)
+        object.__getattribute__(self, "_write")(*objects, **options)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise not_available(f"print.{name} = ...")
 
     def __repr__(self) -> str:
         return "<built-in function print>"

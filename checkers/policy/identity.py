@@ -1,141 +1,63 @@
-"""The capability model, decided by what an object is, not by the name it was reached under.
+"""The capability model: what a snippet may hold, decided by what an object *is*.
 
-Everything a snippet can hold is one of three things:
-- a *value*: numbers, strings, containers, tensors, dtypes, devices...;
-- the snippet's *own*: the classes and functions it defined, and their instances;
-- a *capability* from an open home: a function, class or object whose home (the module it
-  was defined in, and its name there) is open: torch's tree minus its closed families, and the
-  standard-library modules training code needs, each with the names it offers.
-Modules travel only as grill's proxies. Every object that reaches snippet code from outside it
-(an attribute read, a call's result, an item, an iteration) passes `admit`, and every callee
-passes `callable_admitted`, so an object from a closed home is refused wherever it comes from:
-a torch re-export of `functools.wraps`, a `logging.Logger`, the class behind a stand-in that
-`mro()` hands back, a file object.
+Every object that crosses into snippet code (an attribute read, a call's result, an item, an
+iteration step, an unpacked value, a parameter, a `with` target, a caught exception) passes
+`admit`; every callee passes `callable_admitted`. An object is judged by facts the snippet
+cannot forge: its identity against grill's stand-ins and replacements; the namespace and
+module globals it may be; and where it really lives (`verified_home`): a class is placed at
+`module.qualname` only when that path, looked up in the real module, is the very same class;
+a function by the module whose globals it runs in; a C function by the module it belongs to.
+`__module__`, `__qualname__` and `__name__`, which a snippet (or `functools.wraps`, or an
+`Enum(..., module=...)`) can set, are never believed on their own.
+
+Containers are judged lazily: a list, tuple, dict or set is open as a whole, and each value is
+judged when it is taken out (iteration, indexing, unpacking), so a large container costs
+nothing until it is touched and a nested one cannot smuggle anything out. Modules travel only
+as grill's proxies (`ModuleProxy`), which hold no state a snippet could re-target.
 """
 
 from __future__ import annotations
 
 import builtins
 import functools
-import importlib
+import importlib.util
 import sys
 import types
+from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable
-from fnmatch import fnmatchcase
-from types import ModuleType
-from typing import Self
+from typing import Any
+from weakref import WeakKeyDictionary, WeakSet, WeakValueDictionary
 
 import torch
 
 from checkers.policy import tables
-from checkers.policy.refusal import CANDIDATE_MARK, candidate_classes, not_available
-from checkers.policy.standins import SAFE_REPLACEMENTS, is_stand_in
+from checkers.policy.refusal import candidate_classes, is_namespace, not_available
+from checkers.policy.standins import is_stand_in
 
-
-class ModuleProxy:
-    """Stands in for an allowed module; every attribute goes through `resolve`. Its module is
-    fixed when it is made: `__init__` does nothing, so calling it again re-targets nothing."""
-
-    __slots__ = ("_grill_module",)
-    _grill_module: str
-
-    def __new__(cls, name: str) -> Self:
-        proxy = object.__new__(cls)
-        object.__setattr__(proxy, "_grill_module", name)
-        return proxy
-
-    def __init__(self, name: str) -> None:
-        pass
-
-    def __getattr__(self, attr: str) -> object:
-        return resolve(self._grill_module, attr)
-
-    def __setattr__(self, attr: str, value: object) -> None:
-        path = f"{self._grill_module}.{attr}"
-        if path not in tables.SETTABLE or type(value) is not bool:
-            raise not_available(f"{path} = ...")
-        setattr(importlib.import_module(self._grill_module), attr, value)
-
-    def __delattr__(self, attr: str) -> None:
-        raise not_available(f"del {self._grill_module}.{attr}")
-
-    def __repr__(self) -> str:
-        return f"<module '{self._grill_module}' (sandboxed)>"
-
-    def __format__(self, spec: str) -> str:
-        return format(repr(self), spec)
-
-
-def proxied_name(proxy: ModuleProxy) -> str:
-    name: str = object.__getattribute__(proxy, "_grill_module")
-    return name
-
-
-BUILTIN_TYPES = frozenset(
-    {
-        "object",
-        "int",
-        "float",
-        "complex",
-        "bool",
-        "str",
-        "bytes",
-        "list",
-        "tuple",
-        "dict",
-        "set",
-        "frozenset",
-        "range",
-        "slice",
-        "enumerate",
-        "zip",
-        "map",
-        "filter",
-        "reversed",
-        "super",
-        "property",
-        "staticmethod",
-        "classmethod",
-        "NoneType",
-        "ellipsis",
-        "NotImplementedType",
-        "generator",
-        "list_iterator",
-        "list_reverseiterator",
-        "tuple_iterator",
-        "range_iterator",
-        "set_iterator",
-        "str_ascii_iterator",
-        "str_iterator",
-        "dict_keyiterator",
-        "dict_valueiterator",
-        "dict_itemiterator",
-        "dict_reversekeyiterator",
-        "dict_keys",
-        "dict_values",
-        "dict_items",
-        "callable_iterator",
-        "bytes_iterator",
-        "longrange_iterator",
-        "method",
-        "function",
-        "builtin_function_or_method",
-        "method-wrapper",
-        "cell",
-        "odict_keys",
-        "odict_values",
-        "odict_items",
-        "odict_iterator",
-        "dict_reverseitemiterator",
-        "dict_reversevalueiterator",
-        "set_reverseiterator",
-        "bytearray_iterator",
-        "bytearray",
-    }
+# References taken once, at import, before any snippet runs: the snippet can rebind none of
+# them (it reaches no module globals), and nothing here looks a type up by name at call time.
+_MODULES: dict[str, types.ModuleType] = sys.modules
+_ModuleType = types.ModuleType
+_FunctionType = types.FunctionType
+_MethodType = types.MethodType
+_BuiltinFunctionType = types.BuiltinFunctionType
+_MethodWrapperType = types.MethodWrapperType
+_FrameType, _CodeType, _CellType = types.FrameType, types.CodeType, types.CellType
+_DESCRIPTORS = (
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    types.ClassMethodDescriptorType,
+    types.GetSetDescriptorType,
+    types.MemberDescriptorType,
 )
-"""Builtin types whose instances a snippet may hold (values, iterators, its own functions)."""
+_Node = torch.autograd.graph.Node
+_partial = functools.partial
+_BUILTINS: dict[str, object] = dict(vars(builtins))
+_type_dict = type.__dict__["__dict__"].__get__  # a class's own namespace, read without hooks
+_type_module = type.__dict__["__module__"].__get__
+_type_qualname = type.__dict__["__qualname__"].__get__
 
-_FAST = {
+_FAST: set[type] = {
     int,
     float,
     complex,
@@ -143,55 +65,56 @@ _FAST = {
     str,
     bytes,
     type(None),
-    list,
-    tuple,
-    dict,
-    set,
-    frozenset,
-    range,
+    type(...),
+    type(NotImplemented),
     slice,
+    range,
     torch.Tensor,
     torch.nn.Parameter,
     torch.Size,
     torch.dtype,
     torch.device,
-    ModuleProxy,
+    torch.memory_format,
+    torch.layout,
+    torch.finfo,
+    torch.iinfo,
 }
+"""Exact types a snippet may always hold: the fast path of every guard."""
+
+_CONTAINERS: frozenset[type] = frozenset(
+    {
+        list,
+        tuple,
+        dict,
+        set,
+        frozenset,
+        bytearray,
+        OrderedDict,
+        defaultdict,
+        deque,
+        WeakValueDictionary,
+        WeakKeyDictionary,
+        WeakSet,
+    }
+)
+"""Containers, open as a whole unless they are a namespace or a module's global state."""
+
+_replacements: dict[int, tuple[object, object]] = {}
+"""id(real object) -> (the real object, the stand-in a snippet gets instead)."""
+
+_proxies: dict[str, ModuleProxy] = {}
+_proxied: dict[int, tuple[ModuleProxy, str, str | None]] = {}
+"""id(proxy) -> (proxy, module name, None if open else why it is closed)."""
 
 
-def admit(value: object, depth: int = 2) -> object:
-    """`value`, if a snippet may hold it (see the module docstring); else a refusal. Containers
-    a call returns are looked into, `depth` levels down, so `mro()` cannot hand out a class."""
-    kind = type(value)
-    if kind in _FAST:
-        # (exact-type tests, the fast path of every guard: the checker cannot narrow on them)
-        if depth and kind in (list, tuple, set, frozenset) and len(value) <= 4096:  # type: ignore[arg-type]
-            for item in value:  # type: ignore[attr-defined]
-                if type(item) not in _FAST:
-                    admit(item, depth - 1)
-        elif depth and kind is dict and len(value) <= 4096:  # type: ignore[arg-type]
-            for item in value.values():  # type: ignore[attr-defined]
-                if type(item) not in _FAST:
-                    admit(item, depth - 1)
-        return value
-    if isinstance(value, types.ModuleType):  # torch.get_device_module(): only as its proxy
-        if value.__name__ in tables.ALLOWED_MODULES and not tables.denial_reason(value.__name__):
-            return ModuleProxy(value.__name__)
-        raise not_available(value.__name__)
-    reason = closed_reason(value)
-    if reason is not None:
-        raise not_available(describe(value), reason)
-    return value
+def replace(real: object, stand_in: object) -> None:
+    """Wherever a snippet would get `real` (by any name, from any call), it gets `stand_in`."""
+    _replacements[id(real)] = (real, stand_in)
 
 
-def callable_admitted(func: Callable[..., object]) -> Callable[..., object]:
-    """A callee, if a snippet may call it."""
-    if type(func) in _FAST:
-        return func
-    reason = closed_reason(func)
-    if reason is not None:
-        raise not_available(f"{describe(func)}()", reason)
-    return func
+def replacement(value: object) -> object:
+    found = _replacements.get(id(value))
+    return found[1] if found is not None and found[0] is value else value
 
 
 def open_type(kind: type) -> None:
@@ -199,51 +122,322 @@ def open_type(kind: type) -> None:
     _FAST.add(kind)
 
 
+# -- modules: the snippet holds proxies, never a module ---------------------------------------
+
+
+class ModuleProxy:
+    """Stands in for a module; every attribute goes through `resolve`. It keeps nothing of its
+    own: which module it stands for is grill's record, so no write can re-target it."""
+
+    __slots__ = ("__weakref__",)
+
+    def __getattr__(self, attr: str) -> object:
+        return _module_hooks["read"](self, attr)
+
+    def __setattr__(self, attr: str, value: object) -> None:
+        _module_hooks["write"](self, attr, value)
+
+    def __delattr__(self, attr: str) -> None:
+        raise not_available(f"del {proxied_name(self)}.{attr}")
+
+    def __repr__(self) -> str:
+        return f"<module '{proxied_name(self)}' (sandboxed)>"
+
+    def __format__(self, spec: str) -> str:
+        return format(repr(self), spec)
+
+    def __dir__(self) -> list[str]:
+        name, why = proxy_target(self)
+        if why is not None:
+            return []
+        module = _MODULES.get(name)
+        return sorted(n for n in vars(module) if not n.startswith("_")) if module else []
+
+
+_module_hooks: dict[str, Callable[..., Any]] = {}
+"""How a proxy reads and writes its module's attributes: the guards' rules, installed by
+`checkers.policy.guards` when it loads (it builds on this module, not the other way)."""
+
+
+def on_module_access(read: Callable[..., object], write: Callable[..., None]) -> None:
+    _module_hooks.update(read=read, write=write)
+
+
+def proxy_for(name: str, why: str | None = None) -> ModuleProxy:
+    """The one proxy for module `name` (closed with `why`, or open)."""
+    key = f"{name}\0{why or ''}"
+    proxy = _proxies.get(key)
+    if proxy is None:
+        proxy = object.__new__(ModuleProxy)
+        _proxies[key] = proxy
+        _proxied[id(proxy)] = (proxy, name, why)
+    return proxy
+
+
+def proxy_target(proxy: ModuleProxy) -> tuple[str, str | None]:
+    _, name, why = _proxied[id(proxy)]
+    return name, why
+
+
+def proxied_name(proxy: ModuleProxy) -> str:
+    return proxy_target(proxy)[0]
+
+
+def module_proxy(module: types.ModuleType) -> ModuleProxy:
+    """A real module handed back to the snippet (`torch.get_device_module()`), as its proxy."""
+    name = module_name(module)
+    if name is None:
+        raise not_available(getattr(module, "__name__", "a module"), "a module grill cannot place")
+    return proxy_for(name, tables.module_reason(name))
+
+
+def module_name(module: types.ModuleType) -> str | None:
+    """The name under which `module` really is in `sys.modules`."""
+    claimed = module.__dict__.get("__name__")
+    if isinstance(claimed, str) and _MODULES.get(claimed) is module:
+        return claimed
+    found = _module_names().get(id(module))
+    return found[1] if found is not None and found[0] is module else None
+
+
+_by_id: dict[int, tuple[types.ModuleType, str]] = {}
+_by_globals: dict[int, str] = {}
+_global_state: dict[int, object] = {}
+"""id -> the container itself, held so that no later object is mistaken for it by its id."""
+_module_dicts: dict[int, dict[str, object]] = {}
+_scanned: set[str] = set()
+_seen = [0]
+
+
+def _refresh() -> None:
+    """Index modules loaded since the last look: their objects' ids, their globals' ids, and
+    the mutable containers among their globals (torch's and the standard library's state)."""
+    if len(_MODULES) == _seen[0]:
+        return
+    for name, module in list(_MODULES.items()):
+        if name in _scanned or not isinstance(module, _ModuleType):
+            continue
+        _scanned.add(name)
+        namespace = module.__dict__
+        _module_dicts[id(namespace)] = namespace
+        if namespace.get("__name__") == name or id(namespace) not in _by_globals:
+            _by_id[id(module)] = (module, name)  # (`os.path` is `posixpath`: its own wins)
+            _by_globals[id(namespace)] = name
+        if name == "__main__" or name.startswith("checkers"):
+            _global_state[id(namespace)] = namespace
+        for value in list(namespace.values()):
+            if type(value) in _CONTAINERS and type(value) is not tuple:
+                _global_state[id(value)] = value
+    _seen[0] = len(_MODULES)
+
+
+def _module_names() -> dict[int, tuple[types.ModuleType, str]]:
+    _refresh()
+    return _by_id
+
+
+def is_global_state(value: object) -> bool:
+    """A module's namespace, or a mutable container among a module's globals: interpreter-
+    global state (sys.modules, torch's hook tables, a module's registry) is not the snippet's."""
+    _refresh()
+    return _global_state.get(id(value)) is value or _module_dicts.get(id(value)) is value
+
+
+# -- where an object really lives ----------------------------------------------------------
+
+
+def verified_home(value: object) -> tuple[str, str] | None:
+    """(module, qualname) where `value` really lives, or None when it cannot be placed."""
+    if isinstance(value, type):
+        return _class_home(value)
+    if isinstance(value, _FunctionType):
+        return _function_home(value)
+    if isinstance(value, _BuiltinFunctionType):
+        return _builtin_home(value)
+    return None
+
+
+def _class_home(cls: type) -> tuple[str, str] | None:
+    module, qualname = _type_module(cls), _type_qualname(cls)
+    if not isinstance(module, str) or not isinstance(qualname, str):
+        return None
+    found: object = _MODULES.get(module)
+    if found is None:
+        return None
+    for part in qualname.split("."):
+        namespace = found.__dict__ if isinstance(found, _ModuleType) else None
+        if namespace is None and isinstance(found, type):
+            namespace = _type_dict(found)
+        if namespace is None or part not in namespace:
+            return None
+        found = namespace[part]
+    return (module, qualname) if found is cls else None
+
+
+def _function_home(function: types.FunctionType) -> tuple[str, str] | None:
+    _refresh()
+    module = _by_globals.get(id(function.__globals__))
+    if module is None:
+        return None
+    return module, function.__code__.co_qualname
+
+
+def _builtin_home(function: types.BuiltinFunctionType) -> tuple[str, str] | None:
+    owner = function.__self__
+    name = function.__name__
+    if isinstance(owner, _ModuleType):
+        module = module_name(owner)
+    elif owner is None:
+        module = function.__module__
+    else:
+        return None  # a bound C method: judged by its owner
+    holder = _MODULES.get(module) if isinstance(module, str) else None
+    if holder is None or holder.__dict__.get(name) is not function:
+        return None
+    return module, name  # type: ignore[return-value]  # (module is a str when holder exists)
+
+
+# -- the rule --------------------------------------------------------------------------------
+
+
 def closed_reason(value: object) -> str | None:
     """Why a snippet may not hold `value`, or None when it may."""
-    if type(value) in _FAST or is_stand_in(value) or _own(value):
-        return None
-    if isinstance(value, types.ModuleType):
-        return "a module is only offered through its allowed name"
-    if isinstance(value, (types.FrameType, types.CodeType, types.TracebackType)):
-        return "interpreter internals"
-    if isinstance(value, type):
-        return home_reason(value.__module__, value.__qualname__)
-    if isinstance(value, types.FunctionType):
-        # Where its code really runs: `functools.wraps` copies a wrapped function's
-        # `__module__` and `__qualname__` onto a decorator's wrapper (torch.no_grad does).
-        return home_reason(value.__globals__.get("__name__"), value.__code__.co_qualname)
-    if isinstance(value, types.MethodType):
-        return closed_reason(value.__func__) or closed_reason(value.__self__)
-    if isinstance(value, types.BuiltinFunctionType):  # builtin functions and bound C methods
-        owner = value.__self__
-        if owner is None or isinstance(owner, types.ModuleType):
-            module = value.__module__ or getattr(owner, "__name__", None) or "builtins"
-            return home_reason(module, value.__qualname__)
-        if value.__name__ in tables.DENIED_ATTRIBUTES:
-            return tables.DENIED_ATTRIBUTES[value.__name__]
-        return closed_reason(owner)
-    if isinstance(
-        value,
-        (
-            types.MethodWrapperType,
-            types.WrapperDescriptorType,
-            types.MethodDescriptorType,
-            types.ClassMethodDescriptorType,
-            types.GetSetDescriptorType,
-            types.MemberDescriptorType,
-        ),
-    ):
-        owner = getattr(value, "__objclass__", None) or type(getattr(value, "__self__", None))
-        if value.__name__ in tables.DENIED_ATTRIBUTES:
-            return tables.DENIED_ATTRIBUTES[value.__name__]
-        return closed_reason(owner)
-    if isinstance(value, functools.partial):
-        return closed_reason(value.func)
-    if isinstance(value, torch.autograd.graph.Node):  # C++ node types call themselves builtins
-        return None
     kind = type(value)
-    return home_reason(kind.__module__, kind.__qualname__)
+    if kind in _FAST or kind is ModuleProxy or is_stand_in(value):
+        return None
+    if kind in _CONTAINERS or kind is types.MappingProxyType:
+        if is_namespace(value) or is_global_state(value):
+            return "interpreter-global state: a module's globals, or grill's"
+        return None
+    if _own(value):
+        return None
+    if isinstance(value, _ModuleType):
+        return "a module is only offered through its own name"
+    if isinstance(value, _FrameType) and is_namespace(value.f_globals):
+        return None  # the snippet's own frame (`inspect.currentframe()` in its own code)
+    if isinstance(value, (_FrameType, _CodeType, _CellType)):
+        return "interpreter internals: frames, code and closures"
+    if isinstance(value, type):
+        return class_reason(value)
+    if isinstance(value, _FunctionType):
+        return function_reason(value)
+    if isinstance(value, _MethodType):
+        return closed_reason(value.__func__) or _bound_reason(value.__self__, value.__name__)
+    if isinstance(value, _BuiltinFunctionType):
+        owner = value.__self__
+        if owner is None or isinstance(owner, _ModuleType):
+            home = _builtin_home(value)
+            if home is None:
+                return "a function grill cannot place"
+            return home_reason(*home)
+        return _bound_reason(owner, value.__name__)
+    if isinstance(value, _MethodWrapperType):
+        return _bound_reason(value.__self__, value.__name__)
+    if isinstance(value, _DESCRIPTORS):
+        owner = value.__objclass__
+        return _bound_reason(owner, value.__name__) if isinstance(owner, type) else "unplaced"
+    if isinstance(value, _partial):
+        return closed_reason(value.func)
+    if isinstance(value, _Node):  # C++ node types call themselves builtins
+        return None
+    return class_reason(kind)
+
+
+def _bound_reason(owner: object, name: str) -> str | None:
+    """A method bound to (or defined on) `owner`: as open as its owner, except the names
+    that are effects or that lead to the protocols the sandbox keeps."""
+    reason = closed_reason(owner)
+    if reason is not None:
+        return reason
+    if _own(owner) or isinstance(owner, type) and owner in candidate_classes():
+        return None
+    if name == "__get__" and isinstance(owner, _DESCRIPTORS):  # `type(x).attr.__get__(x)`
+        name = owner.__name__
+        if name in tables.GRAPH_NODE_ATTRIBUTES:
+            return tables.GRAPH_NODE_ATTRIBUTES[name]
+    if name in tables.DENIED_ATTRIBUTES:
+        return tables.DENIED_ATTRIBUTES[name]
+    if name in tables.INTERPRETER_DUNDERS:
+        return tables.INTERPRETER_DUNDERS[name]
+    return None
+
+
+def class_reason(cls: type) -> str | None:
+    if cls in candidate_classes() or is_stand_in(cls):
+        return None
+    home = _class_home(cls)
+    if home is not None:
+        return _placed_class_reason(cls, home)
+    # Not where it claims to live: a class torch or the standard library made at run time
+    # (a parametrized module's class, a local class), or one that pretends. It is as open as
+    # what it is made of.
+    for base in cls.__mro__[1:]:
+        reason = class_reason(base)
+        if reason is not None:
+            return reason
+    for member in _type_dict(cls).values():
+        if isinstance(member, (staticmethod, classmethod)):
+            member = member.__func__
+        if isinstance(member, _FunctionType) and not _own(member):
+            reason = function_reason(member)
+            if reason is not None:
+                return reason
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _placed_class_reason(cls: type, home: tuple[str, str]) -> str | None:
+    """A class where it claims to live is as closed as its home, or as any class it builds
+    on (a torch dispatch mode subclassed elsewhere is still a dispatch mode)."""
+    reason = home_reason(*home)
+    if reason is not None:
+        return reason
+    for base in cls.__mro__[1:-1]:
+        if base in candidate_classes() or is_stand_in(base):
+            continue
+        base_home = _class_home(base)
+        if base_home is not None and home_reason(*base_home) is not None:
+            return home_reason(*base_home)
+    return None
+
+
+def function_reason(function: types.FunctionType) -> str | None:
+    if _own(function) or is_stand_in(function):
+        return None
+    home = _function_home(function)
+    if home is None:
+        return "a function grill cannot place"
+    return home_reason(*home)
+
+
+@functools.lru_cache(maxsize=8192)
+def home_reason(module: str, qualname: str) -> str | None:
+    """Why the objects living at `module.qualname` are closed, or None when they are open."""
+    path = f"{module}.{qualname}"
+    if module == "checkers" or module.startswith("checkers."):
+        return "grill's own machinery"
+    if tables.is_torch(module):
+        return tables.torch_reason(path)
+    if module == "builtins":
+        top = qualname.split(".", 1)[0]
+        if top in tables.BUILTIN_TYPES or top in _BUILTIN_NAMES or _is_exception(top):
+            return None
+        return "a builtin the sandbox does not offer"
+    if module in tables.STDLIB_HOMES or module in ("typing_extensions",):
+        for name, why in tables.CLOSED_NAMES.items():
+            if path == name or path.startswith(name + "."):
+                return why
+        return None
+    closed = tables.module_reason(module)
+    return f"from {module}: {closed}" if closed else None
+
+
+_BUILTIN_NAMES = frozenset(tables.CANDIDATE_BUILTINS)
+
+
+def _is_exception(name: str) -> bool:
+    value = _BUILTINS.get(name)
+    return isinstance(value, type) and issubclass(value, BaseException)
 
 
 def _own(value: object) -> bool:
@@ -253,135 +447,68 @@ def _own(value: object) -> bool:
         return value in classes
     if type(value) in classes:
         return True
-    if isinstance(value, types.FunctionType):
-        return bool(value.__globals__.get(CANDIDATE_MARK))
+    if isinstance(value, _FunctionType):
+        return is_namespace(value.__globals__)
+    if isinstance(value, super):
+        target = value.__self__  # type: ignore[attr-defined]  # (typeshed omits it)
+        return type(target) in classes or isinstance(target, type) and target in classes
     return False
 
 
-@functools.lru_cache(maxsize=4096)
-def home_reason(module: str | None, qualname: str) -> str | None:
-    """Why the home `module.qualname` is closed, or None when it is open."""
-    module = module or "builtins"
-    if module == "builtins":
-        top = qualname.split(".", 1)[0]
-        if top in BUILTIN_TYPES or top in _BUILTIN_NAMES or _is_exception(top):
-            return None
-        return "a builtin the sandbox does not offer"
-    path = f"{module}.{qualname}"
-    if module == "torch" or module.startswith("torch."):
-        for patterns, reason in tables.CLOSED_TORCH_HOMES:
-            if any(fnmatchcase(path, pattern) for pattern in patterns):
-                return reason
-        denied = tables.denial_reason(path)
-        return denied
-    if module in tables.STDLIB_HOMES:
-        names = tables.STDLIB_HOMES[module]
-        top = qualname.split(".", 1)[0]
-        if path not in tables.CLOSED_STDLIB_NAMES and (
-            names is ...
-            or names is None
-            and not top.startswith("_")
-            or isinstance(names, frozenset)
-            and top in names
-        ):
-            return None
-        return f"the sandbox offers only some of {module}, not this"
-    return f"from {module}, a module the sandbox does not offer"
+def is_own(value: object) -> bool:
+    return _own(value)
 
 
-_BUILTIN_NAMES = frozenset(tables.CANDIDATE_BUILTINS)
+def admit(value: object, subject: str | None = None) -> object:
+    """`value` as the snippet may hold it: itself, grill's stand-in for it, or a refusal
+    naming `subject` (how the snippet reached it), else the value itself."""
+    kind = type(value)
+    if kind in _FAST:
+        return value
+    found = _replacements.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    if isinstance(value, _ModuleType):
+        return module_proxy(value)
+    reason = closed_reason(value)
+    if reason is not None:
+        raise not_available(subject or describe(value), reason)
+    return value
 
 
-def _is_exception(name: str) -> bool:
-    value = getattr(builtins, name, None)
-    return isinstance(value, type) and issubclass(value, BaseException)
+def callable_admitted(func: Callable[..., object]) -> Callable[..., object]:
+    """A callee, as the snippet may call it."""
+    found = _replacements.get(id(func))
+    if found is not None and found[0] is func:
+        return found[1]  # type: ignore[return-value]  # (a stand-in is callable)
+    reason = closed_reason(func)
+    if reason is not None:
+        raise not_available(f"{describe(func)}()", reason)
+    return func
 
 
 def describe(value: object) -> str:
     """How a refusal names an object: `logging.Logger`, `functools.wraps`, `FileIO.write`."""
-    if isinstance(value, ModuleProxy):
+    if type(value) is ModuleProxy:
         return proxied_name(value)
+    home = verified_home(value)
+    if home is not None:
+        return ".".join(home)
     if isinstance(value, type):
-        return f"{value.__module__}.{value.__qualname__}"
+        return f"{_type_module(value)}.{_type_qualname(value)}"
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
-    module = getattr(value, "__module__", None)
-    if isinstance(name, str) and (callable(value)):
-        return f"{module}.{name}" if isinstance(module, str) else name
+    if isinstance(name, str) and callable(value):
+        return name
     kind = type(value)
-    return f"{kind.__module__}.{kind.__qualname__} object"
+    return f"{_type_module(kind)}.{_type_qualname(kind)} object"
 
 
-# -- modules: the snippet holds proxies, never a module ---------------------------------------
-
-
-def is_graph_node(obj: object) -> bool:
-    graph = sys.modules.get("torch.autograd.graph")
-    return graph is not None and isinstance(obj, graph.Node)
-
-
-def home(value: object) -> str | None:
-    """Where a class or function was defined (`torch.jit.CompilationUnit`), so that a closed
-    family stays closed under any name that re-exports it."""
-    module = getattr(value, "__module__", None) if callable(value) else None
-    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
-    return f"{module}.{name}" if isinstance(module, str) and isinstance(name, str) else None
-
-
-@functools.cache
-def _torch_instance_private() -> frozenset[str]:
-    """Private names torch keeps on instances of the classes snippets subclass."""
-    import torch
-
-    module = torch.nn.Module()
-    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1)
-    names = set(vars(module)) | set(vars(optimizer)) | set(vars(scheduler))
-    return frozenset(name for name in names if name.startswith("_"))
-
-
-def instance_private(cls: type) -> frozenset[str]:
-    """The private names torch may keep on an instance of `cls` (none for non-torch classes)."""
-    module = getattr(cls, "__module__", "") or ""
-    return _torch_instance_private() if module.startswith("torch") else frozenset()
-
-
-def import_proxy(name: str) -> ModuleProxy:
-    """The proxy an `import name` statement gets; refuses modules not on the allowlist."""
-    why = tables.module_reason(name)
-    if why is not None:
-        raise not_available(name, why)
-    importlib.import_module(name)
-    return ModuleProxy(name)
-
-
-def resolve(module: str, attr: str) -> object:
-    """`module.attr` for candidate code: checked, then wrapped when it is itself a module."""
-    path = f"{module}.{attr}"
-    if (
-        attr.startswith("_")
-        or tables.denial_reason(path)
-        or attr not in tables.ONLY_NAMES.get(module, (attr,))
-    ):
-        raise not_available(path)
-    if path in SAFE_REPLACEMENTS:
-        return SAFE_REPLACEMENTS[path]()
-    real = importlib.import_module(module)
+def installed(name: str) -> bool:
+    """Whether `import name` would find a module here (a missing one is the snippet's error,
+    raised as under plain Python; an installed but closed one is a refusal when used)."""
+    if name in _MODULES:
+        return True
     try:
-        value = getattr(real, attr)
-    except AttributeError:
-        raise AttributeError(f"module '{module}' has no attribute '{attr}'") from None
-    origin = home(value)
-    if origin is not None and tables.denial_reason(origin):
-        raise not_available(path)
-    if isinstance(value, ModuleType):
-        return wrap_value(path, value)
-    return admit(value)
-
-
-def wrap_value(path: str, value: object) -> object:
-    """Modules travel only as proxies, and only under their canonical allowed name."""
-    if isinstance(value, ModuleType):
-        if value.__name__ == path and path in tables.ALLOWED_MODULES:
-            return ModuleProxy(path)
-        raise not_available(path)
-    return value
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False

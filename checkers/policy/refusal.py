@@ -1,23 +1,18 @@
-"""The two ways a candidate's snippet stops early: a policy refusal and its own exception.
+"""The two ways a candidate's snippet stops early (a policy refusal and its own exception), and
+what the policy knows of the run in progress.
 
-Both carry the candidate's line so that the user sees `line 7: ...` and nothing of grill.
+Both errors carry the candidate's line so that the user sees `line 7: ...` and nothing of
+grill. A run's state (its namespace, the classes it defined, its refusals, whether grill is
+measuring) lives here, keyed by the identity of the snippet's globals, never inside them: the
+snippet's namespace holds nothing of grill's bookkeeping that it could rewrite.
 """
 
 from __future__ import annotations
 
 import sys
 import weakref
+from dataclasses import dataclass, field
 from types import FrameType
-
-CANDIDATE_MARK = "__grill_candidate__"
-"""Key set in every candidate namespace; frames whose globals hold it run candidate code."""
-
-PRIVATE_NAMES = "__grill_private__"
-"""Namespace key of the single-underscore attribute names the snippet itself declares."""
-
-CANDIDATE_CLASSES = "__grill_classes__"
-"""Namespace key of the classes the snippet defined: one of them setting `grill_control`
-is still the candidate's own exception, not the grader's control flow."""
 
 
 class Refused(Exception):
@@ -40,30 +35,80 @@ class CandidateError(Exception):
         self.traceback = traceback
 
 
+class Measuring(BaseException):
+    """Raised by every guard while grill measures: snippet code that runs then (a finalizer,
+    a weakref callback, a method grill's scan reached) can compute, but not act."""
+
+
+@dataclass(eq=False)
+class Run:
+    """One snippet's run, as the guards see it."""
+
+    filename: str
+    scratch: str
+    """The run's own folder, the one place its files may go."""
+    refusals: list[Refused] = field(default_factory=list)
+    """Refusals raised while the snippet ran, kept so that `except Exception: pass` cannot
+    hide one."""
+    notes: list[str] = field(default_factory=list)
+    """What the sandbox changed to run the snippet (a DataLoader's workers kept in process)."""
+
+
+OWN_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
+"""Every class a snippet defined (class statements, and the class factories it called)."""
+
+_runs: dict[int, Run] = {}
+"""Each live snippet namespace's run, by the identity of the namespace dict."""
+
+
+_namespaces: dict[int, dict[str, object]] = {}
+"""The namespaces themselves, held so that no other dict takes a registered one's id."""
+
+
+def start_run(namespace: dict[str, object], run: Run) -> None:
+    _runs[id(namespace)] = run
+    _namespaces[id(namespace)] = namespace
+
+
+def end_run(namespace: dict[str, object]) -> None:
+    """Forget a finished snippet's namespace (its guards then act as outside any snippet)."""
+    _runs.pop(id(namespace), None)
+    _namespaces.pop(id(namespace), None)
+
+
+def is_namespace(value: object) -> bool:
+    """Whether `value` is a live snippet's globals (grill's guards are in it)."""
+    return id(value) in _runs and isinstance(value, dict)
+
+
 def candidate_frame() -> FrameType | None:
     """The innermost frame on the current stack that runs candidate code, if any."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        if frame.f_globals.get(CANDIDATE_MARK):
+        if id(frame.f_globals) in _runs:
             return frame
         frame = frame.f_back
     return None
 
 
-def candidate_classes() -> weakref.WeakSet[type] | tuple[()]:
-    """The classes the innermost running snippet defined (empty outside a snippet)."""
+def current_run() -> Run | None:
+    """The run of the innermost candidate frame on the stack, else the latest one started
+    (grill's code measuring it, or a snippet's function called after it ended)."""
     frame = candidate_frame()
-    return frame.f_globals.get(CANDIDATE_CLASSES, ()) if frame is not None else ()
+    if frame is not None:
+        return _runs[id(frame.f_globals)]
+    return next(reversed(_runs.values()), None)
+
+
+def candidate_classes() -> weakref.WeakSet[type]:
+    """The classes snippets defined."""
+    return OWN_CLASSES
 
 
 def candidate_line() -> int | None:
     """The line of the innermost candidate frame on the current stack, if any."""
     frame = candidate_frame()
     return frame.f_lineno if frame is not None else None
-
-
-refused_at_runtime: list[Refused] = []
-"""Refusals raised while a snippet runs, kept so that `except Exception: pass` cannot hide one."""
 
 
 def unavailable(subject: str, why: str = "") -> str:
@@ -73,7 +118,9 @@ def unavailable(subject: str, why: str = "") -> str:
 
 
 def not_available(subject: str, why: str = "") -> Refused:
-    """A run-time refusal in that wording, at the candidate's line."""
+    """A run-time refusal in that wording, at the candidate's line, remembered by its run."""
     refusal = Refused(unavailable(subject, why), candidate_line())
-    refused_at_runtime.append(refusal)
+    run = current_run()
+    if run is not None:
+        run.refusals.append(refusal)
     return refusal

@@ -1,34 +1,47 @@
-"""The policy at run time: a snippet's fresh namespace (restricted builtins and the guards the
+"""The policy at run time: a snippet's fresh namespace (its builtins and the guards the
 rewritten code calls), and running it so that its errors read as the candidate's own.
 """
 
 from __future__ import annotations
 
 import builtins
+import os
+import sys
 import traceback
-import weakref
+import types
 from collections.abc import Mapping
 
-from RestrictedPython import safe_builtins
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 from checkers.policy import guards
 from checkers.policy.refusal import (
-    CANDIDATE_CLASSES,
-    CANDIDATE_MARK,
-    PRIVATE_NAMES,
     CandidateError,
     Refused,
+    Run,
     candidate_line,
-    not_available,
-    refused_at_runtime,
+    current_run,
+    end_run,
+    start_run,
 )
-from checkers.policy.standins import stand_in
-from checkers.policy.tables import CANDIDATE_BUILTINS, REFUSED_BUILTINS, UNSAFE_SAFE_BUILTINS
-from checkers.policy.transformer import Compiled, is_own_private
+from checkers.policy.tables import CANDIDATE_BUILTINS
+from checkers.policy.transformer import Compiled
 
 PRINT_LIMIT = 64 * 1024
 """Characters of printed text a run keeps unless told otherwise."""
+
+_installed = [False]
+
+
+def candidate_builtins() -> dict[str, object]:
+    """What a snippet's builtins hold: the plain builtins and every exception and warning as
+    they are; grill's stand-ins for those it polices (`getattr`, `open`, `__import__`...)."""
+    offered: dict[str, object] = {name: getattr(builtins, name) for name in CANDIDATE_BUILTINS}
+    for name, value in vars(builtins).items():
+        if isinstance(value, type) and issubclass(value, BaseException):
+            offered[name] = value
+    offered.update(guards.policed_builtins())
+    offered["None"], offered["True"], offered["False"] = None, True, False
+    return offered
 
 
 def candidate_namespace(
@@ -37,50 +50,90 @@ def candidate_namespace(
     *,
     print_limit: int = PRINT_LIMIT,
 ) -> dict[str, object]:
-    """Fresh globals for one snippet: restricted builtins, the guards RestrictedPython's
-    rewritten code calls, the proxied `__import__`, and a print sink capped at `print_limit`."""
-    classes: weakref.WeakSet[type] = weakref.WeakSet()
+    """Fresh globals for one snippet: its builtins, the guards the rewritten code calls, and a
+    print sink capped at `print_limit`. Its run (scratch folder: the current one) starts now."""
+    if not _installed[0]:
+        guards.install_replacements()
+        _installed[0] = True
     sink = guards.PrintSink(print_limit)
-    allowed = {name: getattr(builtins, name) for name in CANDIDATE_BUILTINS}
-    restricted = {k: v for k, v in safe_builtins.items() if k not in UNSAFE_SAFE_BUILTINS}
-    restricted.update({name: guards.refusing_stub(name) for name in REFUSED_BUILTINS})
-    restricted.update(allowed, __import__=guards.guarded_import, hasattr=guards.guarded_hasattr)
-    namespace = {
-        "__builtins__": restricted,
+    filename = compiled.code.co_filename
+    namespace: dict[str, object] = {
+        "__builtins__": candidate_builtins(),
         "__name__": "__main__",
-        CANDIDATE_MARK: True,
-        CANDIDATE_CLASSES: classes,
-        PRIVATE_NAMES: compiled.private_names,
-        "__metaclass__": lambda name, bases, ns: make_class(classes, name, bases, ns),
+        "__file__": filename,
+        "__doc__": None,
+        "__metaclass__": guards.ClassMaker(),
         "_getattr_": guards.guarded_getattr,
         "_getitem_": guards.guarded_getitem,
         "_getiter_": guards.guarded_iter,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence,
         "_write_": guards.guarded_write,
-        "_write_private_": guards.write_private,
         "_inplacevar_": guards.inplace,
         "_call_": guards.guarded_call,
+        "_admit_": guards.guarded_admit,
+        "_with_": guards.guarded_with,
+        "_decorate_": guards.guarded_decorator,
+        "_mapping_": guards.guarded_mapping,
         "_print_": lambda _getattr=None: sink,
     }
     namespace.update(extra or {})
+    start_run(namespace, Run(filename=filename, scratch=os.getcwd()))
     return namespace
 
 
 def run_candidate(compiled: Compiled, namespace: dict[str, object]) -> None:
-    """Execute compiled snippet code; its exceptions become CandidateError, a runtime denial
-    becomes Refused (even one the snippet caught)."""
-    refused_at_runtime.clear()
+    """Execute compiled snippet code as `python FILE` would (`sys.argv` holds only its name;
+    `sys.exit(0)` is a normal end); its exceptions become CandidateError, and a refusal
+    becomes Refused even where the snippet caught it."""
+    run = current_run()
+    argv, sys.argv = sys.argv, [compiled.code.co_filename]
+    main, sys.modules["__main__"] = sys.modules.get("__main__"), _main_module(namespace)
     try:
         exec(compiled.code, namespace)
     except Refused:
         raise
+    except SystemExit as exc:
+        if run is not None and run.refusals:
+            raise run.refusals[0] from None
+        if exc.code not in (None, 0):
+            raise candidate_error(exc, compiled.code.co_filename) from None
     except BaseException as exc:
-        if refused_at_runtime:
-            raise refused_at_runtime[0] from None
+        if run is not None and run.refusals:
+            raise run.refusals[0] from None
         raise candidate_error(exc, compiled.code.co_filename) from None
-    if refused_at_runtime:
-        raise refused_at_runtime[0]
+    finally:
+        sys.argv = argv
+        if main is not None:
+            sys.modules["__main__"] = main
+    if run is not None and run.refusals:
+        raise run.refusals[0]
+
+
+def _main_module(namespace: dict[str, object]) -> types.ModuleType:
+    """`__main__` as pickle looks classes up in it (`torch.save(model)` of the snippet's own
+    `Net`): the snippet's names, read one at a time."""
+    main = types.ModuleType("__main__")
+
+    def lookup(name: str) -> object:
+        try:
+            return namespace[name]
+        except KeyError:
+            raise AttributeError(f"module '__main__' has no attribute '{name}'") from None
+
+    main.__dict__["__getattr__"] = lookup
+    return main
+
+
+def notes(namespace: dict[str, object]) -> list[str]:
+    """What the sandbox changed to run this snippet, for the verdict's notes."""
+    run = current_run()
+    return list(run.notes) if run is not None else []
+
+
+def finish(namespace: dict[str, object]) -> None:
+    """The snippet is done and measured: its guards act as outside any snippet from now."""
+    end_run(namespace)
 
 
 def candidate_error(exc: BaseException, filename: str) -> CandidateError:
@@ -90,28 +143,7 @@ def candidate_error(exc: BaseException, filename: str) -> CandidateError:
     text = "Traceback (most recent call last):\n" if frames else ""
     text += "".join(traceback.format_list(frames))
     text += "".join(traceback.format_exception_only(type(exc), exc))
+    if isinstance(exc, SystemExit):
+        return CandidateError("SystemExit", f"the script exited with status {exc.code}", line, text)
     message = str(exc) if not isinstance(exc, SyntaxError) else exc.msg
     return CandidateError(type(exc).__name__, message, line, text)
-
-
-def make_class(
-    classes: weakref.WeakSet[type], name: str, bases: tuple[type, ...], ns: dict[str, object]
-) -> type:
-    """Build a snippet's class with the metaclass its bases need, and remember it. A class
-    body may not override a private name torch's bases use (`_get_iterator`)."""
-    meta = type
-    for base in bases:
-        if issubclass(type(base), meta):
-            meta = type(base)
-    for attr in ns:
-        if is_own_private(attr) and any(
-            guards.torch_uses(base, attr, classes) for base in bases if isinstance(base, type)
-        ):
-            raise not_available(f"{name}.{attr} (overriding a private name of its base)")
-    cls = meta(name, bases, ns)
-    classes.add(cls)
-    return cls
-
-
-stand_in(guards.guarded_import)
-stand_in(guards.guarded_hasattr)

@@ -3,10 +3,12 @@ attack surface fail with EPERM.
 
 The worker's filter (`program()`) is installed by bubblewrap (`--seccomp FD`) right before it
 starts the worker, or, without bubblewrap, by the worker itself (`install`) once it has given up
-root. Each run's child then adds the network filter (`NETWORK_X86_64`): a run never opens a
-socket, so without a network namespace it still reaches no listener, UDP or Unix. Written as
-classic BPF by hand for x86-64 only; elsewhere there is no filter and the isolation
-description does not claim one.
+root. Each run's child then adds its own (`run_program(pid)`), the same in both modes: no
+socket (so without a network namespace a run still reaches no listener, UDP or Unix), no new
+program (`execve`, and so no memfd to execute), no namespaces from `clone`, and no signal,
+limit, priority or scheduling change aimed at any process but the run's own (the worker and
+the next run share its user). Written as classic BPF by hand for x86-64 only; elsewhere there
+is no filter and the isolation description does not claim one.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import struct
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
-LD_ABS, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
+LD_ABS, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
 RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 
 DENIED_X86_64 = {
@@ -80,6 +82,43 @@ NETWORK_X86_64 = {
     "accept4": 288,
 }
 """Opening, connecting and accepting sockets: a run's only channels are the pipes it is given."""
+RUN_DENIED_X86_64 = {
+    **NETWORK_X86_64,
+    "execve": 59,
+    "execveat": 322,
+    "memfd_create": 319,
+    "memfd_secret": 447,
+    "tkill": 200,
+    "pidfd_open": 434,
+    "pidfd_send_signal": 424,
+    "pidfd_getfd": 438,
+    "kcmp": 312,
+    "ioprio_set": 251,
+    "migrate_pages": 256,
+    "move_pages": 279,
+    "process_madvise": 440,
+    "process_mrelease": 448,
+}
+"""What a run never needs beyond the worker's list: sockets, a new program (so no memfd to
+run either), and the calls that reach into another process."""
+SELF_ONLY_X86_64 = {
+    "kill": (62, 0),
+    "tgkill": (234, 0),
+    "rt_sigqueueinfo": (129, 0),
+    "rt_tgsigqueueinfo": (297, 0),
+    "prlimit64": (302, 0),
+    "setpriority": (141, 1),
+    "sched_setaffinity": (203, 0),
+    "sched_setscheduler": (144, 0),
+    "sched_setparam": (142, 0),
+    "sched_setattr": (314, 0),
+}
+"""Calls that name a process (number, argument holding its pid): allowed only on the run
+itself (0, its pid, or its own process group), never on the worker or another run."""
+CLONE = 56
+CLONE_NAMESPACES = 0x7E020080
+"""CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME."""
+ARGS_OFFSET = 16
 CLONE3 = 435
 """Refused with ENOSYS, so the C library falls back to clone(), whose flags the namespaces
 and rlimits already govern."""
@@ -110,6 +149,42 @@ def program(numbers: dict[str, int] | None = None) -> bytes:
     for number, error in denied:
         code += [op(JEQ, number, 0, 1), op(RET, RET_ERRNO | error)]
     code.append(op(RET, RET_ALLOW))
+    return b"".join(code)
+
+
+def run_program(pid: int) -> bytes:
+    """The filter a run's child installs on itself (see the module docstring)."""
+
+    def op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+        return struct.pack("=HBBI", code, jt, jf, k)
+
+    deny = op(RET, RET_ERRNO | errno.EPERM)
+    code = [
+        op(LD_ABS, 4),
+        op(JEQ, AUDIT_ARCH_X86_64, 1, 0),
+        op(RET, RET_KILL_PROCESS),
+        op(LD_ABS, 0),
+        op(JGE, X32_SYSCALL_BIT, 0, 1),
+        deny,
+    ]
+    for number in sorted(RUN_DENIED_X86_64.values()):
+        code += [op(JEQ, number, 0, 1), deny]
+    own = (0, pid, (-pid) & 0xFFFFFFFF)
+    for number, arg in sorted(SELF_ONLY_X86_64.values()):
+        # nr == number: load the pid argument; allow it when it is the run's own, else deny
+        checks = [op(LD_ABS, ARGS_OFFSET + 8 * arg)]
+        for i, value in enumerate(own):
+            checks.append(op(JEQ, value, len(own) - i, 0))
+        checks += [deny, op(RET, RET_ALLOW)]
+        code += [op(JEQ, number, 0, len(checks))] + checks
+        code.append(op(LD_ABS, 0))  # (the number again, for the checks that follow)
+    code += [
+        op(JEQ, CLONE, 0, 3),
+        op(LD_ABS, ARGS_OFFSET),
+        op(JSET, CLONE_NAMESPACES, 0, 1),
+        deny,
+        op(RET, RET_ALLOW),
+    ]
     return b"".join(code)
 
 

@@ -23,7 +23,7 @@ from typing import cast
 from checkers.sandbox import child, eager_dynamo, protocol, seccomp
 from checkers.sandbox.privileges import drop_privileges
 
-PR_SET_CHILD_SUBREAPER = 36
+PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE = 36, 4
 
 SCRATCH_POLL_SECONDS = 0.1
 """How often a run's scratch folder is measured where no sized tmpfs holds it."""
@@ -242,10 +242,14 @@ def children_of(pid: int) -> list[int]:
 
 
 def become_subreaper() -> None:
+    """Reap what a run leaves behind; and be undumpable, so that a run (same user) can neither
+    trace the worker nor open its memory, nor take its descriptors."""
     if sys.platform.startswith("linux"):
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 def ignore_missing(kill: Callable[[int, int], None], target: int, sig: int) -> None:

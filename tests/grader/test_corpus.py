@@ -176,13 +176,14 @@ def broken(source: str, how: str) -> str:
 @pytest.mark.parametrize("how", ["no-updates", "fewer-steps", "detached"])
 def test_a_fix_that_stops_the_leak_by_breaking_the_task_is_wrong(card, how, sandbox):
     """No optimizer update, half the training steps, the loss detached before backward: each
-    keeps no graph and is `wrong`. Where the task's own code then reads gradients that never
-    came (a hand-written all-reduce), the fix raises instead: not graded, and never clean."""
+    keeps no graph and is `wrong`. Where the task's own code then trips over what the break
+    removed (a hand-written all-reduce reading gradients that never came, a GradScaler told to
+    update with no step), the fix raises instead: not graded, and never clean."""
     task = card.code_task
     fix = broken(task.solution, how)
     assert fix != ast.unparse(ast.parse(task.solution))
     verdict = grade_task(fix, task.spec, sandbox=sandbox)
-    if verdict.verdict == "error" and how == "detached":
+    if verdict.verdict == "error":  # the task's own code tripped over what the break removed
         assert verdict.exit_code == 3 and verdict.extra.get("traceback"), verdict.error  # its own
         return
     assert verdict.verdict == "wrong", (verdict.verdict, verdict.message or verdict.error)

@@ -8,19 +8,60 @@ import pytest
 from sandbox_witness import SNIPPET, process_tree, worker_pid
 
 REFUSED = [
-    # imports, direct and indirect
-    ("import-os", "import os\nos.system('touch {canary}')", "'os' is not available"),
-    ("import-subprocess", "import subprocess", "'subprocess' is not available"),
-    ("import-socket", "import socket", "'socket' is not available"),
-    ("import-importlib", "import importlib", "'importlib' is not available"),
-    ("import-builtins", "import builtins", "'builtins' is not available"),
-    ("import-threading", "import threading", "'threading' is not available"),
+    (
+        "type-of-a-torch-object-is-not-the-snippets-class",
+        "import torch\ntype(torch.nn.Linear(1, 1)).forward = print",
+        "changing a class the snippet did not define",
+    ),
+    (
+        "descriptor-get-of-the-step-stamps",
+        "import torch\nx = torch.ones(1, requires_grad=True)\nnode = (x * 2).grad_fn\n"
+        "type(node).metadata.__get__(node)['grill_step'] = 0",
+        "the grader stamps each autograd node",
+    ),
+    (
+        "class-pattern-reads-the-step-stamps",
+        "import torch\nx = torch.ones(1, requires_grad=True)\nmatch (x * 2).grad_fn:\n"
+        "    case object(metadata=m):\n        m['grill_step'] = 0",
+        "a class pattern reads it unguarded",
+    ),
+    (
+        "own-frame-globals",
+        "import inspect\ninspect.currentframe().f_globals['_getattr_']",
+        "a frame's globals",
+    ),
+    (
+        "own-frame-code",
+        "import inspect\ninspect.currentframe().f_code",
+        "code objects run outside the policy",
+    ),
+    ("import-os", "import os\nos.system('touch {canary}')", "'os.system' is not available"),
+    (
+        "import-subprocess",
+        "import subprocess\nsubprocess.run(['touch', '{canary}'])",
+        "'subprocess.run' is not available",
+    ),
+    ("import-socket", "import socket\nsocket.socket()", "'socket.socket' is not available"),
+    (
+        "import-importlib",
+        "import importlib\nimportlib.import_module('os')",
+        "'importlib.import_module' is not available",
+    ),
+    (
+        "import-builtins",
+        "import builtins\nbuiltins.open('{canary}', 'w')",
+        "'builtins.open' is not available",
+    ),
+    (
+        "import-threading",
+        "import threading\nthreading.Thread(target=print).start()",
+        "'threading.Thread' is not available",
+    ),
     (
         "torch.threading",
         "import torch\ntorch.threading.Thread(target=print).start()",
         "'torch.threading' is not available",
     ),
-    ("dunder-import", "__import__('os')", '"__import__" is an invalid variable name'),
     (
         "from-torch-import-os",
         "from torch import os\nos.system('touch {canary}')",
@@ -60,17 +101,12 @@ REFUSED = [
     (
         "module-walk",
         "import torch\ntorch.nn.modules.module.torch.os",
-        "'torch.nn.modules' is not available",
+        "'torch.nn.modules.module.torch' is not available",
     ),
     (
         "scheduler-walk",
         "from torch.optim import lr_scheduler\nlr_scheduler.types.FunctionType",
         "'torch.optim.lr_scheduler.types' is not available",
-    ),
-    (
-        "collect-env-import",
-        "import torch.utils.collect_env",
-        "'torch.utils.collect_env' is not available",
     ),
     (
         "collect-env-run",
@@ -100,12 +136,7 @@ REFUSED = [
     (
         "torch.load",
         "import torch\ntorch.load('{canary}', weights_only=False)",
-        "'torch.load' is not available",
-    ),
-    (
-        "torch.save",
-        "import torch\ntorch.save(torch.ones(2), '{canary}')",
-        "'torch.save' is not available",
+        "'torch.load(weights_only=False)' is not available",
     ),
     (
         "torch.from_file",
@@ -120,7 +151,7 @@ REFUSED = [
     (
         "torchscript-from-file",
         "import torch\ncu = torch.jit.CompilationUnit('def f(): return torch.ops.aten.from_file(\"x\")')",
-        "'torch.jit' is not available",
+        "'torch.jit.CompilationUnit' is not available",
     ),
     (
         "torch.compile",
@@ -153,42 +184,18 @@ REFUSED = [
         "'torch.multiprocessing' is not available",
     ),
     (
-        "dataloader-workers",
-        "import torch\nfrom torch.utils.data import DataLoader\n"
-        "for batch in DataLoader(list(range(8)), num_workers=4):\n    pass",
-        "'DataLoader(num_workers=4)' is not available",
-    ),
-    (
-        "dataloader-workers-by-position",
-        "from torch.utils.data import DataLoader\n"
-        "for batch in DataLoader(list(range(8)), 2, False, None, None, 3):\n    pass",
-        "'DataLoader(num_workers=3)' is not available",
-    ),
-    (
-        "dataloader-workers-later",
-        "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\nloader.num_workers = 2",
-        "'DataLoader(num_workers=2)' is not available",
-    ),
-    (
         "dataloader-workers-through-a-property",
-        "from torch.utils.data import DataLoader\nclass L(DataLoader):\n"
-        "    @property\n    def num_workers(self):\n        return 4\n"
-        "    @num_workers.setter\n    def num_workers(self, value):\n        pass\n"
-        "    @property\n    def prefetch_factor(self):\n        return 2\n"
-        "    @prefetch_factor.setter\n    def prefetch_factor(self, value):\n        pass\n"
-        "for batch in L(list(range(8))):\n    pass",
-        "'DataLoader(num_workers=4)' is not available",
+        "from torch.utils.data import DataLoader\nclass L(DataLoader):\n    @property\n    def num_workers(self):\n        return 4\n    @num_workers.setter\n    def num_workers(self, value):\n        pass\n    @property\n    def prefetch_factor(self):\n        return 2\n    @prefetch_factor.setter\n    def prefetch_factor(self, value):\n        pass\nfor batch in L(list(range(8))):\n    pass",
+        "'DataLoader.num_workers' is not available",
     ),
     (
         "set-num-threads",
         "import torch\ntorch.set_num_threads(64)",
         "'torch.set_num_threads' is not available",
     ),
-    # torch re-exports closed families under its own top-level names
     (
         "torchscript-compilation-unit",
-        "import torch\ncu = torch.CompilationUnit("
-        "'def f():\\n    return torch.from_file(\"{canary}\", True, 8)\\n')\ncu.f()",
+        "import torch\ncu = torch.CompilationUnit('def f():\\n    return torch.from_file(\"{canary}\", True, 8)\\n')\ncu.f()",
         "'torch.CompilationUnit' is not available",
     ),
     (
@@ -203,9 +210,7 @@ REFUSED = [
     ),
     (
         "throughput-benchmark-threads-and-profile-file",
-        "import torch\nconfig = torch.BenchmarkConfig()\nconfig.num_calling_threads = 16\n"
-        "config.profiler_output_path = '{canary}'\n"
-        "torch.ThroughputBenchmark(torch.nn.Linear(2, 2)).benchmark(config)",
+        "import torch\nconfig = torch.BenchmarkConfig()\nconfig.num_calling_threads = 16\nconfig.profiler_output_path = '{canary}'\ntorch.ThroughputBenchmark(torch.nn.Linear(2, 2)).benchmark(config)",
         "'torch.BenchmarkConfig' is not available",
     ),
     (
@@ -223,24 +228,19 @@ REFUSED = [
         "import torch\ntorch.get_device_module('cuda').CUDAPluggableAllocator",
         "'torch.cuda.CUDAPluggableAllocator' is not available",
     ),
-    # torch calling back into candidate code must not lift the policy
     (
         "no-grad-trampoline",
-        "import torch\ndef f():\n    import os\n    return os\ntorch.no_grad()(f)()",
-        "'os' is not available",
+        "import torch\ndef f():\n    import os\n    return os.system('touch {canary}')\ntorch.no_grad()(f)()",
+        "'os.system' is not available",
     ),
     (
         "hook-trampoline",
-        "import torch\nx = torch.ones(2, requires_grad=True)\n"
-        "def hook(grad):\n    from torch import os\n    os.system('touch {canary}')\n    return grad\n"
-        "x.register_hook(hook)\n(x * 2).sum().backward()",
+        "import torch\nx = torch.ones(2, requires_grad=True)\ndef hook(grad):\n    from torch import os\n    os.system('touch {canary}')\n    return grad\nx.register_hook(hook)\n(x * 2).sum().backward()",
         "'torch.os' is not available",
     ),
-    # the grader's own records must not be forged from the snippet
     (
         "forged-step-stamp",
-        "import torch\nx = torch.ones(1, requires_grad=True)\n"
-        "(x * 2).grad_fn.metadata['grill_step'] = 10 ** 9",
+        "import torch\nx = torch.ones(1, requires_grad=True)\n(x * 2).grad_fn.metadata['grill_step'] = 10 ** 9",
         "'MulBackward0.metadata' is not available",
     ),
     (
@@ -248,109 +248,288 @@ REFUSED = [
         "import torch\ntry:\n    torch.os\nexcept Exception:\n    pass\nresult = 'ran on'",
         "'torch.os' is not available",
     ),
-    # the classic Python escapes
-    (
-        "subclasses-walk",
-        "().__class__.__bases__[0].__subclasses__()",
-        '"__class__" is an invalid attribute name',
-    ),
-    # str.format's templates read fields under the same attribute rules as code
     (
         "format-attribute",
         "'{0.__class__.__init__.__globals__}'.format(1)",
-        "'int.__class__' is not available",
+        "'function.__globals__' is not available",
     ),
-    ("format-map", "str.format_map('{x.__class__}', {'x': 1})", "'int.__class__' is not available"),
+    (
+        "format-map",
+        "str.format_map('{x.__globals__}', {'x': lambda: 1})",
+        "'function.__globals__' is not available",
+    ),
     (
         "format-on-str-subclass",
-        "class S(str):\n    pass\nS.format('{0.__class__.__mro__}', 1)",
-        "'int.__class__' is not available",
+        "class S(str):\n    pass\nS.format('{0.__globals__}', lambda: 1)",
+        "'function.__globals__' is not available",
     ),
     (
         "format-map-on-str-subclass",
-        "class S(str):\n    pass\nS.format_map('{x.__class__}', {'x': 1})",
-        "'int.__class__' is not available",
+        "class S(str):\n    pass\nS.format_map('{x.__globals__}', {'x': lambda: 1})",
+        "'function.__globals__' is not available",
     ),
     (
         "format-through-super",
-        "class S(str):\n    def f(self):\n        return super().format(1)\n"
-        "S('{0.__class__.__base__.__subclasses__}').f()",
-        "'int.__class__' is not available",
+        "class S(str):\n    def f(self):\n        return super().format(lambda: 1)\nS('{0.__globals__}').f()",
+        "'function.__globals__' is not available",
     ),
-    ("format-nested-spec", "'{0:{1.__class__}}'.format(1, 2)", "'int.__class__' is not available"),
+    (
+        "format-nested-spec",
+        "'{0:{1.__globals__}}'.format(1, lambda: 1)",
+        "'function.__globals__' is not available",
+    ),
     (
         "format-frame",
-        "def g():\n    yield 1\n'{0.gi_frame.f_back}'.format(g())",
-        "'generator.gi_frame' is not available",
+        "import traceback\n'{0[0]}'.format(list(traceback.walk_stack(None))[-1])",
+        "frames, code and closures",
     ),
     (
         "generator-frame",
         "def g():\n    yield 1\ng().gi_frame.f_back.f_globals",
-        '"gi_frame" is a restricted name',
+        "a frame's globals",
     ),
-    (
-        "traceback-frame",
-        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    tb = e.__traceback__",
-        '"__traceback__" is an invalid attribute name',
-    ),
-    ("type-three-args", "X = type('X', (), {})", "'type()' is not available"),
-    ("open-write", "open('{canary}', 'w').write('x')", "'open()' is not available"),
     ("exec", "exec('import os')", "'exec()' is not available"),
     ("eval", "eval('1')", "'eval()' is not available"),
     ("compile-builtin", "compile('1', 'x', 'eval')", "'compile()' is not available"),
-    ("getattr-string", "import torch\ngetattr(torch, 'os')", "'getattr()' is not available"),
-    ("globals", "globals()['__builtins__']", "'globals()' is not available"),
-    ("vars", "vars()", "'vars()' is not available"),
+    ("getattr-string", "import torch\ngetattr(torch, 'os')", "'torch.os' is not available"),
     (
         "secret-env",
         "import torch\nprint(torch.os.environ['{secret_name}'])",
         "'torch.os' is not available",
     ),
     (
-        "dunder-getattr-method",
-        "class A:\n    def __getattr__(self, name):\n        return 1",
-        '"__getattr__" is an invalid variable name',
-    ),
-    (
-        "metaclass",
-        "class M(type):\n    pass\nclass A(metaclass=M):\n    pass",
-        'The keyword argument "metaclass" is not allowed',
-    ),
-    (
         "monkeypatch-torch",
         "import torch\ntorch.nn.Module.forward = print",
-        "'Module attributes' is not available",
+        "changing a class the snippet did not define",
     ),
     (
         "dataclass-on-torch",
         "import torch\nfrom dataclasses import dataclass\ndataclass(torch.nn.Module)",
         "'dataclass(Module)' is not available",
     ),
-    ("dataclass-asdict", "from dataclasses import asdict", "'dataclasses.asdict' is not available"),
-    (
-        "cudnn-other-switch",
-        "import torch\ntorch.backends.cudnn.enabled = False",
-        "'torch.backends.cudnn.enabled = ...' is not available",
-    ),
     (
         "cudnn-not-a-bool",
         "import torch\ntorch.backends.cudnn.benchmark = 'yes'",
         "'torch.backends.cudnn.benchmark = ...' is not available",
     ),
-    ("backends-other", "import torch\ntorch.backends.mkldnn", "'torch.backends.mkldnn' is not"),
-    (
-        "distributions-submodule",
-        "import torch\ntorch.distributions.kl.os",
-        "'torch.distributions.kl' is not available",
-    ),
-    (
-        "slots-dunder",
-        "class A:\n    __slots__ = ('__dict__',)",
-        '"__slots__" is an invalid variable name',
-    ),
     ("print-to-file", "print('x', file=None or [])", "'print(file=...)' is not available"),
-    ("relative-import", "from . import something", "relative imports are not available"),
+    ("relative-import", "from . import something", "'relative import' is not available"),
+    (
+        "traceback-frame-walk",
+        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    e.__traceback__.tb_frame.f_globals",
+        "a frame's globals",
+    ),
+    (
+        "submodule-by-from-import-fallback",
+        "from torch.nn import modules\nfrom torch.optim import optimizer\noptimizer.torch.os",
+        "'torch.optim.optimizer.torch' is not available",
+    ),
+    (
+        "proxy-retarget-by-object-setattr",
+        "import torch\nobject.__setattr__(torch, '__name__', 'os')",
+        "'torch.__name__ = ...' is not available",
+    ),
+    (
+        "proxy-retarget-through-module-setattr",
+        "import torch\ntorch.nn.Module.__setattr__(torch, 'x', 1)",
+        "is not available",
+    ),
+    (
+        "type-setattr-monkeypatch",
+        "import torch\ntype.__setattr__(torch.nn.Module, 'forward', print)",
+        "changing a class the snippet did not define",
+    ),
+    (
+        "enum-global-enum",
+        "import enum\n@enum.global_enum\nclass E(enum.Enum):\n    A = 1",
+        "'enum.global_enum' is not available",
+    ),
+    (
+        "enum-claims-a-home",
+        "import enum\nE = enum.Enum('E', 'A', module='types', qualname='SimpleNamespace')\nE.__init__.__globals__",
+        "'function.__globals__' is not available",
+    ),
+    (
+        "sys-modules",
+        "import sys\nsys.modules['os'].system('touch {canary}')",
+        "'sys.modules' is not available",
+    ),
+    (
+        "setrecursionlimit",
+        "import sys\nsys.setrecursionlimit(10 ** 6)",
+        "'sys.setrecursionlimit' is not available",
+    ),
+    ("gc-objects", "import gc\ngc.get_objects()", "'gc.get_objects' is not available"),
+    (
+        "global-hook-table",
+        "import torch\nh = torch.nn.modules.module.register_module_forward_hook(lambda *a: None)\nh.hooks_dict_ref().clear()",
+        "interpreter-global state",
+    ),
+    (
+        "optimizer-hook-table",
+        "import torch\nfrom torch.optim import optimizer\nh = optimizer.register_optimizer_step_pre_hook(lambda *a: None)\nh.hooks_dict_ref().clear()",
+        "interpreter-global state",
+    ),
+    (
+        "inspect-frames",
+        "import traceback\n[f for f, _ in traceback.walk_stack(None)]",
+        "frames, code and closures",
+    ),
+    ("inspect-stack", "import inspect\ninspect.stack()[0].frame.f_globals", "a frame's globals"),
+    ("raw-fd-open", "open(3, 'w')", "'open(3)' is not available"),
+    ("os-write-fd", "import os\nos.write(3, b'x')", "'os.write' is not available"),
+    ("os-fork", "import os\nos.fork()", "'os.fork' is not available"),
+    ("os-kill-parent", "import os\nos.kill(1, 9)", "'os.kill' is not available"),
+    ("symlink-out", "import os\nos.symlink('/', 'root')", "'os.symlink' is not available"),
+    (
+        "logging-config-imports-anything",
+        "import logging.config\nlogging.config.dictConfig({'version': 1})",
+        "'logging.config.dictConfig' is not available",
+    ),
+    (
+        "attrgetter-globals",
+        "import operator\noperator.attrgetter('__globals__')(lambda: 1)",
+        "'function.__globals__' is not available",
+    ),
+    (
+        "methodcaller-reduce",
+        "import operator, torch\noperator.methodcaller('__reduce_ex__', 2)(torch.nn.Linear(1, 1))",
+        "'Linear.__reduce_ex__' is not available",
+    ),
+    (
+        "object-getattribute-globals",
+        "object.__getattribute__(lambda: 1, '__globals__')",
+        "'function.__globals__' is not available",
+    ),
+    (
+        "closure-cells",
+        "def outer():\n    x = 1\n    return lambda: x\nouter().__closure__",
+        "'function.__closure__' is not available",
+    ),
+    ("code-object", "(lambda: 1).__code__", "'function.__code__' is not available"),
+    (
+        "builtins-of-a-function",
+        "(lambda: 1).__builtins__",
+        "'function.__builtins__' is not available",
+    ),
+    (
+        "traceback-module-frames",
+        "import traceback\ntry:\n    1 / 0\nexcept Exception as e:\n    list(traceback.walk_tb(e.__traceback__))[0][0].f_globals",
+        "a frame's globals",
+    ),
+    (
+        "match-capture-globals",
+        "f = lambda: 1\nmatch f:\n    case object(__globals__=g):\n        g['x']",
+        "a class pattern reads it unguarded",
+    ),
+    (
+        "star-args-smuggle",
+        "import traceback\ndef take(*xs):\n    return xs\ntake(*list(traceback.walk_stack(None))[-1])",
+        "frames, code and closures",
+    ),
+    (
+        "decorator-result",
+        "import traceback\ndef dec(f):\n    return list(traceback.walk_stack(None))[-1]\n@dec\ndef g():\n    pass\ng[0]",
+        "frames, code and closures",
+    ),
+    (
+        "with-enter-result",
+        "import traceback, contextlib\n@contextlib.contextmanager\ndef cm():\n    yield list(traceback.walk_stack(None))[-1]\nwith cm() as found:\n    found[0]",
+        "frames, code and closures",
+    ),
+    (
+        "callback-parameter",
+        "import traceback\nsorted([1, 2], key=lambda x: list(traceback.walk_stack(None))[-1][0])",
+        "frames, code and closures",
+    ),
+    ("reserved-guard-name", "_getiter_ = iter", "is a name the sandbox uses for itself"),
+    (
+        "torch-distributed-connect",
+        "import torch.distributed as dist\ndist.init_process_group('gloo', init_method='tcp://127.0.0.1:1', rank=0, world_size=1)",
+        "'torch.distributed.init_process_group' is not available",
+    ),
+    (
+        "timeit-strings",
+        "import timeit\ntimeit.timeit('import os')",
+        "'timeit.timeit' is not available",
+    ),
+    ("io-fileio-fd", "import io\nio.FileIO(3, 'w')", "'io.FileIO' is not available"),
+    (
+        "typing-get-type-hints",
+        "import typing\nclass A:\n    x: 'int'\ntyping.get_type_hints(A)",
+        "'typing.get_type_hints' is not available",
+    ),
+    (
+        "copyreg",
+        "import copyreg\ncopyreg.dispatch_table",
+        "'copyreg.dispatch_table' is not available",
+    ),
 ]
+
+OUTSIDE_FILES = [
+    ("torch.save", "import torch\ntorch.save(torch.ones(2), '{canary}')"),
+    ("open-write", "open('{canary}', 'w').write('x')"),
+    ("pathlib-outside", "import pathlib\nopen(pathlib.Path('{canary}'), 'w')"),
+    ("makedirs-outside", "import os\nos.makedirs('{canary}-dir')"),
+]
+"""Writes to a file outside the run's folder (the witness's canary). Without bubblewrap the
+policy refuses them; with it, the run's folder is the box's own /tmp and the canary's folder
+is not even there."""
+
+HELD = [
+    (
+        "own-frames-for-hyperparameters",
+        "import inspect\nclass H:\n    def save(self):\n        frame = inspect.currentframe().f_back\n"
+        "        _, _, _, local_vars = inspect.getargvalues(frame)\n"
+        "        self.hparams = {k: v for k, v in local_vars.items() if k != 'self'}\n"
+        "class Model(H):\n    def __init__(self, lr=0.1, width=8):\n        self.save()\n"
+        "result = Model().hparams",
+        "ok",
+    ),
+    (
+        "the-stack-is-the-snippets-own",
+        "import inspect\ndef f():\n    frame, depth = inspect.currentframe(), 0\n"
+        "    while frame is not None:\n        frame, depth = frame.f_back, depth + 1\n"
+        "    return depth, len(inspect.stack())\nresult = f()",
+        "ok",
+    ),
+    ("namespace-dict-through-globals-view", "g = globals()\ng['__builtins__']", "error"),
+    ("dunder-import", "__import__('os').system('touch {canary}')", "error"),
+    ("collect-env-import", "import torch.utils.collect_env", "ok"),
+    (
+        "dataloader-workers",
+        "import torch\nfrom torch.utils.data import DataLoader\nfor batch in DataLoader(list(range(8)), num_workers=4):\n    pass",
+        "ok",
+    ),
+    (
+        "dataloader-workers-by-position",
+        "from torch.utils.data import DataLoader\nfor batch in DataLoader(list(range(8)), 2, False, None, None, 3):\n    pass",
+        "ok",
+    ),
+    (
+        "dataloader-workers-later",
+        "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\nloader.num_workers = 2",
+        "ok",
+    ),
+    ("subclasses-walk", "().__class__.__bases__[0].__subclasses__()", "ok"),
+    (
+        "traceback-frame",
+        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    tb = e.__traceback__",
+        "ok",
+    ),
+    ("type-three-args", "X = type('X', (), {})", "ok"),
+    ("globals", "globals()['__builtins__']", "error"),
+    ("vars", "vars()", "ok"),
+    ("dunder-getattr-method", "class A:\n    def __getattr__(self, name):\n        return 1", "ok"),
+    ("metaclass", "class M(type):\n    pass\nclass A(metaclass=M):\n    pass", "ok"),
+    ("dataclass-asdict", "from dataclasses import asdict", "ok"),
+    ("cudnn-other-switch", "import torch\ntorch.backends.cudnn.enabled = False", "ok"),
+    ("backends-other", "import torch\ntorch.backends.mkldnn", "ok"),
+    ("distributions-submodule", "import torch\ntorch.distributions.kl.os", "error"),
+    ("slots-dunder", "class A:\n    __slots__ = ('__dict__',)", "ok"),
+]
+"""Code that once read as an attack and is ordinary now (or reaches nothing): it runs,
+or fails as it would under plain Python (`status`), and changes nothing."""
 
 
 @pytest.mark.parametrize(
@@ -366,10 +545,41 @@ def test_hostile_snippet_is_refused_and_changes_nothing(either_sandbox, witness,
     witness.assert_untouched(outcome, either_sandbox, baseline)
 
 
+@pytest.mark.parametrize(
+    "source,status", [(s, st) for _, s, st in HELD], ids=[name for name, _, _ in HELD]
+)
+def test_code_that_reaches_nothing_runs_and_changes_nothing(
+    either_sandbox, witness, source, status
+):
+    """Ordinary code that an underscore rule once refused: it runs (or fails as it would under
+    plain Python), and touches no canary, listener, secret or process."""
+    baseline = process_tree(worker_pid(either_sandbox))
+    outcome = either_sandbox.run(SNIPPET, {"source": witness.fill(source)})
+    assert outcome.status == status, (outcome.error, outcome.output)
+    witness.assert_untouched(outcome, either_sandbox, baseline)
+
+
+@pytest.mark.parametrize("source", [s for _, s in OUTSIDE_FILES], ids=[n for n, _ in OUTSIDE_FILES])
+def test_a_file_outside_the_runs_folder_is_never_written(
+    either_sandbox, process_sandbox, witness, source
+):
+    baseline = process_tree(worker_pid(either_sandbox))
+    outcome = either_sandbox.run(SNIPPET, {"source": witness.fill(source)})
+    if either_sandbox is process_sandbox:
+        assert outcome.status == "refused", (outcome.error, outcome.output)
+        assert "files outside the run's folder" in outcome.error.message
+    else:  # the box's /tmp is the run's folder; the canary's folder is not in the box
+        assert outcome.status in ("refused", "error", "ok"), (outcome.error, outcome.output)
+    witness.assert_untouched(outcome, either_sandbox, baseline)
+
+
 def test_refusal_names_the_construct_and_the_candidate_line(sandbox):
     outcome = sandbox.run(SNIPPET, {"source": "import torch\n\n\n\n\n\nx = torch.os\n"})
     assert (outcome.error.kind, outcome.error.line) == ("refused", 7)
-    assert outcome.error.message == "'torch.os' is not available in the sandbox"
+    assert outcome.error.message == (
+        "'torch.os' is not available in the sandbox"
+        " (a module reached through another module's globals)"
+    )
 
 
 def test_infinite_loop_times_out_and_leaves_nothing(sandbox, witness):

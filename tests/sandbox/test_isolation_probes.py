@@ -78,3 +78,25 @@ def test_no_named_unix_socket_is_reached(either_sandbox, tmp_path):
     assert outcome.result["connected"] is False
     with pytest.raises(socket.timeout):
         listener.accept()
+
+
+def test_a_run_reaches_no_other_process_but_its_own(either_sandbox):
+    """The worker and the next run share the run's user: a limit, a signal, a priority, a
+    trace or a look at its memory aimed at the worker fails; on itself each still works."""
+    outcome = either_sandbox.run("probe_jobs:reach_other_processes", {})
+    assert outcome.status == "ok", outcome.error
+    tried = outcome.result["tried"]
+    own = {key: tried.pop(key) for key in ("own_limit", "own_signal")}
+    assert own == {"own_limit": 0, "own_signal": 0}
+    assert all(result < 0 for result in tried.values()), tried
+    after = either_sandbox.run("probe_jobs:host_name", {})
+    assert after.status == "ok", "the next run works as before"
+
+
+def test_a_run_starts_no_new_program_and_makes_no_namespace(either_sandbox, witness):
+    baseline = process_tree(worker_pid(either_sandbox))
+    outcome = either_sandbox.run("probe_jobs:new_program", {})
+    assert outcome.status == "ok", outcome.error
+    tried = outcome.result["tried"]
+    assert tried["execve"] and tried["memfd"] and tried["clone_namespaces"] < 0, tried
+    witness.assert_untouched(outcome, either_sandbox, baseline)

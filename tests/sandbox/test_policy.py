@@ -21,36 +21,50 @@ def run(source: str, extra: dict | None = None, transform=None, **options) -> di
 @pytest.mark.parametrize(
     "source,message",
     [
-        ("import os", "'os' is not available in the sandbox"),
-        ("import inspect", "'inspect' is not available in the sandbox"),
-        ("import pickle", "'pickle' is not available in the sandbox (unpickling runs code)"),
-        ("x = y.__dict__", '"__dict__" is an invalid attribute name'),
-        ("def __del__(self):\n    pass", '"__del__" is an invalid variable name'),
-        ("class A:\n    def __reduce__(self):\n        return 1", '"__reduce__" is an invalid'),
-        (
-            "class A:\n    def f(self):\n        def __init__():\n            pass",
-            '"__init__" is an invalid variable name',
-        ),
-        ("_getattr_ = 1", '"_getattr_" is an invalid variable name'),
-        ("async def f():\n    pass", "AsyncFunctionDef statements are not allowed"),
+        ("_getattr_ = 1", '"_getattr_" is a name the sandbox uses for itself'),
+        ("def f(_call_):\n    pass", '"_call_" is a name the sandbox uses for itself'),
+        ("__builtins__['open']", '"__builtins__" is a name the sandbox uses for itself'),
+        ("async def f():\n    pass", "'async def' is not available in the sandbox"),
+        ("exec('1')", "'exec()' is not available in the sandbox"),
+        ("from torch import *", "'from ... import *' is not available in the sandbox"),
+        ("try:\n    pass\nexcept* ValueError:\n    pass", "'except*' is not available"),
     ],
     ids=[
-        "os",
-        "inspect",
-        "pickle",
-        "dict",
-        "del-at-top",
-        "reduce",
-        "nested-init",
-        "underscore",
+        "guard-name",
+        "guard-parameter",
+        "builtins",
         "async",
+        "exec",
+        "star-import",
+        "except-star",
     ],
-)  # one underscore is the snippet's own; RestrictedPython's names stay closed
-def test_compile_time_refusals(source, message):
+)
+def test_compile_time_refusals_are_only_the_sandboxs_own_names_and_constructs(source, message):
+    """Names are judged by what they reach when the code runs; at compile time only the names
+    grill's guards use, and constructs the sandbox does not offer, are refused."""
     with pytest.raises(Refused) as refused:
         policy.compile_candidate(source)
     assert message in refused.value.message
     assert refused.value.line is not None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os",
+        "import subprocess",
+        "import pickle",
+        "x = [].__class__.__name__",
+        "class A:\n    def __del__(self):\n        pass",
+        "class A:\n    def __reduce__(self):\n        return 1",
+        "class A:\n    def __getattr__(self, name):\n        return 1",
+        "class A:\n    __slots__ = ('_x', '__dict__')",
+        "from __future__ import annotations",
+        "if False:\n    import wandb",
+    ],
+)
+def test_ordinary_code_compiles_whatever_its_underscores(source):
+    policy.compile_candidate(source)
 
 
 def test_typing_offers_annotations_but_not_evaluation():
@@ -68,37 +82,42 @@ def test_hasattr_follows_the_attribute_rules():
         "found = [hasattr(net, 'weight'), hasattr(net, 'missing')]\n"
     )
     assert namespace["found"] == [True, False]
-    with pytest.raises(Refused, match="'Linear.__dict__' is not available"):
-        run("import torch\nhasattr(torch.nn.Linear(2, 2), '__dict__')\n")
+    with pytest.raises(Refused, match="'function.__globals__' is not available"):
+        run("hasattr(lambda: 1, '__globals__')\n")
 
 
 def test_a_closed_family_stays_closed_under_a_name_that_re_exports_it(monkeypatch):
     import torch
 
     monkeypatch.setattr(torch.nn.functional, "script_again", torch.jit.script, raising=False)
-    assert identity.home(torch.jit.script) == "torch.jit._script.script"
+    assert identity.verified_home(torch.jit.script) == ("torch.jit._script", "script")
     with pytest.raises(Refused, match="'torch.nn.functional.script_again' is not available"):
         run("import torch.nn.functional as F\nF.script_again(print)\n")
 
 
-def test_a_real_module_handed_back_by_torch_comes_only_as_an_allowed_proxy():
-    with pytest.raises(Refused, match="'torch.cpu' is not available"):
-        run("import torch\ntorch.get_device_module('cpu').amp\n")
+def test_a_real_module_handed_back_by_torch_comes_only_as_its_proxy():
+    namespace = run("import torch\nshown = repr(torch.get_device_module('cpu'))\n")
+    assert namespace["shown"] == "<module 'torch.cpu' (sandboxed)>"
     namespace = run(
         "import torch\ncuda = torch.get_device_module('cuda')\nseen = cuda.is_available()\n"
     )
     assert namespace["seen"] in (True, False)
 
 
-def test_module_attributes_cannot_be_replaced():
-    with pytest.raises(Refused, match="'math.pi = ...' is not available"):
-        run("import math\nmath.pi = 3\n")
+def test_a_modules_functions_cannot_be_replaced_but_its_plain_settings_can():
+    with pytest.raises(Refused, match="'math.sqrt = ...' is not available"):
+        run("import math\nmath.sqrt = print\n")
+    namespace = run(
+        "import torch\ntorch.backends.cudnn.benchmark = True\n"
+        "torch.backends.cuda.matmul.allow_tf32 = True\nseen = torch.backends.cudnn.benchmark\n"
+    )
+    assert namespace["seen"] is True
 
 
 def test_first_violation_in_reading_order_is_reported():
     with pytest.raises(Refused) as refused:
-        policy.compile_candidate("x = 1\ny = ().__class__.__base__\nimport os\n")
-    assert (refused.value.line, refused.value.message.split()[0]) == (2, '"__class__"')
+        policy.compile_candidate("x = 1\n_getiter_ = iter\nexec('1')\n")
+    assert (refused.value.line, refused.value.message.split()[0]) == (2, '"_getiter_"')
 
 
 def test_import_gives_a_proxy_but_classes_and_tensors_are_real():
@@ -145,17 +164,16 @@ def test_a_dataclass_rebuilt_with_slots_is_still_the_candidates_class():
     assert (error.value.kind, error.value.line) == ("Stop", 7)
 
 
-def test_slots_are_literal_public_names_in_a_class_body():
-    namespace = run("class P:\n    __slots__ = ('a', 'b')\n\np = P()\np.a, p.b = 1, 2\n")
-    assert (namespace["p"].a, namespace["p"].b) == (1, 2)
-    for source in (
-        "class A:\n    __slots__ = ('__dict__',)",
-        "class A:\n    __slots__ = names",
-        "__slots__ = ('a',)",
-        "class A:\n    def f(self):\n        __slots__ = ('a',)",
-    ):
-        with pytest.raises(Refused, match='"__slots__" is an invalid variable name'):
-            policy.compile_candidate(source)
+def test_a_class_body_is_built_as_its_metaclass_builds_it():
+    """An Enum's body needs the namespace its metaclass prepares; slots, any dunder, and
+    `metaclass=` are the snippet's own business in its own class."""
+    namespace = run(
+        "import enum, abc\nclass Color(enum.Enum):\n    RED = 1\n    GREEN = enum.auto()\n"
+        "class P:\n    __slots__ = ('a', '_b')\n"
+        "class Base(metaclass=abc.ABCMeta):\n    @abc.abstractmethod\n    def f(self): ...\n"
+        "p = P()\np.a, p._b = 1, 2\nseen = (Color.GREEN.value, p.a, p._b, type(Base).__name__)\n"
+    )
+    assert namespace["seen"] == (2, 1, 2, "ABCMeta")
 
 
 def test_candidate_exceptions_become_candidate_errors():
@@ -167,10 +185,11 @@ def test_candidate_exceptions_become_candidate_errors():
 
 def test_a_refusal_caught_by_the_candidate_is_still_reported():
     with pytest.raises(Refused) as refused:
-        run("import torch\ntry:\n    torch.save\nexcept BaseException:\n    pass\nx = 1\n")
+        run("import torch\ntry:\n    torch.jit.script\nexcept BaseException:\n    pass\nx = 1\n")
     assert (refused.value.line, refused.value.message) == (
         3,
-        "'torch.save' is not available in the sandbox",
+        "'torch.jit.script' is not available in the sandbox (compilation and TorchScript"
+        " run code outside the policy and write generated files)",
     )
 
 
@@ -187,12 +206,12 @@ def test_imports_not_made_by_a_candidate_import_statement_return_no_module():
     assert importer("json") is None
 
 
-def test_every_allowed_module_resolves_and_denied_families_have_reasons():
-    for name in tables.ALLOWED_MODULES:
-        assert isinstance(identity.import_proxy(name), identity.ModuleProxy)
-    assert all(reason for _, reason in tables.DENIED)
-    assert tables.denial_reason("torch.load") == "unpickling runs arbitrary code"
-    assert tables.denial_reason("torch.nn.Linear") is None
+def test_every_closed_family_and_module_says_why():
+    assert all(reason for _, reason in tables.TORCH_CLOSED)
+    assert all(tables.CLOSED_MODULES.values())
+    assert tables.torch_reason("torch.hub.load") == "downloads, compiles or loads native code"
+    assert tables.torch_reason("torch.nn.Linear") is None
+    assert tables.torch_reason("torch.jit.is_scripting") is None
 
 
 def test_what_the_policy_hands_out_names_nothing_of_grill():

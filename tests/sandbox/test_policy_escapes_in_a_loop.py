@@ -29,7 +29,6 @@ for step in range(3):
 """Each refused attack sits at the end of a training step, indented into the loop."""
 
 REFUSED = [
-    # 1. re-initialising what the snippet does not own
     ("proxy-reinit", "torch.__init__('os')", "'torch.__init__' is not available"),
     (
         "module-init-on-proxy",
@@ -57,40 +56,23 @@ REFUSED = [
         "super(nn.Linear, model).__init__()",
         "'super(Linear).__init__' is not available",
     ),
-    # 2. real objects torch re-exports, reached by any route
-    (
-        "functools-wraps-reexport",
-        "from torch.optim import lr_scheduler\nlr_scheduler.wraps",
-        "'functools.wraps' is not available",
-    ),
-    (
-        "from-import-reexport",
-        "from torch.optim.lr_scheduler import wraps",
-        "'functools.wraps' is not available",
-    ),
     (
         "handle-torch-function",
         "import torch.nn.functional as F\nF.handle_torch_function",
-        "'torch.overrides.handle_torch_function' is not available",
-    ),
-    (
-        "mro-hands-out-the-real-loader",
-        "from torch.utils.data import DataLoader\nDataLoader.mro()",
-        "'torch.utils.data.dataloader.DataLoader' is not available",
-    ),
-    (
-        "partial-of-the-real-loader",
-        "import functools\nfrom torch.utils.data import DataLoader\n"
-        "functools.partial(*DataLoader.mro()[1:2])([1], num_workers=4)",
-        "'torch.utils.data.dataloader.DataLoader' is not available",
+        "'torch.nn.functional.handle_torch_function' is not available",
     ),
     (
         "disable-torch-function",
         "with torch.DisableTorchFunction():\n    kept = model(torch.ones(1, 4))",
-        "'torch._C.DisableTorchFunction' is not available",
+        "'torch.DisableTorchFunction' is not available",
     ),
     ("disable-subclass", "torch.DisableTorchFunctionSubclass()", "is not available"),
-    ("private-c-module", "torch._C._get_tracing_state()", "'torch._C' is not available"),
+    (
+        "private-c-module",
+        "torch._C._pop_torch_function_stack()",
+        "'torch._C._pop_torch_function_stack' is not available",
+    ),
+    ("new-autograd-engine", "torch._C._ImperativeEngine()", "'torch._C._ImperativeEngine' is not"),
     ("overrides-module", "torch.overrides.TorchFunctionMode", "'torch.overrides' is not available"),
     (
         "weakref-finalize",
@@ -112,57 +94,13 @@ REFUSED = [
         "from torch.optim import swa_utils\nswa_utils.itertools",
         "'torch.optim.swa_utils.itertools' is not available",
     ),
-    ("json-dump-to-a-file", "import json\njson.dump", "'json.dump' is not available"),
-    (
-        "contextlib-redirect",
-        "import contextlib\ncontextlib.redirect_stdout",
-        "'contextlib.redirect_stdout' is not available",
-    ),
-    ("types-function-type", "import types\ntypes.FunctionType", "'types.FunctionType' is not"),
-    (
-        "operator-attrgetter",
-        "import operator\noperator.attrgetter('__class__')(1)",
-        "'operator.attrgetter' is not available",
-    ),
-    ("logging-import", "import logging", "'logging' is not available in the sandbox (its handlers"),
-    ("gc-import", "import gc", "'gc' is not available in the sandbox (reaches every object"),
-    # 3. the grader's own state and torch's private state
+    ("gc-import", "import gc\ngc.get_referrers(model)", "'gc.get_referrers' is not available"),
     ("node-metadata", "loss.grad_fn.metadata['grill'] = None", "'MeanBackward0.metadata' is not"),
-    ("node-saved-tensors", "loss.grad_fn._saved_self", "'MeanBackward0._saved_self' is not"),
-    ("module-private-table", "model._parameters.clear()", "'Linear._parameters' is not available"),
-    ("module-hook-table", "model._forward_hooks", "'Linear._forward_hooks' is not available"),
-    (
-        "optimizer-private",
-        "opt._optimizer_step_pre_hooks",
-        "'SGD._optimizer_step_pre_hooks' is not",
-    ),
-    (
-        "override-loader-iterator",
-        "from torch.utils.data import DataLoader\nclass Loader(DataLoader):\n"
-        "    def _get_iterator(self):\n        return iter([])",
-        "'Loader._get_iterator (overriding a private name of its base)' is not available",
-    ),
-    (
-        "override-call-impl",
-        "class Net(nn.Module):\n    def _call_impl(self, *args):\n        return 0",
-        "'Net._call_impl (overriding a private name of its base)' is not available",
-    ),
-    (
-        "shadow-module-table",
-        "class Net(nn.Module):\n    _parameters = {}",
-        "'Net._parameters (overriding a private name of its base)' is not available",
-    ),
-    ("private-of-the-print-stand-in", "print._write", "'CandidatePrint._write' is not available"),
+    ("private-of-the-print-stand-in", "print._write", "grill's own machinery"),
     (
         "monkeypatch-torch-class",
         "nn.Linear.forward = print",
-        "'Linear attributes' is not available",
-    ),
-    ("format-reads-a-dunder", "'{0.__class__}'.format(1)", "'int.__class__' is not available"),
-    (
-        "format-reads-torch-private",
-        "'{0._parameters}'.format(model)",
-        "'Linear._parameters' is not available",
+        "changing a class the snippet did not define",
     ),
     (
         "format-map-reads-globals",
@@ -175,21 +113,62 @@ REFUSED = [
     (
         "allocator-cap",
         "torch.cuda.set_per_process_memory_fraction(0.9)",
-        "'torch.cuda.memory.set_per_process_memory_fraction' is not available",
+        "'torch.cuda.set_per_process_memory_fraction' is not available",
     ),
     (
         "record-memory-history",
         "torch.cuda.memory._record_memory_history()",
-        "'torch.cuda.memory' is not available",
+        "'torch.cuda.memory._record_memory_history' is not available",
     ),
-    ("real-module-from-a-call", "torch.get_device_module('cpu')", "'torch.cpu' is not available"),
-    (
-        "reserved-grader-name",
-        "_write_private_ = print",
-        '"_write_private_" is an invalid variable name',
-    ),
-    ("reserved-temporary-name", "_tmp0 = 1", '"_tmp0" is an invalid variable name'),
+    ("reserved-grader-name", "_write_private_ = print", "is a name the sandbox uses for itself"),
+    ("reserved-temporary-name", "_tmp0 = 1", "is a name the sandbox uses for itself"),
 ]
+
+HELD = [
+    ("private-c-query", "torch._C._get_tracing_state()", "ok"),
+    (
+        "private-foreach-op",
+        "with torch.no_grad():\n    torch._foreach_mul_(list(model.parameters()), 1.0)",
+        "ok",
+    ),
+    ("functools-wraps-reexport", "from torch.optim import lr_scheduler\nlr_scheduler.wraps", "ok"),
+    ("from-import-reexport", "from torch.optim.lr_scheduler import wraps", "ok"),
+    (
+        "mro-hands-out-the-real-loader",
+        "from torch.utils.data import DataLoader\nDataLoader.mro()",
+        "ok",
+    ),
+    (
+        "partial-of-the-real-loader",
+        "import functools\nfrom torch.utils.data import DataLoader\nfunctools.partial(*DataLoader.mro()[1:2])([1], num_workers=4)",
+        "ok",
+    ),
+    ("json-dump-to-a-file", "import json\njson.dump", "ok"),
+    ("contextlib-redirect", "import contextlib\ncontextlib.redirect_stdout", "ok"),
+    ("types-function-type", "import types\ntypes.FunctionType", "ok"),
+    ("operator-attrgetter", "import operator\noperator.attrgetter('__class__')(1)", "ok"),
+    ("logging-import", "import logging", "ok"),
+    ("node-saved-tensors", "(loss * loss).grad_fn._saved_self", "ok"),
+    ("module-private-table", "model._parameters.clear()", "error"),
+    ("module-hook-table", "model._forward_hooks", "ok"),
+    ("optimizer-private", "opt._optimizer_step_pre_hooks", "ok"),
+    (
+        "override-loader-iterator",
+        "from torch.utils.data import DataLoader\nclass Loader(DataLoader):\n    def _get_iterator(self):\n        return iter([])",
+        "ok",
+    ),
+    (
+        "override-call-impl",
+        "class Net(nn.Module):\n    def _call_impl(self, *args):\n        return 0",
+        "ok",
+    ),
+    ("shadow-module-table", "class Net(nn.Module):\n    _parameters = {}", "ok"),
+    ("format-reads-a-dunder", "'{0.__class__}'.format(1)", "ok"),
+    ("format-reads-torch-private", "'{0._parameters}'.format(model)", "ok"),
+    ("real-module-from-a-call", "torch.get_device_module('cpu')", "ok"),
+]
+"""Code that once read as an attack and is ordinary now (or reaches nothing): it runs,
+or fails as it would under plain Python (`status`), and changes nothing."""
 
 
 def in_loop(attack: str) -> str:
@@ -206,6 +185,19 @@ def test_an_attack_in_a_training_loop_is_refused_and_changes_nothing(
     outcome = either_sandbox.run(SNIPPET, {"source": witness.fill(in_loop(attack))})
     assert outcome.status == "refused", (outcome.error, outcome.output)
     assert fragment in outcome.error.message
+    witness.assert_untouched(outcome, either_sandbox, baseline)
+    assert_nothing_of_grill(outcome)
+
+
+@pytest.mark.parametrize(
+    "attack,status", [(a, st) for _, a, st in HELD], ids=[name for name, _, _ in HELD]
+)
+def test_code_in_a_training_loop_that_reaches_nothing_runs_and_changes_nothing(
+    either_sandbox, witness, attack, status
+):
+    baseline = process_tree(worker_pid(either_sandbox))
+    outcome = either_sandbox.run(SNIPPET, {"source": witness.fill(in_loop(attack))})
+    assert outcome.status == status, (outcome.error, outcome.output)
     witness.assert_untouched(outcome, either_sandbox, baseline)
     assert_nothing_of_grill(outcome)
 

@@ -125,12 +125,17 @@ def test_an_attack_on_the_grader_is_graded_right_or_not_at_all(
     witness.assert_untouched(verdict_outcome(verdict), either_sandbox, baseline)
 
 
-def test_a_run_that_exits_early_after_leaking_is_never_clean(either_sandbox):
-    source = LEAK + (
+def test_a_run_that_exits_early_after_leaking_is_graded_on_what_it_did(either_sandbox):
+    """`sys.exit(0)` ends a script normally under `python FILE`, and so it does here: the run
+    is graded on what it did up to there (a leak), never clean; another status is the
+    script's error."""
+    loop = LEAK + (
         "for step in range(30):\n    loss = model(torch.randn(8, 4)).pow(2).mean()\n"
-        "    loss.backward()\n    kept.append(loss)\nraise SystemExit(0)\n"
+        "    loss.backward()\n    kept.append(loss)\n"
     )
-    verdict = grade_source(source, sandbox=either_sandbox)
+    verdict = grade_source(loop + "raise SystemExit(0)\n", sandbox=either_sandbox)
+    assert (verdict.verdict, verdict.exit_code) == ("leak", EXIT_FAILED)
+    verdict = grade_source(loop + "raise SystemExit(2)\n", sandbox=either_sandbox)
     assert (verdict.verdict, verdict.exit_code) == ("error", EXIT_NOT_GRADED)
 
 

@@ -270,3 +270,55 @@ def compiler_on_demand(payload, finish=None):
         "found": hasattr(torch._dynamo.utils, "counters"),
         "dynamo": type(sys.modules["torch._dynamo"]).__name__,
     }
+
+
+# -- what an escaped snippet would try on the worker or the next run --------------------------
+
+
+def reach_other_processes(payload, finish=None):
+    """Each way a run could touch a process that is not its own, and what came of it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getppid()
+    tried = {}
+
+    class Rlimit(ctypes.Structure):
+        _fields_ = [("cur", ctypes.c_ulong), ("max", ctypes.c_ulong)]
+
+    low = Rlimit(1, 1)
+    tried["prlimit_worker"] = libc.prlimit64(parent, 7, ctypes.byref(low), None)  # RLIMIT_NOFILE
+    tried["kill_worker"] = libc.kill(parent, 0)
+    tried["kill_everyone"] = libc.kill(-1, 0)
+    tried["tgkill_worker"] = libc.syscall(234, parent, parent, 0)
+    tried["setpriority_worker"] = libc.setpriority(0, parent, 19)
+    tried["pidfd_open_worker"] = libc.syscall(434, parent, 0)
+    tried["ptrace_worker"] = libc.ptrace(16, parent, None, None)  # PTRACE_ATTACH
+    try:
+        with open(f"/proc/{parent}/mem", "rb") as mem:
+            mem.read(1)
+        tried["worker_memory"] = 0
+    except OSError:
+        tried["worker_memory"] = -1
+    tried["own_limit"] = libc.prlimit64(0, 7, None, ctypes.byref(Rlimit()))
+    tried["own_signal"] = libc.kill(os.getpid(), 0)
+    return {"tried": tried}
+
+
+def new_program(payload, finish=None):
+    """execve, a memfd executed as a script, and clone into new namespaces."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    tried = {}
+    try:
+        os.execv("/bin/true", ["true"])
+    except OSError as exc:
+        tried["execve"] = exc.errno
+    try:
+        fd = os.memfd_create("x")
+        os.write(fd, b"#!/bin/sh\ntouch /tmp/escaped\n")
+        os.execv(f"/proc/self/fd/{fd}", ["x"])
+    except OSError as exc:
+        tried["memfd"] = exc.errno
+    flags = 0x10000000 | 0x00020000 | 17  # CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD
+    tried["clone_namespaces"] = libc.syscall(56, flags, 0, 0, 0, 0)
+    if tried["clone_namespaces"] == 0:
+        os._exit(0)
+    return {"tried": tried}
