@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from app import paths
 from app.cli import main
 from app.practice.hints import remember_check
 from app.practice.tasks import HEADER_MARK, fix_attempt, strip_header
@@ -27,11 +28,13 @@ TASK = "running-loss"
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
+def home(tmp_path, monkeypatch, request):
     folder = tmp_path / "grill-home"
     monkeypatch.setenv("GRILL_HOME", str(folder))
     monkeypatch.setenv("GRILL_PACKS", str(FIXTURE_PACKS))
     monkeypatch.chdir(tmp_path)
+    if "shipped" not in request.keywords:  # loading every shipped pack takes a second
+        monkeypatch.setattr(paths, "SHIPPED_PACKS", tmp_path / "no-shipped-packs")
     return folder
 
 
@@ -84,6 +87,7 @@ def test_list_shows_every_code_task_with_its_state_and_a_progress_line(capsys, c
     assert "0 of 1 task solved · 1 attempted · 0 not started" in out
 
 
+@pytest.mark.shipped
 def test_list_json_counts_solved_once_any_fix_was_clean(capsys, card):
     record(card, "clean", at=datetime(2026, 3, 1, tzinfo=UTC))
     record(card, "leak", at=datetime(2026, 3, 2, tzinfo=UTC))
@@ -232,6 +236,7 @@ def test_a_file_that_cannot_be_graded_is_one_line_exit_2_and_nothing_recorded(
     assert not (home / "history.db").exists(), "nothing was recorded, nor the history opened"
 
 
+@pytest.mark.shipped
 def test_a_task_id_from_a_pack_not_loaded_is_exit_2_and_names_the_closest(
     capsys, tmp_path, home, no_worker
 ):
@@ -244,7 +249,10 @@ def test_a_task_id_from_a_pack_not_loaded_is_exit_2_and_names_the_closest(
 
 @pytest.mark.parametrize(
     ("extra", "said"),
-    [(["--steps", "5"], "--steps does not apply"), (["--seconds", "9"], "--seconds does not apply")],
+    [
+        (["--steps", "5"], "--steps does not apply"),
+        (["--seconds", "9"], "--seconds does not apply"),
+    ],
 )
 def test_a_task_runs_with_its_cards_budget(capsys, tmp_path, no_worker, extra, said):
     path = tmp_path / "fix.py"

@@ -265,8 +265,9 @@ class WatchView:
         self.tty = sys.stdout.isatty()
         self.started = time.monotonic()
         self.last: tuple[str, Verdict] | None = None
-        """The last text graded and its verdict, recorded at the end if nothing was."""
-        self.solved = False
+        """The session's attempt: the last text graded and its verdict, until one is clean."""
+        self.solved: tuple[str, Verdict] | None = None
+        self.recorded = False
 
     def show(self, event: Event) -> None:
         from app.practice.watch import Graded, Grading, Unusable
@@ -297,21 +298,24 @@ class WatchView:
     def _graded(self, source: str, verdict: Verdict) -> None:
         if verdict.exit_code == EXIT_GRILL:
             return
-        self.last = (source, verdict)
-        if verdict.verdict == "clean" and not self.solved:
-            self.solved = True
+        if self.solved is None:
+            self.last = (source, verdict)
+        if verdict.verdict == "clean" and self.solved is None:
+            self.solved = (source, verdict)
             self._write("\nSolved: this fix keeps no graph alive and does what the task asks.\n")
             self._record()
 
     def finish(self) -> None:
-        """At the end: the last verdict is recorded when the session has recorded none."""
-        if not self.solved and self.last is not None:
-            self._record()
+        """At the end: the session's attempt, if it is not recorded yet (Ctrl+C may have come
+        while it was): the first clean verdict, else the last one."""
+        self._record()
 
     def _record(self) -> None:
-        if self.recorder is not None and self.last is not None:
-            source, verdict = self.last
-            self.recorder.graded(str(self.path), source, verdict, time.monotonic() - self.started)
+        if self.recorder is None or self.recorded or self.last is None:
+            return
+        source, verdict = self.last
+        self.recorder.graded(str(self.path), source, verdict, time.monotonic() - self.started)
+        self.recorded = True
 
     def _new_screen(self) -> None:
         self._write(CLEAR if self.tty else "\n" + "─" * 80 + "\n")

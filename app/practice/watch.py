@@ -1,6 +1,6 @@
 """`grill task watch`'s loop: grade a file again each time it is saved, on one warm worker.
 
-The file is polled (its size, times and inode, every `POLL_S`), which sees every way an editor
+The file is read every `POLL_S` (a fix is a few kilobytes), which sees every way an editor
 saves (in place, or a new file renamed over the old one, as vim and VS Code do) without a
 dependency or a platform's own notification API; an unchanged text is not graded again. Grading
 runs in one background thread; a save made while a run is going on cancels that run, whose
@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 import queue
+import stat
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from checkers.api import UsageError, read_fix
+from checkers.api import MAX_FIX_BYTES, UsageError, read_fix
 from checkers.verdict import Verdict
 
 POLL_S = 0.05
@@ -62,12 +63,18 @@ class Failed:
 Event = Grading | Graded | Unusable | Failed
 
 
-def signature(path: Path) -> tuple[int, int, int, int] | None:
+def look(path: Path) -> bytes | tuple[int, ...] | None:
+    """What the file is now, to notice a save by: the bytes of a file small enough to be a fix
+    (times alone miss two saves of the same length within the file system's clock tick), else
+    its status; None when it is missing."""
     try:
         status = os.stat(path)
+        if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FIX_BYTES:
+            with open(path, "rb") as file:
+                return file.read(MAX_FIX_BYTES + 1)
     except OSError:
         return None
-    return (status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+    return (status.st_mode, status.st_ino, status.st_size, status.st_mtime_ns)
 
 
 class Watch:
@@ -95,40 +102,41 @@ class Watch:
         self._worker = threading.Thread(target=self._work, name="grill-watch", daemon=True)
 
     def run(self) -> None:
+        """A text that grades is sent at once; one that cannot be graded is reported once it
+        stayed so for a poll (an editor writing in place leaves the file empty for a moment),
+        a missing file once it stayed missing for `GONE_AFTER_S`."""
         self._worker.start()
-        seen: tuple[int, int, int, int] | None | bool = False  # False: not looked at yet
+        seen: object = False  # never a look
         submitted: str | None = None
-        missing_since: float | None = None
+        problem: str | None = None
+        """Why the file as seen cannot be graded, until it is reported or changes."""
         reported: str | None = None
+        missing_since: float | None = None
         try:
             while not self.stop.is_set():
                 now = time.monotonic()
-                current = signature(self.path)
+                current = look(self.path)
                 if current != seen:
-                    seen = current
+                    seen, problem = current, None
+                    missing_since = now if current is None else None
                     try:
                         text = read_fix(self.path)
                     except UsageError as error:
-                        message = str(error)
-                        if current is None:  # maybe an editor's rename: wait a moment
-                            missing_since = missing_since or now
-                        elif message != reported:
-                            self._show(Unusable(message))
-                            reported, submitted = message, None
+                        problem = str(error)
                     else:
-                        missing_since, reported = None, None
+                        reported = None
                         if text != submitted:
                             submitted = text
                             self._submit(text, now)
-                if (
-                    current is None
-                    and missing_since is not None
-                    and now - missing_since > GONE_AFTER_S
+                elif problem is not None and (
+                    missing_since is None or now - missing_since > GONE_AFTER_S
                 ):
-                    message = f"{self.path}: no such file (waiting for it to be saved again)"
-                    if message != reported:
-                        self._show(Unusable(message))
-                        reported, submitted = message, None
+                    if current is None:
+                        problem = f"{self.path}: no such file (waiting for it to be saved again)"
+                    if problem != reported:
+                        self._show(Unusable(problem))
+                        reported, submitted = problem, None
+                    problem = None
                 try:
                     event = self._events.get(timeout=self.poll_s)
                 except queue.Empty:
