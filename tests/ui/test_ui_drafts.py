@@ -98,9 +98,7 @@ async def test_code_from_a_file_opens_in_the_editor_and_becomes_the_draft(
 ):
     draft = grill_home / "drafts" / f"{TASK}.py"
     code = "# worked on in vim\n" + library.card(TASK).card.code_task.starter
-    app = make_app(
-        then=lambda: PracticeScreen([library.card(TASK)], code=code, code_from="fix.py")
-    )
+    app = make_app(then=lambda: PracticeScreen([library.card(TASK)], code=code, code_from="fix.py"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         panel = app.screen.query_one(CodeTaskPanel)
