@@ -88,7 +88,7 @@ class PracticeScreen(GrillScreen):
             "reset_code",
             "Reset",
             priority=True,
-            tooltip="Put the starter code back in the editor.",
+            tooltip="Put the starter code back in the editor; asks first if your code would go.",
         ),
         Binding(
             "ctrl+s",
