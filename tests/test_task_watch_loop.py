@@ -148,3 +148,18 @@ def test_a_file_gone_for_a_while_is_reported_and_graded_when_it_is_back(fix, run
     assert "no such file" in watch.next(Unusable).message
     fix.write_text("x = 7\n")
     assert watch.next(Graded).source == "x = 7\n"
+
+
+def test_a_run_of_the_newest_code_cancelled_by_a_late_cancel_is_run_again(fix, running):
+    """A cancel sent as the stale run ended can reach the next one: that one is graded again."""
+    grader = Grader()
+    answers = [Verdict.not_graded("error", "cpu", "the run was cancelled", kind="cancelled")]
+
+    def grade(source: str) -> Verdict:
+        grader.graded.append(source)
+        return answers.pop() if answers else Verdict(verdict="clean", device="cpu")
+
+    grader.grade = grade  # type: ignore[method-assign]
+    watch = running(fix, grader)
+    assert watch.next(Graded).verdict.verdict == "clean"
+    assert grader.graded == ["x = 1\n", "x = 1\n"]

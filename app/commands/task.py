@@ -210,7 +210,7 @@ def list_tasks(args: argparse.Namespace) -> int:
         f"\n{tally['solved']} of {count(len(statuses), 'task')} solved · "
         f"{tally['attempted']} attempted · {not_started} not started"
     )
-    print("Start one: grill task start TASK [FOLDER]")
+    print("Start one: grill task start CARD_ID [DIR]")
     return EXIT_OK
 
 

@@ -16,12 +16,11 @@ from datetime import datetime
 from typing import Literal
 
 from app.progress.attempt import Attempt, CodeResult
-from app.progress.rating import GRADED_FAILURES, Rating
+from app.progress.rating import Rating
 from checkers.verdict import Verdict
 from questions.model import CodeTask, Level, Library, LoadedCard
 
 TaskState = Literal["not started", "attempted", "solved"]
-STATES: tuple[TaskState, ...] = ("not started", "attempted", "solved")
 
 HEADER_MARK = "# grill task:"
 """The first line of the header `grill task start` writes; `strip_header` knows it by this."""
@@ -178,8 +177,3 @@ def same_as_last(attempts: Sequence[Attempt], code: str, verdict: Verdict) -> bo
         return False
     last = max(attempts, key=lambda a: a.started_at).code
     return last is not None and last.code == code and last.verdict == verdict.verdict
-
-
-def failed(verdict: Verdict) -> bool:
-    """Graded, and still leaking or breaking the task."""
-    return verdict.verdict in GRADED_FAILURES

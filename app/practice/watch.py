@@ -26,6 +26,9 @@ from checkers.verdict import Verdict
 
 POLL_S = 0.05
 """How often the file is looked at: a save is seen within this, at a negligible cost."""
+RETRIES = 3
+CANCELLED = "the run was cancelled"
+"""The sandbox's words for a run cancelled (`checkers.sandbox.parent`)."""
 GONE_AFTER_S = 1.0
 """A file missing for longer than this is reported; an editor's rename leaves it missing for
 a moment only."""
@@ -167,13 +170,30 @@ class Watch:
                 assert self._pending is not None
                 generation, text, seen_at = self._pending
                 self._pending, self._busy = None, generation
-            try:
-                verdict = self._grade(text)
-                event: Event = Graded(text, verdict, time.monotonic() - seen_at)
-            except Exception as error:  # grill's own fault: shown, and the watch goes on
-                event = Failed(f"{type(error).__name__}: {error}")
+            event = self._graded(generation, text, seen_at)
             with self._condition:
                 self._busy = None
                 current = generation == self._generation
             if current and not self.stop.is_set():
                 self._events.put(event)
+
+    def _graded(self, generation: int, text: str, seen_at: float) -> Event:
+        """The text's verdict. A cancel meant for the run before can reach this one (it was
+        sent as that run ended and this began): a run of the newest text cancelled so is run
+        again."""
+        for _ in range(RETRIES):
+            try:
+                verdict = self._grade(text)
+            except Exception as error:  # grill's own fault: shown, and the watch goes on
+                return Failed(f"{type(error).__name__}: {error}")
+            with self._condition:
+                newest = generation == self._generation
+            if not (newest and cancelled(verdict)) or self.stop.is_set():
+                break
+        return Graded(text, verdict, time.monotonic() - seen_at)
+
+
+def cancelled(verdict: Verdict) -> bool:
+    """Whether the run (the fix's, or the reference solution's it needed) was cancelled."""
+    error = verdict.error
+    return error is not None and (error.kind == "cancelled" or CANCELLED in error.message)
