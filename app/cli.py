@@ -7,8 +7,10 @@ import importlib
 import os
 import sys
 
+from app.progress.rating import RATINGS
 from checkers.cli import add_check_arguments
 from checkers.sandbox.ending import ending_cleanly
+from checkers.verdict import DEVICES
 from questions.levels import LEVELS
 
 EXIT_USAGE = 2
@@ -53,10 +55,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = command(
         "check",
-        "checkers.cli:run",
+        "app.commands.check:run",
         "grade PyTorch training-loop snippets: does autograd graph pile up as they train?",
     )
     add_check_arguments(check)
+    check.add_argument(
+        "--no-record",
+        action="store_true",
+        help="with --task: do not record the attempt in the history (for CI)",
+    )
+    check.add_argument(
+        "--rating",
+        choices=RATINGS,
+        help="with --task: the rating to record (default: good when clean, hard for a leak or"
+        " a broken contract, again when not graded; capped by the verdict as in the app)",
+    )
+
+    add_task_commands(
+        command(
+            "task",
+            "app.commands.task:run",
+            "practise code tasks in your own editor: list, start, watch, hint, solution, open",
+        )
+    )
 
     lint = command("lint", "app.commands.lint:run", "validate question packs or cards")
     lint.add_argument(
@@ -95,6 +116,57 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.add_argument("file", metavar="FILE")
     return parser
+
+
+def add_task_commands(task: argparse.ArgumentParser) -> None:
+    """`grill task list|start|watch|hint|solution|open`."""
+    tasks = task.add_subparsers(dest="task_command", metavar="TASK_COMMAND", required=True)
+
+    def sub(name: str, help: str) -> argparse.ArgumentParser:
+        return tasks.add_parser(name, help=help, description=help)
+
+    listing = sub("list", "every code task, and where you stand on it")
+    listing.add_argument(
+        "--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)"
+    )
+    listing.add_argument("--json", action="store_true", help="as JSON")
+
+    start = sub("start", "write a task's starter to DIR/CARD_ID.py, to fix in your own editor")
+    start.add_argument("card_id", metavar="CARD_ID")
+    start.add_argument(
+        "dir", nargs="?", default=".", metavar="DIR", help="where (default: this folder)"
+    )
+
+    watch = sub("watch", "grade FILE as a fix of the task each time you save it; Ctrl+C ends")
+    watch.add_argument("card_id", metavar="CARD_ID")
+    watch.add_argument("file", metavar="FILE")
+    watch.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="auto",
+        help="where to run it (auto: as the card says)",
+    )
+    watch.add_argument(
+        "--no-record", action="store_true", help="do not record the attempt in the history"
+    )
+
+    hint = sub("hint", "the card's next hint, one at a time; then the grader's on your last check")
+    hint.add_argument("card_id", metavar="CARD_ID")
+    hint.add_argument(
+        "--grader",
+        action="store_true",
+        help="the grader's hint on your last check, whatever hints are left",
+    )
+
+    solution = sub(
+        "solution", "the reference solution, after a first attempt; with FILE, a diff against it"
+    )
+    solution.add_argument("card_id", metavar="CARD_ID")
+    solution.add_argument("file", nargs="?", metavar="FILE")
+
+    opened = sub("open", "open the task in the app, with FILE's code in its editor when given")
+    opened.add_argument("card_id", metavar="CARD_ID")
+    opened.add_argument("file", nargs="?", metavar="FILE")
 
 
 def dispatch(target: str, args: argparse.Namespace) -> int:

@@ -7,8 +7,10 @@ Never imports torch: the sandbox's worker does.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
+import stat
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, Unpack, cast
@@ -178,7 +180,8 @@ def _contract_hint(broken: list[Expectation]) -> str:
 
 
 def _reference(source: str, role: str, options: _Options) -> Observed | Verdict:
-    """What the card's own code does, cached per process (it is the same every time)."""
+    """What the card's own code does, cached per process once it ran (it is the same every
+    time); a run that failed (cancelled, out of time on a busy machine) is tried again."""
     key = (
         hashlib.sha256(source.encode()).hexdigest(),
         *[options[k] for k in ("device", "seconds", "steps", "seed", "compare", "peak")],
@@ -199,8 +202,9 @@ def _reference(source: str, role: str, options: _Options) -> Observed | Verdict:
             kind="task",
         )
     )
-    with _references_lock:
-        _references[key] = result
+    if observed is not None:  # a failed run (cancelled, timed out on a busy machine) is retried
+        with _references_lock:
+            _references[key] = result
     return result
 
 
@@ -298,3 +302,43 @@ def read_snippet(path: str | Path) -> str:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start} cannot be decoded)") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+MAX_FIX_BYTES = 1024 * 1024
+"""The largest file taken as a code task's fix: a task's whole starter is a few kilobytes."""
+
+
+def read_fix(path: str | Path, *, parse: bool = True) -> str:
+    """A code task's fix from `path`, as `grill check --task` and `grill task watch` take it:
+    `read_snippet`'s text, which must also be a plain file of at most `MAX_FIX_BYTES`, not
+    empty, not binary, and (`parse`) parse as Python. UsageError (one line naming the file)
+    otherwise."""
+    path = Path(path)
+    try:
+        status = path.stat()
+    except OSError:
+        status = None  # read_snippet says why (no such file, no permission)
+    if status is not None and stat.S_ISDIR(status.st_mode):
+        raise UsageError(f"{path}: is a directory, not a Python file")
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        raise UsageError(f"{path}: not a plain file (a pipe, socket or device)")
+    if status is not None and status.st_size > MAX_FIX_BYTES:
+        raise UsageError(
+            f"{path}: {status.st_size / 1024 / 1024:.1f} MB is too large for a code task's fix"
+            f" (at most {MAX_FIX_BYTES // 1024 // 1024} MB)"
+        )
+    source = read_snippet(path)
+    if not source.strip():
+        raise UsageError(f"{path}: is empty; a fix is the whole task's code, the starter changed")
+    if "\x00" in source:
+        raise UsageError(f"{path}: a binary file (it holds NUL bytes), not Python source")
+    if not parse:
+        return source
+    try:
+        compile(source, str(path), "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        where = f"{path}:{error.lineno or 1}:{error.offset or 1}"
+        raise UsageError(f"{where}: does not parse as Python: {error.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise UsageError(f"{path}: does not parse as Python ({type(error).__name__})") from None
+    return source

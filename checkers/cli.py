@@ -3,6 +3,10 @@
 One file is graded by a worker that starts cold (the snippet pays its own first-use costs, as
 under plain Python); several are graded one after the other by one warm worker. Each gets its
 verdict, and the exit status is the worst of them.
+
+`grill check --task CARD_ID FILE` grades FILE as a fix of a card's code task (`run_task`): the
+card is read on the app's side (`app/commands/check.py`), which hands the task's `TaskSpec` in,
+since the grader reads no packs; `python -m checkers` therefore refuses `--task`.
 """
 
 from __future__ import annotations
@@ -11,9 +15,17 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from checkers.verdict import DEVICES
+from checkers.verdict import DEVICES, EXIT_GRILL, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from checkers.task import TaskSpec
+    from checkers.verdict import Verdict
+
+Graded = Callable[[str, str, "Verdict"], None]
+"""Called with the file, the source graded and its verdict, after the verdict is printed."""
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,14 +61,26 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print where the time went (worker start, compile, run, measure) on stderr",
     )
+    parser.add_argument(
+        "--task",
+        metavar="CARD_ID",
+        help="grade FILE as a fix of this card's code task: no graph kept, and the task's"
+        " contract held against its reference solution (grill check only)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Grade each file; print its report (or JSON line); return the worst exit status."""
     from checkers.api import UsageError, checked_budget, grade_source, grading_sandbox, read_snippet
     from checkers.report import render
-    from checkers.verdict import EXIT_GRILL, EXIT_USAGE
 
+    if getattr(args, "task", None):
+        print(
+            "error: --task needs the question packs, which the grader alone does not read;"
+            f" use: grill check --task {args.task} FILE",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:  # every usage error is found before a worker starts (seconds of torch import)
         checked_budget(args.seconds, args.steps)
         sources = [(path, read_snippet(path)) for path in args.files]
@@ -98,6 +122,70 @@ def run(args: argparse.Namespace) -> int:
                 )
             worst = max(worst, verdict.exit_code)
     return worst
+
+
+def task_file(args: argparse.Namespace) -> str:
+    """The one FILE of `--task`, from a command line that can grade a task; UsageError if not."""
+    from checkers.api import UsageError
+
+    if len(args.files) != 1:
+        raise UsageError(f"--task grades one file, not {len(args.files)}")
+    for option in ("seconds", "steps"):
+        if getattr(args, option, None) is not None:
+            raise UsageError(
+                f"--{option} does not apply to --task: a task runs with its card's budget,"
+                " as in the app, so a fix and the reference solution do the same work"
+            )
+    return str(args.files[0])
+
+
+def task_on(spec: TaskSpec, device: str) -> TaskSpec:
+    """The task run on `device`, where that is `cpu` or `cuda`; `auto` keeps the card's own
+    choice, as the app does when its setting is `auto`."""
+    if device == "auto":
+        return spec
+    return spec.model_copy(update={"grading": spec.grading.model_copy(update={"device": device})})
+
+
+def run_task(args: argparse.Namespace, spec: TaskSpec, *, graded: Graded | None = None) -> int:
+    """`grill check --task CARD_ID FILE`: grade FILE as the app grades a fix of the task (the
+    same verdict, messages and exit status); `graded` then sees the verdict (to record it)."""
+    from checkers.api import UsageError, grade_task, grading_sandbox, read_fix
+    from checkers.report import render
+
+    try:  # every usage error is found before a worker starts
+        path = task_file(args)
+        source = read_fix(path)
+    except UsageError as exc:
+        print(f"grill check: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    spec = task_on(spec, args.device)
+    started = time.monotonic()
+    # Warm: the fix, the reference solution and (for a peak budget) the starter run on it.
+    with grading_sandbox(spec.grading.device) as sandbox:
+        try:
+            verdict = grade_task(source, spec, sandbox=sandbox, filename=path)
+        except Exception as exc:  # a fault of grill's own: say so, with its own exit status
+            print(
+                f"grill check: internal error while grading {path}: {type(exc).__name__}: {exc}",
+                file=sys.stderr,
+            )
+            return EXIT_GRILL
+        if args.json:
+            print(json.dumps({"file": path, "task": args.task, **verdict.to_dict()}))
+        else:
+            sys.stdout.write(render(verdict))
+        sys.stdout.flush()
+        if args.timings:
+            print_timings(
+                path,
+                sandbox.timings,
+                verdict.extra.get("timings", {}),
+                time.monotonic() - started,
+            )
+    if graded is not None:
+        graded(path, source, verdict)
+    return verdict.exit_code
 
 
 def print_timings(

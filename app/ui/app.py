@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app.clock import utc_now
+from app.practice.drafts import Drafts
 from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from app.ui.code_runner import CodeRunner, SandboxRunner
 from app.ui.commands import ScreenCommands
@@ -65,12 +66,14 @@ class GrillApp(App):
         history: History | None = None,
         *,
         start_screen: Callable[[], Screen] | None = None,
+        then: Callable[[], Screen] | None = None,
         start_with_due: bool = False,
         runner: CodeRunner | None = None,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = utc_now,
     ) -> None:
-        """`start_with_due` opens today's queue once packs are loaded; `runner`, `clock` (for
+        """`start_screen` replaces home; `then` opens over home (`grill task open`);
+        `start_with_due` opens today's queue once packs are loaded; `runner`, `clock` (for
         timers) and `now` (for dates: due, statistics) serve tests."""
         super().__init__()
         self.library = library
@@ -82,7 +85,10 @@ class GrillApp(App):
         self.clock = clock
         self.now = now
         self._start_screen = start_screen
+        self._then = then
         self._start_with_due = start_with_due
+        self.drafts = Drafts()
+        """Each code task's code, kept between sessions in the data folder."""
 
     def on_mount(self) -> None:
         if self.history is None:
@@ -97,8 +103,11 @@ class GrillApp(App):
         self.push_screen(HomeScreen())
         if self.history_error:
             self._say_history_unavailable()
+        if self._then is not None:
+            self.push_screen(self._then())
         # `grill practice --due` asked to start at once; the first-run screen waits for a plain start.
-        if self.history is not None and not self.settings.welcomed and not self._start_with_due:
+        starts_at_once = self._start_with_due or self._then is not None
+        if self.history is not None and not self.settings.welcomed and not starts_at_once:
             from app.ui.dialogs.welcome import WelcomeDialog
 
             self.push_screen(WelcomeDialog(), self._welcomed)
@@ -208,6 +217,28 @@ class GrillApp(App):
             except HistoryError as error:
                 self._lose_history(error)
         return None
+
+    def hints_shown(self, card_id: str) -> int:
+        """How many of the card's code-task hints were shown (`grill task hint` or the app)."""
+        if self.history is not None:
+            from app.practice.hints import hints_shown
+            from app.progress.history import HistoryError
+
+            try:
+                return hints_shown(self.history, card_id)
+            except HistoryError as error:
+                self._lose_history(error)
+        return 0
+
+    def record_hints_shown(self, card_id: str, shown: int) -> None:
+        if self.history is not None:
+            from app.practice.hints import record_hints_shown
+            from app.progress.history import HistoryError
+
+            try:
+                record_hints_shown(self.history, card_id, shown)
+            except HistoryError as error:
+                self._lose_history(error)
 
     def _lose_history(self, error: Exception) -> None:
         """The history failed mid-session: say so and carry on without it."""

@@ -225,7 +225,7 @@ async def test_a_verdict_is_marked_as_an_earlier_versions_once_the_code_changes(
         panel.editor.insert("# my fix\n", (0, 0))
         await run_once(app, pilot)
         assert not result.has_class("-stale") and panel.verdict == CLEAN
-        await pilot.press("ctrl+l")
+        await pilot.press("ctrl+l", "y")  # the reset asks first: the code goes
         await pilot.pause()
         assert result.has_class("-stale") and panel.verdict is None
         assert result.query_one("#verdict-stale").display
@@ -294,7 +294,7 @@ async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, run
         )
         await pilot.press("escape")
         assert app.screen.query_one(CodeTaskPanel).editor.text.startswith("# my change")
-        await pilot.press("ctrl+l")
+        await pilot.press("ctrl+l", "y")
         assert panel.editor.text == library.card("running-loss").card.code_task.starter
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.widgets import SelectionList, Static
 from ui_fakes import SIZE
 
+from app.practice.drafts import Drafts
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.screens.home import HomeScreen
 from app.ui.screens.practice import PracticeScreen
@@ -222,8 +223,11 @@ async def test_escape_with_a_typed_answer_asks_before_leaving(make_app):
         assert isinstance(app.screen, HomeScreen)
 
 
-async def test_escape_with_edited_code_asks_again_after_more_typing(make_app):
+async def test_escape_with_edited_code_asks_again_after_more_typing(make_app, tmp_path):
+    """Where the code cannot be kept as a draft (tests/ui/test_ui_drafts.py has it kept)."""
     app = make_app()
+    (tmp_path / "a-file").write_text("")
+    app.drafts = Drafts(tmp_path / "a-file" / "drafts")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         practise(app, ["running-loss"])

@@ -88,7 +88,7 @@ class PracticeScreen(GrillScreen):
             "reset_code",
             "Reset",
             priority=True,
-            tooltip="Put the starter code back in the editor.",
+            tooltip="Put the starter code back in the editor; asks first if your code would go.",
         ),
         Binding(
             "ctrl+s",
@@ -107,10 +107,19 @@ class PracticeScreen(GrillScreen):
     ]
 
     def __init__(
-        self, queue: list[LoadedCard], position: int = 0, ratings: tuple[Rating, ...] = ()
+        self,
+        queue: list[LoadedCard],
+        position: int = 0,
+        ratings: tuple[Rating, ...] = (),
+        *,
+        code: str | None = None,
+        code_from: str | None = None,
     ) -> None:
+        """`code`, read from the file `code_from`, goes in the first card's code editor (which
+        opens) in place of its draft: a task worked on in the candidate's own editor."""
         super().__init__()
         self.queue, self.position, self.ratings = queue, position, ratings
+        self.code, self.code_from = code, code_from
         self.loaded = queue[position]
         self.card = self.loaded.card
         self.plan = reveal_plan(self.card)
@@ -148,8 +157,22 @@ class PracticeScreen(GrillScreen):
                         device=self._device(),
                         clock=self.grill.clock,
                         id="practice-code",
+                        drafts=self.grill.drafts,
+                        card_id=card.id,
+                        code=self.code,
+                        code_from=self.code_from,
+                        hints_seen=self.grill.hints_shown(card.id),
+                        on_hints_seen=lambda shown: self.grill.record_hints_shown(card.id, shown),
                     )
         yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        if self.code is not None and self.card.code_task is not None:
+            self.call_after_refresh(self._open_code_tab)
+
+    def _open_code_tab(self) -> None:
+        self._show_tab("tab-code")
+        self._focus_pane("tab-code")
 
     def _answer_pane(self) -> ComposeResult:
         with VerticalScroll(id="practice-scroll"):
@@ -226,8 +249,29 @@ class PracticeScreen(GrillScreen):
         self.code_panel.run()
 
     def action_reset_code(self) -> None:
+        """The starter back, asking first when that throws code away (its draft goes too)."""
         self._show_tab("tab-code")
-        self.code_panel.reset()
+        panel = self.code_panel
+        code_task = self.card.code_task
+        if code_task is None or panel.editor.text == code_task.starter:
+            panel.reset()
+            return
+        from app.ui.dialogs.confirm import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                panel.reset()
+            else:
+                panel.editor.focus()
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "Reset to the starter?",
+                "Your code for this task is replaced by the starter, and the draft kept of it "
+                "is removed. This cannot be undone.",
+            ),
+            answered,
+        )
 
     def action_show_solution(self) -> None:
         self._show_tab("tab-code")
@@ -255,10 +299,14 @@ class PracticeScreen(GrillScreen):
         self.app.pop_screen()
 
     def _has_work(self) -> bool:
-        """Whether leaving would lose a typed answer or edited code."""
+        """Whether leaving would lose a typed answer, or edited code not kept as a draft."""
         code_task = self.card.code_task
+        if code_task is not None:
+            self.code_panel.save_draft()
         return bool(self.answer_text.strip()) or (
-            code_task is not None and self.code_panel.editor.text != code_task.starter
+            code_task is not None
+            and self.code_panel.editor.text != code_task.starter
+            and not self.code_panel.draft_kept
         )
 
     @on(TextArea.Changed)

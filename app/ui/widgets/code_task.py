@@ -9,9 +9,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Label, LoadingIndicator, OptionList, Static, TextArea
 from textual.widgets.text_area import Selection
 
+from app.practice.drafts import DraftError, Drafts
 from app.progress.rating import GRADED_FAILURES
 from app.ui.card_text import card_text
 from app.ui.code_runner import CodeRunner
@@ -49,6 +51,8 @@ class CodeTaskPanel(Vertical):
 
     NARROW_BELOW = 100
     """Below this many columns the result goes under the editor instead of beside it."""
+    DRAFT_SAVE_S = 0.5
+    """The draft is written this long after the last keystroke (and when the task closes)."""
 
     def __init__(
         self,
@@ -58,9 +62,28 @@ class CodeTaskPanel(Vertical):
         device: Device,
         clock: Callable[[], float] = time.monotonic,
         id: str | None = None,
+        drafts: Drafts | None = None,
+        card_id: str = "",
+        code: str | None = None,
+        code_from: str | None = None,
+        hints_seen: int = 0,
+        on_hints_seen: Callable[[int], None] | None = None,
     ) -> None:
+        """`drafts` keeps the code between sessions under `card_id` (practice; a mock starts
+        from the starter and keeps none); `code` (read from `code_from`, a file the candidate
+        worked on in their own editor) replaces the draft. `hints_seen`: card hints the
+        candidate has already been shown (`grill task hint`); `on_hints_seen` hears of more."""
         super().__init__(id=id)
         self.code_task, self.runner, self.device, self._clock = task, runner, device, clock
+        self.drafts, self.card_id = drafts, card_id
+        self.hints_seen, self._on_hints_seen = hints_seen, on_hints_seen
+        self.draft_kept = False
+        """Whether the code on screen is kept as the task's draft (saved, or the starter)."""
+        self._draft_timer: Timer | None = None
+        self._draft_problem_said = False
+        self._initial, self._opening_note = self._opening_code(code, code_from)
+        self._code = self._initial
+        """The editor's text as of its last change: what a draft keeps, even while unmounting."""
         self.run_number = 0
         """Increases with every run and cancel, so a stale result is recognised and dropped."""
         self.completed_runs = 0
@@ -75,7 +98,7 @@ class CodeTaskPanel(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="code-split"):
             yield TextArea.code_editor(
-                self.code_task.starter, language="python", show_line_numbers=True, id="code-editor"
+                self._initial, language="python", show_line_numbers=True, id="code-editor"
             )
             # The newest result comes first and the task's prompt last: a finished run then
             # shows at the top of an unscrolled side, where no scroll has to be computed while
@@ -105,7 +128,55 @@ class CodeTaskPanel(Vertical):
     def on_mount(self) -> None:
         self._elapsed_timer = self.set_interval(0.2, self._show_elapsed, pause=True)
         self.watch(self.app, "theme", self._match_editor_theme)
+        self._set_status(self._opening_note)
+        if self.drafts is not None and self._initial != self.code_task.starter:
+            self.save_draft()  # code opened from a file is this task's draft from now on
         self._warm()
+
+    def on_unmount(self) -> None:
+        self.save_draft(quietly=True)
+
+    # -- drafts ----------------------------------------------------------------------------
+
+    def _opening_code(self, code: str | None, code_from: str | None) -> tuple[str, str]:
+        """What the editor opens with, and a line saying where it came from."""
+        starter = self.code_task.starter
+        if code is not None:
+            kept = " the app keeps it as this task's draft;" if self.drafts else ""
+            return (
+                code,
+                f"Your code from {code_from or 'your file'}:{kept} that file is not changed.",
+            )
+        if self.drafts is None:
+            return starter, ""
+        try:
+            draft = self.drafts.load(self.card_id)
+        except DraftError as error:
+            return starter, f"Your code from last time is not here: {error}."
+        if draft is None or draft.text == starter:
+            self.draft_kept = True
+            return starter, ""
+        self.draft_kept = True
+        when = draft.saved_at.astimezone().strftime("%Y-%m-%d %H:%M")
+        return draft.text, f"Your code from {when} is back. ctrl+l puts the starter back."
+
+    def save_draft(self, *, quietly: bool = False) -> None:
+        """Keep the code as it is now as the task's draft (the starter: no draft); a failure
+        is said once, in the status line (`quietly`: not at all, the panel is going)."""
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+            self._draft_timer = None
+        if self.drafts is None:
+            return
+        try:
+            self.drafts.save(self.card_id, self._code, self.code_task.starter)
+        except DraftError as error:
+            self.draft_kept = False
+            if not quietly and not self._draft_problem_said:
+                self._draft_problem_said = True
+                self._set_status(f"Your code cannot be kept for next time: {error}.")
+        else:
+            self.draft_kept = True
 
     def _match_editor_theme(self, theme: str) -> None:
         self.editor.theme = "github_light" if "light" in theme else "monokai"
@@ -158,7 +229,10 @@ class CodeTaskPanel(Vertical):
         return True
 
     def reset(self) -> None:
+        """The starter back in the editor; its draft goes."""
         self.editor.load_text(self.code_task.starter)
+        self._code = self.code_task.starter
+        self.save_draft()
         self.editor.focus()
 
     def explain_no_solution(self) -> None:
@@ -171,6 +245,11 @@ class CodeTaskPanel(Vertical):
     def _code_changed(self) -> None:
         if self.result is not None:
             self.query_one(VerdictPanel).mark_stale(self.verdict is None)
+        self._code = self.editor.text
+        if self.drafts is not None:
+            if self._draft_timer is not None:
+                self._draft_timer.stop()
+            self._draft_timer = self.set_timer(self.DRAFT_SAVE_S, self.save_draft)
 
     @on(GradeFinished)
     def _on_grade_finished(self, message: GradeFinished) -> None:
@@ -217,7 +296,11 @@ class CodeTaskPanel(Vertical):
     def _show_hints(self) -> None:
         """The card's hints up to one per failed run, under the verdict they answer."""
         hints = self.code_task.hints
-        shown = hints[: min(len(hints), self.failed_runs)]
+        count = min(len(hints), max(self.failed_runs, self.hints_seen))
+        shown = hints[:count]
+        if count > self.hints_seen and self._on_hints_seen is not None:
+            self._on_hints_seen(count)
+        self.hints_seen = count
         box = self.query_one("#code-hints", Static)
         box.update(
             Content("\n").join(

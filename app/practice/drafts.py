@@ -1,0 +1,89 @@
+"""The candidate's code for each code task, kept between sessions: one file per task,
+`<data folder>/drafts/<card-id>.py`, written whole (a temporary file renamed over the old one,
+so a crash leaves the previous draft or the new one, never half of one).
+
+A draft is code that differs from the starter: code put back to the starter has no draft. The
+practice screen restores a task's draft when the task opens; mock interviews start from the
+starter and keep none. Headless: no Textual here.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app import paths
+
+MAX_DRAFT_BYTES = 1024 * 1024
+"""A draft larger than this is not restored (the editor would crawl; no fix is that long)."""
+
+
+class DraftError(OSError):
+    """A draft could not be read or written; the message says which file and why."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    text: str
+    saved_at: datetime
+
+
+class Drafts:
+    """The drafts folder. Every method raises DraftError (one sentence) rather than OSError."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder if folder is not None else paths.data_dir() / "drafts"
+
+    def path(self, card_id: str) -> Path:
+        return self.folder / f"{card_id}.py"
+
+    def load(self, card_id: str) -> Draft | None:
+        """The task's draft, or None when it has none."""
+        path = self.path(card_id)
+        try:
+            status = path.stat()
+            if status.st_size > MAX_DRAFT_BYTES:
+                raise DraftError(f"draft {path} is larger than {MAX_DRAFT_BYTES} bytes")
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except UnicodeDecodeError:
+            raise DraftError(f"draft {path} is not UTF-8 text") from None
+        except OSError as error:
+            if isinstance(error, DraftError):
+                raise
+            raise DraftError(f"draft {path} cannot be read ({error.strerror})") from None
+        return Draft(text, datetime.fromtimestamp(status.st_mtime, UTC))
+
+    def save(self, card_id: str, text: str, starter: str) -> None:
+        """Keep `text` as the task's draft; code equal to the starter removes the draft."""
+        if text == starter:
+            self.clear(card_id)
+            return
+        path = self.path(card_id)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(
+                dir=self.folder, prefix=f".{card_id}.", suffix=".tmp"
+            )
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as file:
+                    file.write(text)
+                    file.flush()
+                    os.fsync(file.fileno())
+                os.replace(temporary, path)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError as error:
+            raise DraftError(f"draft {path} cannot be written ({error.strerror})") from None
+
+    def clear(self, card_id: str) -> None:
+        path = self.path(card_id)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as error:
+            raise DraftError(f"draft {path} cannot be removed ({error.strerror})") from None
