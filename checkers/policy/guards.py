@@ -450,6 +450,16 @@ def guarded_admit(value: object) -> object:
     return admit(value)
 
 
+def augmented_attribute(obj: object, name: str, op: str, value: object) -> None:
+    """`obj.name op= value` where `obj` is not safe to evaluate twice: read, combine, write,
+    each judged as on its own."""
+    guarded_setattr(obj, name, inplace(op, guarded_getattr(obj, name), value))
+
+
+def augmented_item(container: object, key: object, op: str, value: object) -> None:
+    guarded_setitem(container, key, inplace(op, guarded_getitem(container, key), value))
+
+
 def inplace(op: str, target: object, value: object) -> object:
     """`x += y` keeps Python's in-place meaning (a tensor's add_, a list's extend)."""
     _check()

@@ -70,6 +70,8 @@ def candidate_namespace(
         "_unpack_sequence_": guarded_unpack_sequence,
         "_write_": guards.guarded_write,
         "_inplacevar_": guards.inplace,
+        "_augattr_": guards.augmented_attribute,
+        "_augitem_": guards.augmented_item,
         "_call_": guards.guarded_call,
         "_admit_": guards.guarded_admit,
         "_with_": guards.guarded_with,

@@ -232,16 +232,28 @@ class GrillPolicy(RestrictingNodeTransformer):
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> _Visited:
-        """`self.total += loss`, `counts[k] += 1`: rewritten to a guarded read, `_inplacevar_`
-        and a guarded write. Only for targets that can be evaluated twice without effects."""
-        if isinstance(node.target, ast.Name) or not is_pure(node.target):
+        """`self.total += loss`, `counts[k] += 1`: a guarded read, `_inplacevar_` and a guarded
+        write. A target that can be evaluated twice without effects is written out as such;
+        any other (`self.buf[next(i)] += x`) goes through one guard that evaluates its object
+        and key once."""
+        if isinstance(node.target, ast.Name):
             return super().visit_AugAssign(node)
-        load = self.visit(retarget(node.target, ast.Load()))
-        store = self.visit(retarget(node.target, ast.Store()))
-        value = self.visit(node.value)
         op = ast.Constant(AUGMENTED_OPERATORS[type(node.op)])
-        call = ast.Call(_name("_inplacevar_"), [op, load, value], [])
-        return ast.copy_location(ast.Assign(targets=[store], value=call), node)
+        if is_pure(node.target):
+            load = self.visit(retarget(node.target, ast.Load()))
+            store = self.visit(retarget(node.target, ast.Store()))
+            call = ast.Call(_name("_inplacevar_"), [op, load, self.visit(node.value)], [])
+            return ast.copy_location(ast.Assign(targets=[store], value=call), node)
+        target = node.target
+        if isinstance(target, ast.Attribute):
+            args = [self.visit(target.value), ast.Constant(target.attr)]
+            guard = "_augattr_"
+        else:
+            assert isinstance(target, ast.Subscript)
+            args = [self.visit(target.value), self.visit(target.slice)]
+            guard = "_augitem_"
+        call = ast.Call(_name(guard), [*args, op, self.visit(node.value)], [])
+        return ast.copy_location(ast.Expr(call), node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> _Visited:
         """`lr: float = 0.01` (dataclass fields): target, annotation and value go through the

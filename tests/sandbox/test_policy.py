@@ -226,3 +226,40 @@ def test_what_the_policy_hands_out_names_nothing_of_grill():
     assert namespace["shown"][3].startswith("<function str.format_map at ")
     assert namespace["shown"][4] == "<class 'torch.utils.data.DataLoader'>"
     assert namespace["shown"][5].startswith("<function dataclass at ")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "async def f():\n    pass",
+        "async def f():\n    async for x in y:\n        pass",
+        "async def f():\n    async with x:\n        pass",
+        "async def f():\n    await x",
+        "try:\n    pass\nexcept* ValueError:\n    pass",
+        "exec('1')",
+        "eval('1')",
+        "from os import *",
+        "_getattr_ = 1",
+        "def f(_write_):\n    pass",
+        "class _call_:\n    pass",
+        "import x as _getiter_",
+        "for _print in []:\n    pass",
+    ],
+)
+def test_compile_time_refusals_speak_grills_words_not_restrictedpythons(source):
+    with pytest.raises(Refused) as refused:
+        policy.compile_candidate(source)
+    message = refused.value.message
+    assert "is not available in the sandbox" in message or "the sandbox uses for itself" in message
+    for phrase in ("invalid", "statements are not allowed", "is not allowed", "restricted name"):
+        assert phrase not in message, message
+
+
+def test_an_augmented_target_that_is_not_safe_to_read_twice_is_evaluated_once():
+    namespace = run(
+        "class B:\n    def __init__(self):\n        self.buf = [0, 0]\n"
+        "it = iter([1, 0])\nb = B()\nb.buf[next(it)] += 5\n"
+        "objs = iter([b])\nnext(objs).buf[0] += 2\nleft = list(it)\n"
+    )
+    assert namespace["b"].buf == [2, 5]
+    assert namespace["left"] == [0]
