@@ -500,7 +500,9 @@ def describe(value: object) -> str:
     if isinstance(name, str) and callable(value):
         return name
     kind = type(value)
-    return f"{_type_module(kind)}.{_type_qualname(kind)} object"
+    module = _type_module(kind)
+    prefix = "" if module == "builtins" else f"{module}."
+    return f"{prefix}{_type_qualname(kind)} object"
 
 
 def installed(name: str) -> bool:

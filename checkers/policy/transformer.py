@@ -204,6 +204,22 @@ class GrillPolicy(RestrictingNodeTransformer):
         node.decorator_list = [_wrap("_decorate_", d) for d in node.decorator_list]
         return node
 
+    def visit_Lambda(self, node: ast.Lambda) -> _Visited:
+        """A lambda's parameters are admitted too (a sort key, `map`'s function): its body
+        becomes `((x := _admit_(x)), ..., body)[-1]`."""
+        node = cast(ast.Lambda, super().visit_Lambda(node))
+        names = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        if names:
+            admits: list[ast.expr] = [
+                ast.NamedExpr(ast.Name(n, ast.Store()), _wrap("_admit_", _name(n))) for n in names
+            ]
+            whole = ast.Tuple([*admits, node.body], ast.Load())
+            node.body = ast.copy_location(
+                ast.Subscript(whole, ast.Constant(-1), ast.Load()), node.body
+            )
+            ast.fix_missing_locations(node)
+        return node
+
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> _Visited:
         node = cast(ast.ExceptHandler, super().visit_ExceptHandler(node))
         if node.name:
