@@ -11,7 +11,7 @@ from every live tensor and kept node (`labeler.reachable_graph_nodes`), and once
 script returns, before its namespace is dropped.
 
 Label: `leak` when the series climbs with training: the smallest count over the last quarter of
-the samples is at least RATIO times, and UNITS one-step graphs more than, the largest count over
+the samples taken while it trains (the one after it returns is reported as `end`) is at least RATIO times, and UNITS one-step graphs more than, the largest count over
 the first quarter; else `clean`. One step's graph (`unit`) is estimated as the smallest count right
 after a backward pass (the step just finished is still referenced by its `loss`), at least
 MIN_UNIT. As in `labeler.py`, what exists before the script starts (torch, this module) is frozen
@@ -122,7 +122,7 @@ def measure(path: Path) -> dict:
             torch.set_num_threads(threads)
             os.chdir(cwd)
             gc.unfreeze()
-    counts = [n for _, n in samples]
+    counts = [n for kind, n in samples if kind != "end"] or [0]
     after_backward = [n for kind, n in samples if kind == "backward"] or [MIN_UNIT]
     unit = max(MIN_UNIT, min(after_backward))
     quarter = max(1, len(counts) // 4)
@@ -134,7 +134,7 @@ def measure(path: Path) -> dict:
         "unit": unit,
         "first_quarter_max": first,
         "last_quarter_min": last,
-        "end": counts[-1],
+        "end": samples[-1][1],
         "peak": max(counts),
         "seconds": round(time.perf_counter() - started, 1),
         "error": error,
