@@ -1,0 +1,126 @@
+# Modeled on pytorch/examples mnist_forward_forward/main.py @ 77f55b9 (BSD-3-Clause);
+# written for grill's realcode corpus.
+import argparse
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset  # grill-corpus: torchvision MNIST replaced
+from torch.optim import Adam
+
+
+def get_y_neg(y):
+    y_neg = y.clone()
+    for idx, y_samp in enumerate(y):
+        allowed_indices = list(range(10))
+        allowed_indices.remove(y_samp.item())
+        y_neg[idx] = torch.tensor(allowed_indices)[
+            torch.randint(len(allowed_indices), size=(1,))
+        ].item()
+    return y_neg.to(device)
+
+
+def overlay_y_on_x(x, y, classes=10):
+    """Replace the first 10 pixels of data [x] with one-hot-encoded label [y]"""
+    x_ = x.clone()
+    x_[:, :classes] *= 0.0
+    x_[range(x.shape[0]), y] = x.max()
+    return x_
+
+
+class Net(torch.nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.layers = []
+        for d in range(len(dims) - 1):
+            self.layers = self.layers + [Layer(dims[d], dims[d + 1]).to(device)]
+
+    def predict(self, x):
+        goodness_per_label = []
+        for label in range(10):
+            h = overlay_y_on_x(x, label)
+            goodness = []
+            for layer in self.layers:
+                h = layer(h)
+                goodness = goodness + [h.pow(2).mean(1)]
+            goodness_per_label += [sum(goodness).unsqueeze(1)]
+        goodness_per_label = torch.cat(goodness_per_label, 1)
+        return goodness_per_label.argmax(1)
+
+    def train(self, x_pos, x_neg):
+        h_pos, h_neg = x_pos, x_neg
+        for i, layer in enumerate(self.layers):
+            print("training layer: ", i)
+            h_pos, h_neg = layer.train(h_pos, h_neg)
+
+
+class Layer(nn.Linear):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__(in_features, out_features, bias, device, dtype)
+        self.relu = torch.nn.ReLU()
+        self.opt = Adam(self.parameters(), lr=args.lr)
+        self.threshold = args.threshold
+        self.num_epochs = args.epochs
+
+    def forward(self, x):
+        x_direction = x / (x.norm(2, 1, keepdim=True) + 1e-4)
+        return self.relu(torch.mm(x_direction, self.weight.T) + self.bias.unsqueeze(0))
+
+    def train(self, x_pos, x_neg):
+        for i in range(self.num_epochs):
+            g_pos = self.forward(x_pos).pow(2).mean(1)
+            g_neg = self.forward(x_neg).pow(2).mean(1)
+            # The following loss pushes pos (neg) samples to values larger (smaller) than the self.threshold.
+            loss = torch.log1p(
+                torch.exp(
+                    torch.cat([-g_pos + self.threshold, g_neg - self.threshold])
+                )
+            ).mean()
+            self.opt.zero_grad()
+            # this backward just compute the derivative and hence is not considered backpropagation.
+            loss.backward()
+            self.opt.step()
+            if i % args.log_interval == 0:
+                print("Loss: ", loss.item())
+        return self.forward(x_pos).detach(), self.forward(x_neg).detach()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=25, metavar="N",  # grill-corpus: 1000 -> 25
+                        help="number of epochs to train (default: 25)")
+    parser.add_argument("--lr", type=float, default=0.03, metavar="LR", help="learning rate (default: 0.03)")
+    parser.add_argument("--no_accel", action="store_true", help="disables accelerator")
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default: 1)")
+    parser.add_argument("--save_model", action="store_true", help="For saving the current Model")
+    parser.add_argument("--train_size", type=int, default=128, help="size of training set")  # grill-corpus: 50000 -> 128
+    parser.add_argument("--threshold", type=float, default=2, help="threshold for training")
+    parser.add_argument("--test_size", type=int, default=128, help="size of test set")
+    parser.add_argument("--log-interval", type=int, default=10, metavar="N",
+                        help="how many batches to wait before logging training status")
+    args = parser.parse_args()
+    use_accel = not args.no_accel and torch.accelerator.is_available()
+    if use_accel:
+        device = torch.accelerator.current_accelerator()
+    else:
+        device = torch.device("cpu")
+    device = torch.device("cpu")  # grill-corpus: graded on CPU
+
+    torch.manual_seed(args.seed)
+    train_kwargs = {"batch_size": args.train_size}
+    test_kwargs = {"batch_size": args.test_size}
+
+    # grill-corpus: MNIST with ToTensor/Normalize/Lambda(flatten) replaced by flat random images
+    train_loader = DataLoader(TensorDataset(torch.randn(args.train_size, 784), torch.randint(0, 10, (args.train_size,))), **train_kwargs)
+    test_loader = DataLoader(TensorDataset(torch.randn(args.test_size, 784), torch.randint(0, 10, (args.test_size,))), **test_kwargs)
+    net = Net([784, 64, 64])  # grill-corpus: 500-unit layers -> 64
+    x, y = next(iter(train_loader))
+    x, y = x.to(device), y.to(device)
+    x_pos = overlay_y_on_x(x, y)
+    y_neg = get_y_neg(y)
+    x_neg = overlay_y_on_x(x, y_neg)
+    net.train(x_pos, x_neg)
+    print("train error:", 1.0 - net.predict(x).eq(y).float().mean().item())
+    x_te, y_te = next(iter(test_loader))
+    x_te, y_te = x_te.to(device), y_te.to(device)
+    if args.save_model:
+        torch.save(net.state_dict(), "mnist_ff.pt")
+    print("test error:", 1.0 - net.predict(x_te).eq(y_te).float().mean().item())
