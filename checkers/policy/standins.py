@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 _stand_ins: dict[int, object] = {}
 
-F = TypeVar("F", bound=Callable[..., object])
 T = TypeVar("T")
 
 

@@ -5,8 +5,7 @@ graded by the process's shared warm sandbox as `grill check` grades a file.
 
 Labels were decided by reading the code and measuring it under plain Python
 (`tests/grader/realcode_labeler.py`, which uses nothing from grill), not by what grill says.
-Today's grill refuses most of these files for ordinary code (`realcode/TODAY.md` lists each
-refusal and its construct): the module is expected to fail until the policy is rebuilt.
+None may be refused: each is ordinary code.
 """
 
 import json
@@ -16,10 +15,6 @@ import pytest
 
 from checkers.api import grade_file, shared_sandbox
 from checkers.sandbox import Sandbox
-
-pytestmark = pytest.mark.xfail(
-    strict=False, reason="the policy rebuild (issue 22) lands with the lead"
-)
 
 HERE = Path(__file__).parent / "realcode"
 LABELS = json.loads((HERE / "labels.json").read_text(encoding="utf-8"))
