@@ -128,47 +128,47 @@ def supported() -> bool:
     return platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64")
 
 
-def program(numbers: dict[str, int] | None = None) -> bytes:
-    """A filter as packed `struct sock_filter` instructions: the worker's (DENIED_X86_64, and
-    clone3 answered ENOSYS) unless other `numbers` are given."""
+def op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    """One classic BPF instruction (`struct sock_filter`)."""
+    return struct.pack("=HBBI", code, jt, jf, k)
 
-    def op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
-        return struct.pack("=HBBI", code, jt, jf, k)
 
-    denied = [(nr, errno.EPERM) for nr in sorted((numbers or DENIED_X86_64).values())]
-    if numbers is None:
-        denied.append((CLONE3, errno.ENOSYS))
-    code = [
+DENY = op(RET, RET_ERRNO | errno.EPERM)
+
+
+def _preamble() -> list[bytes]:
+    """Kill a process of another architecture; refuse x32 numbers; leave the number loaded."""
+    return [
         op(LD_ABS, 4),
         op(JEQ, AUDIT_ARCH_X86_64, 1, 0),
         op(RET, RET_KILL_PROCESS),
         op(LD_ABS, 0),
         op(JGE, X32_SYSCALL_BIT, 0, 1),
-        op(RET, RET_ERRNO | errno.EPERM),
+        DENY,
     ]
+
+
+def _refusing(denied: list[tuple[int, int]]) -> list[bytes]:
+    code = []
     for number, error in denied:
         code += [op(JEQ, number, 0, 1), op(RET, RET_ERRNO | error)]
-    code.append(op(RET, RET_ALLOW))
-    return b"".join(code)
+    return code
+
+
+def program(numbers: dict[str, int] | None = None) -> bytes:
+    """A filter as packed instructions: the worker's (DENIED_X86_64, and clone3 answered
+    ENOSYS) unless other `numbers` are given."""
+    denied = [(nr, errno.EPERM) for nr in sorted((numbers or DENIED_X86_64).values())]
+    if numbers is None:
+        denied.append((CLONE3, errno.ENOSYS))
+    return b"".join([*_preamble(), *_refusing(denied), op(RET, RET_ALLOW)])
 
 
 def run_program(pid: int) -> bytes:
     """The filter a run's child installs on itself (see the module docstring)."""
-
-    def op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
-        return struct.pack("=HBBI", code, jt, jf, k)
-
-    deny = op(RET, RET_ERRNO | errno.EPERM)
-    code = [
-        op(LD_ABS, 4),
-        op(JEQ, AUDIT_ARCH_X86_64, 1, 0),
-        op(RET, RET_KILL_PROCESS),
-        op(LD_ABS, 0),
-        op(JGE, X32_SYSCALL_BIT, 0, 1),
-        deny,
-    ]
-    for number in sorted(RUN_DENIED_X86_64.values()):
-        code += [op(JEQ, number, 0, 1), deny]
+    deny = DENY
+    code = _preamble()
+    code += _refusing([(nr, errno.EPERM) for nr in sorted(RUN_DENIED_X86_64.values())])
     own = (0, pid, (-pid) & 0xFFFFFFFF)
     for number, arg in sorted(SELF_ONLY_X86_64.values()):
         # nr == number: load the pid argument; allow it when it is the run's own, else deny
