@@ -208,12 +208,14 @@ def broken(source: str, how: str) -> str:
 def test_a_fix_that_stops_the_leak_by_breaking_the_task_is_wrong(card, how, sandbox):
     """No optimizer update, half the training steps, the loss detached before backward: each
     keeps no graph and is `wrong`. Where the task's own code then reads gradients that never
-    came (a hand-written all-reduce), the fix raises instead: not graded, and never clean."""
+    came (a hand-written all-reduce), or a GradScaler updates a scale no step checked, the fix
+    raises instead: not graded, and never clean."""
     task = card.code_task
     fix = broken(task.solution, how)
     assert fix != ast.unparse(ast.parse(task.solution))
     verdict = grade_task(fix, task.spec, sandbox=sandbox)
-    if verdict.verdict == "error" and how == "detached":
+    scaler_unchecked = "No inf checks were recorded" in (verdict.message or "")
+    if verdict.verdict == "error" and (how == "detached" or scaler_unchecked):
         assert verdict.exit_code == 3 and verdict.extra.get("traceback"), verdict.error  # its own
         return
     assert verdict.verdict == "wrong", (verdict.verdict, verdict.message or verdict.error)
