@@ -34,7 +34,8 @@ class Compared(Strict):
 
     name: Identifier
     """A module-level name both leave behind: a number, a tensor, a list, tuple or dict of
-    them, or an nn.Module (compared by its parameters and buffers)."""
+    them, an nn.Module (compared by its parameters and buffers), or an optimizer (compared by
+    its groups' settings, such as lr and momentum, and its per-parameter state)."""
     rtol: float = Field(default=1e-4, ge=0, le=1)
     """Relative tolerance."""
     atol: float = Field(default=1e-6, ge=0, le=1)

@@ -94,7 +94,8 @@ def sandbox_violations(source: str) -> list[str]:
 @pytest.mark.parametrize("card_id", task_ids())
 def test_task_code_is_a_sandbox_friendly_training_loop(card_id: str):
     task = by_id(card_id).code_task
-    assert [c.name for c in task.contract.same_as_solution] == ["model"]
+    compared = [c.name for c in task.contract.same_as_solution]
+    assert compared[0] == "model", "the trained model first, then what the prompt keeps"
     assert task.starter != task.solution
     for source in (task.starter, task.solution):
         assert sandbox_violations(source) == []

@@ -153,3 +153,48 @@ def test_task_code_imports_only_what_the_sandbox_offers(card_id: str):
 
 
 # --- what running them shows --------------------------------------------------------------
+
+
+# --- tried fixes ----------------------------------------------------------------------------
+
+
+def shipped_task_cards() -> list[Card]:
+    """Every card with a code task in every shipped pack, the first pack's included."""
+    cards = []
+    for path in sorted((ROOT / "questions").glob("*/*.yaml")):
+        if path.name == "pack.yaml":
+            continue
+        card = Card.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        if card.code_task is not None:
+            cards.append(card)
+    return cards
+
+
+SHIPPED_TASKS = shipped_task_cards()
+
+
+@pytest.mark.parametrize("card", SHIPPED_TASKS, ids=[card.id for card in SHIPPED_TASKS])
+def test_every_shipped_task_carries_its_own_tried_fixes(card: Card):
+    """At least two fixes the contract must reject (`wrong` or `leak`) and one alternative
+    correct fix it must accept, each different from the starter and the solution; `grill lint
+    --run` grades them (tests/grader/test_corpus.py)."""
+    task = card.code_task
+    assert task is not None
+    expects = [fix.expect for fix in task.tried_fixes]
+    assert sum(expect in ("wrong", "leak") for expect in expects) >= 2, expects
+    assert expects.count("clean") >= 1, expects
+    codes = [fix.code.strip() for fix in task.tried_fixes]
+    assert len(set(codes)) == len(codes), "two tried fixes with the same code"
+    assert not {task.starter.strip(), task.solution.strip()} & set(codes)
+    for fix in task.tried_fixes:
+        ast.parse(fix.code)  # what the sandbox accepts is graded by `grill lint --run`
+
+
+def test_every_pack_with_code_tasks_has_tried_fixes():
+    packs = {path.parent.name for path in (ROOT / "questions").glob("*/pack.yaml")}
+    assert len(SHIPPED_TASKS) >= 40
+    assert packs == {
+        path.parent.name
+        for path in (ROOT / "questions").glob("*/*.yaml")
+        if path.name != "pack.yaml"
+    }

@@ -49,6 +49,8 @@ def _collect(value: object, shape: list[str], tensors: list[torch.Tensor], depth
         for name, tensor in value.state_dict().items():
             shape.append(name)
             _collect(tensor, shape, tensors, depth + 1)
+    elif isinstance(value, torch.optim.Optimizer):
+        _collect_optimizer(value, shape, tensors, depth)
     elif isinstance(value, torch.Tensor):
         shape.append(f"tensor{tuple(value.shape)}")
         if value.is_complex():
@@ -68,6 +70,37 @@ def _collect(value: object, shape: list[str], tensors: list[torch.Tensor], depth
             _collect(item, shape, tensors, depth + 1)
     else:
         raise _Unsupported(type(value).__name__)
+
+
+IMPLEMENTATION_FLAGS = frozenset({"params", "foreach", "fused", "capturable", "differentiable"})
+"""param_groups keys that choose how an optimizer computes, not what: left out of its
+fingerprint, as are settings left at None."""
+
+
+def _collect_optimizer(
+    optimizer: torch.optim.Optimizer, shape: list[str], tensors: list[torch.Tensor], depth: int
+) -> None:
+    """An optimizer is compared by what decides its next update: each group's settings (lr,
+    momentum, betas, weight_decay...) and each parameter's state (momentum buffers, moments,
+    step counts), in the order of its groups and their parameters."""
+    shape.append("optimizer")
+    for i, group in enumerate(optimizer.param_groups):
+        shape.append(f"group {i} of {len(group['params'])}")
+        for key in sorted(k for k in group if k not in IMPLEMENTATION_FLAGS):
+            setting = group[key]
+            if setting is None:
+                continue
+            if isinstance(setting, str):
+                shape.append(f"{key}={setting}")
+                continue
+            shape.append(key)
+            _collect(setting, shape, tensors, depth + 1)
+        for param in group["params"]:
+            state = optimizer.state.get(param, {})
+            shape.append("state")
+            for key in sorted(k for k in state if state[k] is not None):
+                shape.append(key)
+                _collect(state[key], shape, tensors, depth + 1)
 
 
 def _fold(flat: torch.Tensor) -> torch.Tensor:
