@@ -1,6 +1,7 @@
-"""What the code tasks of the packs added for issue 16 and after declare: a contract their starter
-breaks (or, where a pack allows it, a leak), compared names that exist in starter and solution,
-and only the imports the sandbox offers.
+"""What the code tasks of the packs whose tasks fail their contract declare (every pack but
+autograd-memory, whose starters keep graphs alive): a contract their starter breaks (or, where a
+pack allows it, a leak), compared names that exist in starter and solution, and only the imports
+the sandbox offers.
 
 Whether each starter really fails and each solution really passes is graded by the real grader
 through the contract: `grill lint --run questions/` in `tests/grader/test_corpus.py`, with the
@@ -19,7 +20,7 @@ import yaml
 from questions.model import Card
 
 ROOT = Path(__file__).resolve().parents[1]
-NEW_PACKS = (
+CONTRACT_PACKS = (
     "training-loop-bugs",
     "gpu-memory",
     "distributed-training",
@@ -64,7 +65,7 @@ def task_packs() -> dict[str, str]:
 @cache
 def _task_cards_with_packs() -> tuple[tuple[str, Card], ...]:
     cards = []
-    for pack in NEW_PACKS:
+    for pack in CONTRACT_PACKS:
         for path in sorted((ROOT / "questions" / pack).glob("*.yaml")):
             if path.name == "pack.yaml":
                 continue
