@@ -91,7 +91,7 @@ class Summary(TypedDict):
     view: bool
     node_only: bool
     unwatched: NotRequired[int]
-    """Nodes the ledger never saw made; moved into the scan's count, so a holder lacks it."""
+    """Nodes the ledger had not seen made (adopted by the scan)."""
 
 
 class Holder(Summary):
@@ -100,6 +100,17 @@ class Holder(Summary):
     path: str
     stored: str
     """The path it was first seen under: where it was stored."""
+    parts: NotRequired[list[str]]
+    """The path's steps (`history`, `[3]`, `['loss']`); an elided middle is `…`."""
+    kinds: NotRequired[list[str]]
+    """What each step reached: `list`, `tuple`, `dict`, `tensor`, `object`..."""
+    in_container: NotRequired[int]
+    """Holders the scan found in the same container (up to its first position), all of
+    them, where the scan summarises at most a few hundred."""
+    used_after: NotRequired[bool]
+    """A backward pass ran through its graph after the scan: it was waiting, not dead weight."""
+    died: NotRequired[int | None]
+    """The generation its root node died in; None while alive at the end."""
 
 
 class ScanRecord(TypedDict):
@@ -107,6 +118,37 @@ class ScanRecord(TypedDict):
     step: int
     holders: list[Holder]
     capped: bool
+    unread: NotRequired[int]
+    """Objects the scan's caps left unread."""
+    reason: NotRequired[str]
+    """`growth`, `clock`, `pass` or `end`."""
+    loop: NotRequired[int]
+    first: NotRequired[int]
+    last: NotRequired[int]
+    """A `pass` scan's loop line and the generations of the pass it ran at the end of."""
+
+
+class HeldPass(TypedDict):
+    """A loop whose passes were held whole: the graph of nearly every iteration still alive,
+    past its last use, when the pass ended (`checkers.measure.grade.held_passes`)."""
+
+    loop: int
+    """The loop's line."""
+    parent: int
+    """The line of the loop it ran inside (0: none)."""
+    passes: int
+    """Its passes long enough to tell."""
+    held_passes: int
+    """Of those, the ones held whole."""
+    first: int
+    last: int
+    """The longest held pass's first and last generations..."""
+    held: int
+    """... and how many of its generations' graph was still alive at its end."""
+    released: bool
+    """That graph was let go before the run ended (when an enclosing loop moved on)."""
+    step_first: NotRequired[int]
+    step_last: NotRequired[int]
 
 
 class Fingerprint(TypedDict, total=False):
@@ -131,6 +173,7 @@ class Measurements(TypedDict):
     reserved: list[int]
     peak_bytes: int
     scans: list[ScanRecord]
+    held_passes: NotRequired[list[HeldPass]]
     values: dict[str, Fingerprint]
     problem: str | None
     unwatched_nodes: int
