@@ -130,8 +130,11 @@ class ScanRecord(TypedDict):
 
 class HeldPass(TypedDict):
     """A loop whose passes were held whole: the graph of nearly every iteration still alive,
-    past its last use, when the pass ended (`checkers.measure.grade.held_passes`)."""
+    past its last use, when the pass ended; or whose last backward ran back through nearly
+    all the pass's earlier ones (`checkers.measure.grade.held_passes`)."""
 
+    series: NotRequired[str]
+    """`dead_weight` (the default) or `reach`."""
     loop: int
     """The loop's line."""
     parent: int
@@ -144,7 +147,8 @@ class HeldPass(TypedDict):
     last: int
     """The longest held pass's first and last generations..."""
     held: int
-    """... and how many of its generations' graph was still alive at its end."""
+    """... and how many of its generations' graph was still alive at its end (for `reach`:
+    how many of its earlier backward passes its last one ran back through)."""
     released: bool
     """That graph was let go before the run ended (when an enclosing loop moved on)."""
     step_first: NotRequired[int]

@@ -29,6 +29,8 @@ TAMPERED = "tampered"
 BUDGET = "budget"
 """The error kind of a run whose time budget ran out before it built any graph."""
 REPORTED_RETAINED = 20
+PASS_LIKE = 1.5
+"""A trend no longer than this many times a held pass is that pass, told as one."""
 
 
 class _Common(TypedDict):
@@ -160,15 +162,21 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
             ),
         },
     }
-    if reach.growing is not None:
+    trend = _trend(m, reach, dead)
+    if whole is not None and (trend is None or trend <= PASS_LIKE * _span(whole)):
+        # the climb is a loop's pass (or no longer than one): say so, whatever else climbed
+        if whole.get("series") == "reach":
+            culprit = _reach_culprit(m, flags)
+            message, hint = _explain_reach_pass(culprit, whole, flags, tree)
+        else:
+            culprit = _pass_culprit(m, whole)
+            message, hint = _explain_pass(culprit, whole, m, flags, tree)
+    elif reach.growing is not None:
         culprit = _reach_culprit(m, flags)
         message, hint = _explain_reach(culprit, flags, tree)
     elif dead.growing is not None:
         culprit = _dead_culprit(m, dead.growing)
         message, hint = _explain_dead(culprit, dead.growing, m, flags, tree)
-    elif whole is not None:
-        culprit = _pass_culprit(m, whole)
-        message, hint = _explain_pass(culprit, whole, m, flags, tree)
     else:
         notes = _notes(m, dead, reach, tree)
         return Verdict(
@@ -178,6 +186,23 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
     return Verdict(
         verdict="leak", message=message, hint=hint, retained=_retained(culprit, tree), **verdict
     )
+
+
+def _span(held: HeldPass) -> int:
+    return held["last"] - held["first"] + 1
+
+
+def _trend(m: Measurements, reach: Growth, dead: Growth) -> int | None:
+    """How many generations the climb that is a trend spans (reach first), or None."""
+    if reach.growing is not None:
+        series, window = m["reach"], reach.growing
+    elif dead.growing is not None:
+        series, window = m["dead_weight"], dead.growing
+    else:
+        return None
+    first = series["first"]
+    end = first[window.end] + series["width"] if window.end < len(first) else first[-1]
+    return end - first[max(window.climb_start - 1, 0)]
 
 
 def coverage(m: Measurements) -> str:
@@ -495,17 +520,11 @@ def _explain_pass(
 ) -> tuple[str, str]:
     """A loop's every pass held whole: the climb spans the pass, so its height is the loop's
     length (an epoch's batches: the data), not a bound the code sets."""
-    loop, parent = held["loop"], held["parent"]
+    loop = held["loop"]
     span = held["last"] - held["first"] + 1
     passes, of = held["held_passes"], held["passes"]
-    again = f"; it does so in {passes} of the loop's {of} passes" if of > 1 else ""
-    release = (
-        f"only when the loop at line {parent} moves on"
-        if parent and held["released"]
-        else "only when the pass is over"
-        if held["released"]
-        else "never"
-    )
+    again = _in_passes(passes, of)
+    release = _released_by(held, "them")
     grow = (
         f"{span} here, one per iteration, so as many as the loop has iterations in a real run"
         " (one per batch of a real epoch)"
@@ -513,8 +532,7 @@ def _explain_pass(
     if culprit is None:
         message = (
             f"Graph of every iteration of the loop at line {loop} is kept until that loop ends"
-            f" ({grow}), held somewhere grill could not name{_unread(m)}; it is let go {release}"
-            f"{again}."
+            f" ({grow}), held somewhere grill could not name{_unread(m)}. {release}{again}."
         )
         return message, (
             "Whatever outlives an iteration should leave it as `.item()` (a number) or"
@@ -524,10 +542,53 @@ def _explain_pass(
     at = f" (line {line})" if line else ""
     message = (
         f"`{culprit.path}` keeps every iteration's graph{at} until the loop at line {loop} ends:"
-        f" {grow}. It lets them go {release}{again}. A climb that spans a whole pass of a loop"
-        " grows with the loop's length, which is the data's, not a bound the code sets."
+        f" {grow}. {release}{again}. That climb grows with the loop's length (the data), not"
+        " with a bound the code sets."
     )
     return message, hint_for(culprit, line, flags, tree, m)
+
+
+def _in_passes(held: int, passes: int) -> str:
+    if passes <= 1:
+        return ""
+    return f", in all {passes} of its passes" if held == passes else f", in {held} of its {passes} passes"
+
+
+def _released_by(held: HeldPass, what: str) -> str:
+    """`It lets them go only when the loop at line 8 moves on`, or `It never lets them go`."""
+    parent = held["parent"]
+    if parent and held["released"]:
+        return f"It lets {what} go only when the loop at line {parent} moves on"
+    return f"It lets {what} go only when the pass is over" if held["released"] else f"It never lets {what} go"
+
+
+def _explain_reach_pass(
+    culprit: Culprit | None, held: HeldPass, flags: frozenset[str], tree: ast.Module | None
+) -> tuple[str, str]:
+    """A state carried through a whole pass of a loop under retain_graph: each backward runs
+    back to the pass's start, so the reach grows with the loop's length."""
+    loop = held["loop"]
+    passes, of = held["held_passes"], held["passes"]
+    again = _in_passes(passes, of)
+    who = "a tensor carried from step to step"
+    at = ""
+    hint = "Detach what crosses the step boundary, then drop retain_graph=True once nothing needs the old graph."
+    if culprit is not None:
+        who = f"`{culprit.path}`"
+        line = _stored_line(tree, culprit.first["stored"]) or culprit.first["line"]
+        at = f" (line {line})" if line else ""
+        hint = (
+            f"Detach it where one sequence or chunk ends ({detach_statement(culprit)}), or start"
+            " it fresh; then retain_graph=True is no longer needed."
+        )
+    message = (
+        f"Each backward() runs back through the graphs of every earlier iteration of the loop at"
+        f" line {loop}: {who} is fed back into the next step with its graph{at}, so the last"
+        f" backward of a pass runs through {held['held']} earlier ones here, and through as many"
+        " as the loop has iterations in a real run (a real epoch's batches)."
+        f" {_released_by(held, 'the chain')}{again}."
+    )
+    return message, hint
 
 
 def _explain_reach(

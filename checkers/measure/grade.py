@@ -12,6 +12,7 @@ code (where an `except BaseException:` could swallow it).
 
 from __future__ import annotations
 
+import bisect
 import gc
 import random
 import resource
@@ -295,41 +296,70 @@ def measure(
 
 
 def held_passes(ledger: Ledger) -> list[HeldPass]:
-    """Per loop whose passes were held whole (from its first iterations to its last, the
-    graph of nearly every iteration still alive, past its last use, when the pass ended):
-    how many of its passes were, of how many long enough to tell, and its longest such pass.
-    Read after `close_lives`, from each generation's final key and death."""
+    """Per loop whose passes were held whole, and by which series: `dead_weight` when, from a
+    pass's first iterations to its last, nearly every iteration's graph was still alive past
+    its last use as the pass ended; `reach` when the pass's last backward ran back through
+    nearly every earlier backward of the same pass, from one that reached back through
+    nothing (a state carried, under retain_graph, from the pass's start). How many of its
+    passes were, of how many long enough to tell, and its longest such pass. Read after
+    `close_lives`, from each generation's final key and death."""
     deaths = ledger.last_death
     count = len(deaths)
-    found: dict[int, HeldPass] = {}
+    backward_at = ledger.backward_at.values()[1:]  # backward pass i + 1 ran in generation [i]
+    reach = ledger.reach.values()[1:]
+    found: dict[tuple[str, int], HeldPass] = {}
     for index in range(ledger.passes):
         first, last = ledger.pass_first[index], ledger.pass_last[index]
         if first == UNSET or last - first + 1 < MIN_PASS:
             continue
-        line = ledger.pass_line[index]
-        entry = found.get(line)
-        if entry is None:
-            entry = found[line] = {
-                "loop": line,
-                "parent": ledger.pass_parent[index],
-                "passes": 0,
-                "held_passes": 0,
-                "first": 0,
-                "last": 0,
-                "held": 0,
-                "released": False,
-            }
-        entry["passes"] += 1
+        line, parent = ledger.pass_line[index], ledger.pass_parent[index]
         held = [deaths[k] for k in range(first, min(last - 1, count)) if deaths[k] >= last]
-        if len(held) < max(MIN_HELD, HELD_SHARE * (last - 1 - first)):
-            continue
-        entry["held_passes"] += 1
-        if len(held) > entry["held"]:
-            entry.update(first=first, last=last, held=len(held), released=min(held) < ALIVE)
+        enough = len(held) >= max(MIN_HELD, HELD_SHARE * (last - 1 - first))
+        _tally(found, "dead_weight", line, parent, first, last, len(held) if enough else 0,
+               min(held, default=ALIVE) < ALIVE)
+        end = ledger.pass_end[index] if ledger.pass_end[index] != UNSET else ledger.generation
+        lo, hi = bisect.bisect_left(backward_at, first), bisect.bisect_right(backward_at, end)
+        if hi - lo >= MIN_PASS:
+            start, end = reach[lo], reach[hi - 1]
+            climbed = end - start
+            enough = start <= 1 and climbed >= max(MIN_HELD, HELD_SHARE * (hi - lo - 1))
+            cut = hi >= len(reach) or reach[hi] <= 1
+            _tally(found, "reach", line, parent, first, last, climbed if enough else 0, cut)
     return sorted(
         (entry for entry in found.values() if entry["held_passes"]),
         key=lambda entry: -entry["held"],
     )[:MAX_LOOPS]
+
+
+def _tally(
+    found: dict[tuple[str, int], HeldPass],
+    series: str,
+    line: int,
+    parent: int,
+    first: int,
+    last: int,
+    held: int,
+    released: bool,
+) -> None:
+    entry = found.get((series, line))
+    if entry is None:
+        entry = found[(series, line)] = {
+            "series": series,
+            "loop": line,
+            "parent": parent,
+            "passes": 0,
+            "held_passes": 0,
+            "first": 0,
+            "last": 0,
+            "held": 0,
+            "released": False,
+        }
+    entry["passes"] += 1
+    if not held:
+        return
+    entry["held_passes"] += 1
+    if held > entry["held"]:
+        entry.update(first=first, last=last, held=held, released=released)
 
 
 def chosen_scans(scans: Sequence[Scan]) -> list[Scan]:
@@ -457,10 +487,20 @@ def first_path(ledger: Ledger, found: Found) -> str:
     if not storage.is_a(found.holder, torch.Tensor):
         return found.path
     seen = ledger.first_paths.get(id(found.holder))
+    contained = _in_container(found.steps)
     if seen is not None and seen[0]() is found.holder:
+        if contained and not seen[2]:
+            # first seen as a bare name (`policy_loss`), stored since: where it was stored is
+            # the container's line, not the name's
+            ledger.first_paths[id(found.holder)] = (seen[0], found.path, True)
+            return found.path
         return seen[1]
-    ledger.first_paths[id(found.holder)] = (weakref.ref(found.holder), found.path)
+    ledger.first_paths[id(found.holder)] = (weakref.ref(found.holder), found.path, contained)
     return found.path
+
+
+def _in_container(steps: Sequence[str]) -> bool:
+    return any(index and (step.startswith("[") or step == "{...}") for index, step in enumerate(steps))
 
 
 def summarize(

@@ -202,9 +202,10 @@ class Ledger(TorchFunctionMode):
         self.peak = 0
         self.base = 0
         self.scans: list[Scan] = []
-        self.first_paths: dict[int, tuple[weakref.ref[torch.Tensor], str]] = {}
-        """Per holder seen by a scan: a weak reference to it and the path it was first seen
-        under (kept by the grader's scans, not by the snippet)."""
+        self.first_paths: dict[int, tuple[weakref.ref[torch.Tensor], str, bool]] = {}
+        """Per holder seen by a scan: a weak reference to it, the path it was first seen
+        under in a container (or under a name, until it is seen in one), and whether that
+        path is in a container (kept by the grader's scans, not by the snippet)."""
         self.problem: str | None = None
         """Set when the instrumentation was found switched off or replaced."""
         self._next_scan = FIRST_SCAN_LIVES
@@ -248,8 +249,10 @@ class Ledger(TorchFunctionMode):
             autograd._pop_saved_tensors_default_hooks,
         )
         self._hook_functions = (push, pop)
-        autograd._push_saved_tensors_default_hooks = stand_in(self._push_saved_hooks)
-        autograd._pop_saved_tensors_default_hooks = stand_in(self._pop_saved_hooks)
+        # (torch's own code calls these, never the snippet: no stand-in, which would be kept
+        # for good and keep every hook's frame with it)
+        autograd._push_saved_tensors_default_hooks = self._push_saved_hooks
+        autograd._pop_saved_tensors_default_hooks = self._pop_saved_hooks
         self.base = self.peak = self._read()[0]
 
     def _uninstall(self) -> None:
@@ -303,7 +306,7 @@ class Ledger(TorchFunctionMode):
                     self.observe(result)
             return result
 
-        return stand_in(observed)
+        return observed
 
     def intact(self) -> bool:
         """Whether every observer is still the one installed and torch calls still reach the

@@ -142,6 +142,9 @@ class HolderScan:
             if not is_grader_name(name):
                 self._push(queue, value, None, _name(name), False)
         seen: set[int] = {id(self.roots)}
+        named: set[int] = set()
+        """Objects first walked as a root name (`states`), walked once more where a container
+        holds them too (`hidden_history[29]` is the same tuple): the container counts whole."""
         while queue:
             if self.visited >= self.max_objects or (
                 self.limit is not None and len(found) >= self.limit
@@ -157,8 +160,13 @@ class HolderScan:
                 found.extend(self._tensor(queue, value, entry))  # type: ignore[arg-type]
                 continue
             if id(value) in seen:
-                continue
-            seen.add(id(value))
+                if id(value) not in named or entry.depth == 0:
+                    continue
+                named.discard(id(value))
+            else:
+                seen.add(id(value))
+                if entry.depth == 0:
+                    named.add(id(value))
             if entry.depth >= MAX_DEPTH:
                 self.unread += 1
                 continue

@@ -88,6 +88,38 @@ EXPLAINED = {
         "(line 15)",
         "Add `loss.item()`",
     ),
+    # issue 23: the holder that holds, counted whole, and a hint that is valid code
+    "leak_reinforce_stats_keep_policy_loss": (
+        "`stats['policy_loss']` holds 30 tensors",
+        "(line 38)",
+        "`stats['policy_loss'].append(policy_loss.item())`",
+    ),
+    "leak_metrics_dict_one_new_key_per_step": (
+        "`metrics` holds 40 tensors",
+        "(line 18)",
+        "{'loss': loss.item(), ",
+    ),
+    "leak_hidden_history_tuple_states": (
+        "`hidden_history` holds 60 tensors that still carry their graphs, from 30 steps",
+        "(line 20)",
+        "`hidden_history.append(tuple((t.detach() for t in states)))`",
+    ),
+    "leak_list_subclass_that_hides_its_items": (
+        "`history` holds 40 tensors",
+        "(line 28)",
+        "`history.append(loss.item())`",
+    ),
+    "leak_epoch_total_with_graph_reset_each_epoch": (
+        "`epoch_loss` keeps every iteration's graph (line 19) until the loop at line 14 ends: 12"
+        " here",
+        "only when the loop at line 12 moves on, in all 10 of its passes",
+        "`epoch_loss = epoch_loss + loss.item()`",
+    ),
+    "leak_hidden_state_reinitialised_each_epoch_retain_graph": (
+        "the last backward of a pass runs through 7 earlier ones here",
+        "(line 18)",
+        "`hidden = hidden.detach()`",
+    ),
 }
 
 
@@ -100,6 +132,15 @@ def test_a_leak_message_names_the_holder_and_line_and_the_hint_the_fix(stem, san
     )
     assert holder in verdict.message and line in verdict.message, verdict.message
     assert fix in verdict.hint, verdict.hint
+
+
+def test_a_buffer_a_backward_reads_back_is_never_named_nor_told_to_be_detached(sandbox):
+    """REINFORCE's episode buffer (policy.saved_log_probs) is read back for the episode's loss:
+    detaching it would stop the policy gradient (issue 23)."""
+    path = Path(__file__).parent / "corpus" / "leak_reinforce_stats_keep_policy_loss.py"
+    verdict = grade_file(path, sandbox=sandbox, seconds=BUDGET_S)
+    assert "saved_log_probs" not in verdict.message + verdict.hint
+    assert all("saved_log_probs" not in r.path for r in verdict.retained)
 
 
 PACKS = sorted(path.parent for path in (ROOT / "questions").glob("*/pack.yaml"))

@@ -283,7 +283,7 @@ def test_a_total_held_for_a_whole_pass_of_a_loop_is_a_leak_though_it_is_reset_ea
         "`epoch_loss` keeps every iteration's graph (line 12) until the loop at line 7 ends: 20 here"
     )
     assert "only when the loop at line 5 moves on" in verdict.message
-    assert "in 5 of the loop's 5 passes" in verdict.message
+    assert "in all 5 of its passes" in verdict.message
     assert "`epoch_loss = epoch_loss + loss.item()`" in verdict.hint
 
 

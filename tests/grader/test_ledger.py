@@ -211,3 +211,147 @@ def test_off_heap_arrays_grow_without_touching_the_heap_they_measure():
         array[index] = index
     assert reader.read()[0] - before < 64 * 1024
     assert (len(array), array[99_999], array.values()[:2]) == (100_000, 99_999, [0, 1])
+
+
+# -- issue 23: passes of loops, births torch hides from the mode, graph adopted from scans --
+
+
+def run_epochs(keep, epochs=4, batches=6, **options):
+    """Nested loops marked as the instrumented snippet marks them: the batch loop's passes."""
+    model, opt = model_and_optimizer()
+    ledger = Ledger(__file__, memory_reader("cpu"), **options)
+    with ledger.watching():
+        for epoch in ledger.loop(1, range(epochs), False):
+            ledger.tick(1)
+            held = keep.reset()
+            for batch in ledger.loop(3, range(batches), False):
+                ledger.tick(3)
+                loss = model(torch.randn(8, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                keep.add(held, loss)
+    ledger.close_lives()
+    return ledger
+
+
+class EpochTotal:
+    def reset(self):
+        self.total = 0.0
+        return self
+
+    def add(self, held, loss):
+        self.total = self.total + loss
+
+
+class Detached(EpochTotal):
+    def add(self, held, loss):
+        self.total = self.total + loss.detach()
+
+
+def test_each_pass_of_a_loop_is_recorded_with_its_generations_and_its_enclosing_loop():
+    ledger = run_epochs(Detached())
+    lines = [ledger.pass_line[i] for i in range(ledger.passes)]
+    assert lines == [1, 3, 3, 3, 3]
+    inner = [i for i in range(ledger.passes) if ledger.pass_line[i] == 3]
+    assert all(ledger.pass_parent[i] == 1 for i in inner)
+    spans = [ledger.pass_last[i] - ledger.pass_first[i] + 1 for i in inner]
+    assert spans == [6, 6, 6, 6]
+    assert all(ledger.pass_end[i] != -1 for i in inner)
+
+
+def test_a_pass_whose_graph_stays_alive_to_its_end_is_held_and_a_detached_one_is_not():
+    from checkers.measure.grade import held_passes
+
+    held = held_passes(run_epochs(EpochTotal()))
+    assert [(h["loop"], h["parent"], h["held_passes"], h["passes"]) for h in held] == [(3, 1, 4, 4)]
+    assert held[0]["released"]
+    assert held_passes(run_epochs(Detached())) == []
+
+
+def test_the_loop_wrapper_ends_its_pass_when_the_loop_breaks():
+    ledger = Ledger(__file__, None)
+    for item in ledger.loop(7, range(100), False):
+        if item == 3:
+            break
+    assert ledger.passes == 1 and ledger.pass_end[0] != -1 and ledger._open.get(7) == []
+
+
+def test_graph_made_in_a_backward_hook_is_born_in_the_ledger():
+    weight = torch.ones(3, requires_grad=True)
+    kept = []
+
+    def hook(grad):
+        with torch.enable_grad():  # backward runs under no_grad; a hook may switch it back
+            kept.append(grad + weight)
+        return grad
+
+    def body(step):
+        x = weight * 2
+        x.register_hook(hook)
+        x.sum().backward()
+
+    ledger = run(body, steps=10)
+    assert ledger.adopted == 0  # seen at birth, not found later
+    assert ledger.dead_weight()[0][-1] >= 8
+    kept.clear()
+
+
+def test_graph_made_in_a_saved_tensors_pack_hook_is_born_in_the_ledger():
+    weight = torch.ones(3, requires_grad=True)
+    stash = []
+
+    def pack(saved):
+        with torch.enable_grad():
+            stash.append(saved + weight)
+        return saved
+
+    def body(step):
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda saved: saved):
+            ((weight * 2) * (weight * 3)).sum().backward()
+
+    ledger = run(body, steps=10)
+    assert ledger.dead_weight()[0][-1] >= 8
+    stash.clear()
+
+
+def test_unstamped_graph_is_adopted_with_the_birth_of_what_it_was_made_from():
+    ledger = Ledger(__file__, None)
+    weight = torch.ones(3, requires_grad=True)
+    with ledger.watching():
+        ledger.tick(1)
+        made = weight * 2  # stamped: generation 1
+        with ledger.paused():  # as if torch hid the mode
+            hidden = made.exp()
+        ledger.tick(1)
+        ledger.tick(1)
+    assert "grill" not in hidden.grad_fn.metadata
+    assert ledger.adopt(hidden.grad_fn) == 1
+    assert hidden.grad_fn.metadata["grill"].life.born == made.grad_fn.metadata["grill"].life.born
+
+
+def test_the_sweep_adopts_graph_no_name_reaches():
+    ledger = Ledger(__file__, None)
+    weight = torch.ones(3, requires_grad=True)
+    with ledger.paused():
+        hidden = [weight * 2 for _ in range(3)]
+    assert ledger.sweep() >= 3
+    assert all("grill" in h.grad_fn.metadata for h in hidden)
+
+
+def test_the_ledgers_own_hooks_keep_nothing_alive_under_activation_checkpointing():
+    """torch's checkpoint pushes saved-tensors hooks; the ledger's wrappers around them must
+    not outlive the push (they once did, and kept every step's forward graph)."""
+    import gc
+
+    from torch.utils.checkpoint import checkpoint
+
+    block = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 4))
+
+    def body(step):
+        x = checkpoint(block, torch.randn(2, 4), use_reentrant=False)
+        x.pow(2).mean().backward()
+
+    ledger = run(body, steps=6)
+    gc.collect()
+    assert max(ledger.dead_weight()[0]) <= 1

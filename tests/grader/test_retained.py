@@ -312,3 +312,22 @@ def test_paths_carry_their_steps_and_what_each_step_reached():
     found = sorted(graph_holders({"hidden_history": states}, FILE), key=lambda f: f.path)
     assert found[0].steps == ("hidden_history", "[0]", "[0]")
     assert found[0].kinds == ("list:1", "tuple:2", "tensor")
+
+
+def test_a_container_entry_also_held_by_a_name_is_counted_in_the_container_too():
+    """The last tuple appended is also the local `states`: the container still holds it."""
+    history = [(graph(), graph()) for _ in range(3)]
+    found = paths({"states": history[-1], "history": history})
+    assert [p for p in found if p.startswith("history")] == [
+        f"history[{i}][{j}]" for i in range(3) for j in range(2)
+    ]
+
+
+def test_a_name_inside_a_subscripts_key_is_not_where_it_was_stored():
+    source = (
+        "losses = []\n"
+        "for step in range(9):\n"
+        "    losses.append(loss)\n"
+        "    index[(Tag(losses), 'losses')] = step\n"
+    )
+    assert assignment_line(ast.parse(source), "losses[3]") == 3
