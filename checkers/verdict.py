@@ -6,6 +6,7 @@ field has a stable name (see docs/grading.md).
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Literal, TypedDict, get_args
 
@@ -32,6 +33,24 @@ could not grade (its sandbox would not start, no CUDA device, a fault of grill's
 
 GRILL_FAULTS: frozenset[str] = frozenset({"internal", "sandbox", "device"})
 """Error kinds that are grill's (or its machine's) failure, never the snippet's."""
+
+
+GRILL_NOISE = re.compile(
+    r"^(?:Error in cpuinfo: [^\n]*"
+    r"|\[W\d{4} [\d:.]+ NNPACK\.cpp:\d+\] Could not initialize NNPACK![^\n]*"
+    r"|\[W\d{4} [\d:.]+ CPUAllocator\.cpp:\d+\] Memory block of unknown size was allocated"
+    r" before the profiling started[^\n]*"
+    r"|USDT:[^\n]*ActivityProfiler[^\n]*\] profiler_(?:start|stop))\n?",
+    re.MULTILINE,
+)
+"""Lines torch writes because of grill, not because of the snippet: cpuinfo and NNPACK
+failing to read the CPU's description where the sandbox hides /proc/cpuinfo and /sys, and
+the profiler's notes while grill counts a run's peak memory. Never shown as the snippet's."""
+
+
+def shown_output(text: str) -> str:
+    """What the snippet printed, without the lines grill itself caused (GRILL_NOISE)."""
+    return GRILL_NOISE.sub("", text) if text else text
 
 
 @dataclass(frozen=True)
@@ -153,6 +172,6 @@ class Verdict:
             verdict=verdict,
             device=device,
             message=message,
-            output=output,
+            output=shown_output(output),
             error=ErrorInfo(kind=kind or verdict, message=message, line=line),
         )

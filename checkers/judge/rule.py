@@ -21,7 +21,7 @@ from checkers.judge.growth import Growth, Window, analyse, held_whole
 from checkers.judge.hints import count, detach_statement, hint_for
 from checkers.judge.source import assignment_line, hook_line, source_flags
 from checkers.measurements import HeldPass, Holder, Measurements, Series, format_bytes
-from checkers.verdict import Extra, NotGraded, Pattern, Retained, Training, Verdict
+from checkers.verdict import Extra, NotGraded, Pattern, Retained, Training, Verdict, shown_output
 
 NO_GRAPH = "NoGraph"
 """The error kind of a run that built no autograd graph at all: there is nothing to grade."""
@@ -108,7 +108,7 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
     device = m["device"]
     common: _Common = {
         "device": device,
-        "output": output,
+        "output": shown_output(output),
         "training": training,
         "coverage": coverage(m),
         "steps": training.optimizer_steps or training.backward_calls,

@@ -8,10 +8,10 @@ very same values under the same seed, so a fold loses nothing a comparison needs
 from __future__ import annotations
 
 import math
-import numbers
 
 import torch
 
+from checkers.measure import storage
 from checkers.measurements import Fingerprint
 
 MAX_NUMBERS = 4096
@@ -20,13 +20,18 @@ MAX_ITEMS = 10_000
 
 
 def fingerprint(value: object) -> Fingerprint:
-    """`{"shape": str, "numbers": [float]}`, or `{"missing": true}` / `{"unsupported": type}`."""
+    """`{"shape": str, "numbers": [float], "parts": [[label, dims, count]], "fold": int}`, or
+    `{"missing": true}` / `{"unsupported": type}`. `parts` says which numbers are whose (a
+    module's `fc.weight`, a dict's `['loss']`), so a mismatch can be named; `fold` is how many
+    numbers each of `numbers` is the mean of (1 when none were folded)."""
     if type(value).__name__ == "_Missing":
         return {"missing": True}
     shape: list[str] = []
     tensors: list[torch.Tensor] = []
+    parts: list[list[object]] = []
     try:
-        _collect(value, shape, tensors, 0)
+        with torch._C.DisableTorchFunction():
+            _collect(value, shape, tensors, 0, "", parts)
     except _Unsupported as exc:
         return {"unsupported": str(exc)}
     flat = (
@@ -34,40 +39,113 @@ def fingerprint(value: object) -> Fingerprint:
         if tensors
         else torch.zeros(0, dtype=torch.float64)
     )
-    return {"shape": " ".join(shape), "numbers": [_plain(x) for x in _fold(flat).tolist()]}
+    folded = _fold(flat)
+    return {
+        "shape": " ".join(shape),
+        "numbers": [_plain(x) for x in folded.tolist()],
+        "parts": parts,  # type: ignore[typeddict-item]
+        "fold": max(1, -(-flat.numel() // max(folded.numel(), 1))),
+    }
 
 
 class _Unsupported(Exception):
     pass
 
 
-def _collect(value: object, shape: list[str], tensors: list[torch.Tensor], depth: int) -> None:
+def _collect(
+    value: object,
+    shape: list[str],
+    tensors: list[torch.Tensor],
+    depth: int,
+    label: str,
+    parts: list[list[object]],
+) -> None:
+    """Read `value` as grill reads everything the snippet made (`checkers.measure.storage`):
+    a module's parameters and persistent buffers from its real tables (no `state_dict()` of
+    the snippet's, no hooks), containers from their real storage, no method of theirs."""
     if depth > MAX_DEPTH or len(shape) > MAX_ITEMS:
         raise _Unsupported("a value nested too deeply or too large to compare")
-    if isinstance(value, torch.nn.Module):
-        shape.append(f"module {type(value).__name__}")
-        for name, tensor in value.state_dict().items():
+    kind = storage.container_kind(value)
+    if storage.is_a(value, torch.nn.Module):
+        shape.append(f"module {storage.type_name(type(value))}")
+        for name, tensor in _module_tensors(value, ""):  # type: ignore[arg-type]
             shape.append(name)
-            _collect(tensor, shape, tensors, depth + 1)
-    elif isinstance(value, torch.Tensor):
-        shape.append(f"tensor{tuple(value.shape)}")
-        if value.is_complex():
-            value = torch.view_as_real(value)
-        tensors.append(value.detach().to("cpu", torch.float64))
-    elif isinstance(value, bool | numbers.Real):
+            _collect(tensor, shape, tensors, depth + 1, f"{label}.{name}", parts)
+    elif storage.is_a(value, torch.Tensor):
+        tensor = torch._C.TensorBase.detach(value)  # type: ignore[arg-type]
+        dims = list(tensor.shape)
+        # a 0-d tensor is a number: `loss.detach()` and `loss.item()` are the same result
+        shape.append("number" if not dims else f"tensor{tuple(dims)}")
+        if tensor.is_complex():
+            tensor = torch.view_as_real(tensor)
+        tensor = tensor.to("cpu", torch.float64)
+        parts.append([label, dims, tensor.numel()])
+        tensors.append(tensor)
+    elif any(type(value) is kind for kind in (bool, int, float)):
         shape.append("number")
-        tensors.append(torch.tensor([float(value)], dtype=torch.float64))
-    elif isinstance(value, list | tuple):
-        shape.append(f"{type(value).__name__}[{len(value)}]")
-        for item in value:
-            _collect(item, shape, tensors, depth + 1)
-    elif isinstance(value, dict):
-        shape.append(f"dict[{len(value)}]")
-        for key, item in value.items():
-            shape.append(repr(key) if isinstance(key, str | int) else type(key).__name__)
-            _collect(item, shape, tensors, depth + 1)
+        parts.append([label, [], 1])
+        tensors.append(torch.tensor([float(value)], dtype=torch.float64))  # type: ignore[arg-type]
+    elif kind in (list, tuple):
+        found, more = storage.items(value, kind, MAX_ITEMS)
+        if more:
+            raise _Unsupported("a value nested too deeply or too large to compare")
+        shape.append(f"{kind.__name__}[{len(found)}]")  # type: ignore[union-attr]
+        for index, item in enumerate(found):
+            _collect(item, shape, tensors, depth + 1, f"{label}[{index}]", parts)
+    elif kind is dict:
+        found, more = storage.items(value, dict, MAX_ITEMS)
+        if more:
+            raise _Unsupported("a value nested too deeply or too large to compare")
+        shape.append(f"dict[{len(found)}]")
+        for key, item in found:  # type: ignore[misc]
+            text = _key_text(key)
+            shape.append(text)
+            _collect(item, shape, tensors, depth + 1, f"{label}[{text}]", parts)
     else:
-        raise _Unsupported(type(value).__name__)
+        raise _Unsupported(storage.type_name(type(value)))
+
+
+def _module_tensors(module: object, prefix: str) -> list[tuple[str, object]]:
+    """A module's parameters and persistent buffers, submodules' too, named as in its
+    state_dict, from the real `_parameters`, `_buffers` and `_modules` tables."""
+    found: list[tuple[str, object]] = []
+    stack: list[tuple[str, object]] = [(prefix, module)]
+    seen: set[int] = set()
+    while stack:
+        name, current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        attributes = storage.instance_dict(current) or {}
+        skipped = dict.get(attributes, "_non_persistent_buffers_set")
+        hidden = set(storage.items(skipped, set, MAX_ITEMS)[0]) if storage.container_kind(skipped) is set else set()
+        for table in ("_parameters", "_buffers"):
+            entries = dict.get(attributes, table)
+            if storage.container_kind(entries) is not dict:
+                continue
+            for key, tensor in storage.items(entries, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+                if tensor is None or type(key) is not str:
+                    continue
+                if table == "_buffers" and key in hidden:
+                    continue
+                found.append((f"{name}{key}", tensor))
+        children = dict.get(attributes, "_modules")
+        if storage.container_kind(children) is dict:
+            named = [
+                (f"{name}{key}.", child)
+                for key, child in storage.items(children, dict, MAX_ITEMS)[0]  # type: ignore[misc]
+                if child is not None and type(key) is str
+            ]
+            stack.extend(reversed(named))  # depth first, in order: as state_dict() lists them
+    return found
+
+
+def _key_text(key: object) -> str:
+    if type(key) is str:
+        return str.__repr__(key)
+    if type(key) is int:
+        return int.__repr__(key)
+    return storage.type_name(type(key))
 
 
 def _fold(flat: torch.Tensor) -> torch.Tensor:

@@ -232,6 +232,7 @@ def measure(
     """Everything the parent judges, as JSON: the final scan, the series, the counts, the
     compared values. Runs once, at the end of the run or where the budget stopped it."""
     measuring = time.monotonic()
+    ledger.stop_peak()
     with ledger.paused():
         final = scan(ledger, roots, filename, saved=True)
         final.reason = "end"

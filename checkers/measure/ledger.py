@@ -43,7 +43,7 @@ from torch.optim import optimizer as optim_module
 from torch.overrides import TorchFunctionMode
 
 from checkers.measure import storage
-from checkers.measure.memory import CudaAllocator, HostHeap, OffHeap
+from checkers.measure.memory import CudaAllocator, HostHeap, OffHeap, TensorPeak
 from checkers.measure.retained import grad_fn_of
 from checkers.measurements import Holder
 from checkers.policy.standins import stand_in
@@ -146,9 +146,11 @@ class Ledger(TorchFunctionMode):
         super().__init__()
         self.filename = filename
         self.reader = reader
-        self.track_peak = track_peak and reader is not None
-        """Read the heap around every torch call, for a peak-memory budget (glibc's counter
-        costs microseconds to tens of them a read: only when a task asks)."""
+        self.track_peak = track_peak
+        """Keep the high-water mark of tensor bytes over the run (`TensorPeak`), for a
+        peak-memory budget: only when a task asks (on CPU the allocator reports every
+        allocation to the profiler then, a few percent of the run's time)."""
+        self._peak = TensorPeak("cuda" if isinstance(reader, CudaAllocator) else "cpu") if track_peak else None
         self.deadline = deadline
         self.cpu_deadline = cpu_deadline
         """The budget in the process's CPU time: the run stops itself before its CPU limit
@@ -211,6 +213,9 @@ class Ledger(TorchFunctionMode):
         self._next_scan = FIRST_SCAN_LIVES
         self._next_clock_scan = FIRST_SCAN_GENERATION
         self._streak_scanned = 0
+        self._backward_depth = 0
+        """Backward passes running now: a loop inside one (a checkpoint's recomputation, a
+        hook's) is no iteration of training, and opens no generation."""
         self._hooks_active = 0
         """Saved-tensors default hooks pushed and not popped: what nodes save now is packed."""
         self._hook_functions: tuple[Callable[..., object], Callable[..., object]] | None = None
@@ -253,9 +258,17 @@ class Ledger(TorchFunctionMode):
         # for good and keep every hook's frame with it)
         autograd._push_saved_tensors_default_hooks = self._push_saved_hooks
         autograd._pop_saved_tensors_default_hooks = self._pop_saved_hooks
-        self.base = self.peak = self._read()[0]
+        if self._peak is not None:
+            self._peak.start()
+
+    def stop_peak(self) -> None:
+        """End the peak's count (at the run's end, or where its budget stopped it), before
+        grill itself allocates anything to measure."""
+        if self._peak is not None:
+            self.peak = self._peak.stop()
 
     def _uninstall(self) -> None:
+        self.stop_peak()
         autograd_variable.Variable._execution_engine = self._engine  # type: ignore[attr-defined]
         autograd_function.Function.apply = self._apply  # type: ignore[method-assign, assignment]
         for handle in self._hooks:
@@ -333,14 +346,12 @@ class Ledger(TorchFunctionMode):
         kwargs = kwargs or {}
         if self._paused or not torch.is_grad_enabled():
             return func(*args, **kwargs)
-        self._sample_peak()
         self._inside += 1
         try:
             result = func(*args, **kwargs)
         finally:
             self._inside -= 1
         if torch.is_grad_enabled():  # the call may have switched it (set_grad_enabled)
-            self._sample_peak()
             self.observe(result)
             if args:
                 self.observe(args[0], depth=0)  # an in-place call gives its target a new grad_fn
@@ -502,9 +513,11 @@ class Ledger(TorchFunctionMode):
         self.reach[index] = len(earlier)
         create_graph = _argument(args, kwargs, 2, "create_graph")
         pushed = self._mode_on()  # hooks and custom backwards run inside: see _mode_on
+        self._backward_depth += 1
         try:
             result = engine.run_backward(outputs, *args, **kwargs)
         finally:
+            self._backward_depth -= 1
             self._mode_off(pushed)
         if create_graph:
             self.higher_order = True
@@ -639,6 +652,8 @@ class Ledger(TorchFunctionMode):
         first, last = self.pass_first[index], self.pass_last[index]
         if first == UNSET or last - first + 1 < MIN_PASS or self.on_scan is None:
             return
+        if self._backward_depth:
+            return
         held = sum(1 for g in range(first, last - 1) if self._live_at(g) > 0)
         if held >= max(MIN_HELD, HELD_SHARE * (last - 1 - first)) and held > 2 * (
             self._pass_scanned.get(line, 0)
@@ -656,6 +671,9 @@ class Ledger(TorchFunctionMode):
                 and not torch._C._is_torch_function_mode_enabled()
             ):
                 self._switched_off()
+        if self._backward_depth:
+            self._tick_pass(line)  # the pass is marked, all of it within this one moment
+            return
         opened = self._dirty and (line or not self._loop_line)
         if opened:  # a new generation opens
             self._dirty = False
@@ -664,13 +682,7 @@ class Ledger(TorchFunctionMode):
             self.loop_at[self.generation] = self._loop_line
             if line and self.problem is None and not self.intact():
                 self._switched_off()
-        if line:
-            stack = self._open.get(line)
-            if stack:
-                index = stack[-1]
-                if self.pass_first[index] == UNSET:
-                    self.pass_first[index] = self.generation
-                self.pass_last[index] = self.generation
+        self._tick_pass(line)
         if self.on_scan is not None:
             if len(self.lives) >= self._next_scan:
                 self._scan("growth")
@@ -690,6 +702,14 @@ class Ledger(TorchFunctionMode):
                 self.on_stop("budget")
             elif self.steps_cap is not None and self.optimizer_steps >= self.steps_cap:
                 self.on_stop("steps")
+
+    def _tick_pass(self, line: int) -> None:
+        stack = self._open.get(line) if line else None
+        if stack:
+            index = stack[-1]
+            if self.pass_first[index] == UNSET:
+                self.pass_first[index] = self.generation
+            self.pass_last[index] = self.generation
 
     def _held_for(self, generations: int) -> bool:
         """Whether graph born in each of the last `generations` finished generations (those
@@ -725,13 +745,6 @@ class Ledger(TorchFunctionMode):
 
     def _read(self) -> tuple[int, int]:
         return self.reader.read() if self.reader is not None else (0, 0)
-
-    def _sample_peak(self) -> None:
-        if self.track_peak:
-            assert self.reader is not None, "track_peak is off without a reader"
-            used = self.reader.read()[0]
-            if used > self.peak:
-                self.peak = used
 
     def close_lives(self) -> None:
         """At the end of the run, which is one more generation boundary: every node still alive
