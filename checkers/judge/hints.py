@@ -122,9 +122,9 @@ def detach_statement(culprit: Culprit) -> str:
 
 def _name(culprit: Culprit) -> str:
     """The name the culprit was stored under: `losses` for `tracker.losses`, `h` for `h`."""
-    parts = [p for p in culprit.parts if not is_position(p) and not p.startswith(".<")]
+    parts = [p for p in culprit.parts if not is_position(p)]
     last = parts[-1] if parts else culprit.path
-    return last.lstrip(".")
+    return last.rsplit(".", 1)[-1]  # `total` in `.<locals>.total`, `losses` in `.losses`
 
 
 def _own_kind(culprit: Culprit) -> str:

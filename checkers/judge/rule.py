@@ -163,8 +163,12 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
         },
     }
     trend = _trend(m, reach, dead)
-    if whole is not None and (trend is None or trend <= PASS_LIKE * _span(whole)):
-        # the climb is a loop's pass (or no longer than one): say so, whatever else climbed
+    if whole is not None and (
+        trend is None or whole["held_passes"] > 1 and trend <= PASS_LIKE * _span(whole)
+    ):
+        # the climb is a loop's pass, held again and again (or no longer than one such): say
+        # so; a single held pass is the ordinary trend (kept to the end, or until it was
+        # dropped), told as one
         if whole.get("series") == "reach":
             culprit = _reach_culprit(m, flags)
             message, hint = _explain_reach_pass(culprit, whole, flags, tree)
@@ -259,11 +263,14 @@ def _dead_weight_then(holder: Holder) -> bool:
     return holder["keys"] is not None and not holder.get("used_after", False)
 
 
-def _dead_culprit(m: Measurements, window: Window) -> Culprit | None:
+def _dead_culprit(m: Measurements, window: Window, repeated: bool = False) -> Culprit | None:
     """The holders of the window's graph, from the scan whose culprit holds most of it: the
-    final scan for growth still held at the end, an earlier one for growth that was let go.
-    Only what was dead weight when it was scanned counts."""
+    final scan for growth still held at the end, an earlier one for growth that was let go
+    (`repeated`: a window that climbs again and again, found by any scan that saw one of its
+    climbs). Only what was dead weight when it was scanned counts."""
     start, end = _window_generations(m["dead_weight"], window)
+    if repeated:
+        start, end = 0, None
     best: Culprit | None = None
     for scan in m["scans"]:
         if end is not None and not start <= scan["generation"] <= end:
@@ -653,18 +660,19 @@ def _notes(
 ) -> tuple[str, ...]:
     notes = []
     if dead.bounded is not None:
-        culprit = _dead_culprit(m, dead.bounded)
-        kept = dead.bounded.peak + 1  # the newest step's graph is alive in any loop
+        culprit = _dead_culprit(m, dead.bounded, repeated=dead.repeats > 1)
+        kept = dead.bounded.peak + 1  # the newest iteration's graph is alive in any loop
         if culprit is not None:
-            kept = max(kept, culprit.steps)
+            kept = max(kept, min(culprit.steps, kept + 1))
             line = _stored_line(tree, culprit.first["stored"]) or culprit.first["line"]
             who = f"`{culprit.path}`{f' (line {line})' if line else ''}"
         else:
             who = f"Something grill could not name{_unread(m)}"
         notes.append(
-            f"{who} keeps up to {kept} steps' graphs and then lets them go,"
-            f" again and again ({count(dead.repeats, 'time')}): bounded by the code, so not a"
-            " leak, but memory the loop does not need; store `.item()` or `.detach()` instead."
+            f"{who} keeps the graphs of up to {count(kept, 'loop iteration')} and then lets"
+            f" them go, again and again ({count(dead.repeats, 'time')}): bounded by the code,"
+            " so not a leak, but memory the loop does not need; store `.item()` or"
+            " `.detach()` instead."
         )
     if reach.bounded is not None:
         notes.append(

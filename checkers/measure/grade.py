@@ -316,6 +316,7 @@ def held_passes(ledger: Ledger) -> list[HeldPass]:
         line, parent = ledger.pass_line[index], ledger.pass_parent[index]
         held = [deaths[k] for k in range(first, min(last - 1, count)) if deaths[k] >= last]
         enough = len(held) >= max(MIN_HELD, HELD_SHARE * (last - 1 - first))
+        enough = enough and not ledger.recurrent(first, last)  # layers, timesteps: bounded
         _tally(found, "dead_weight", line, parent, first, last, len(held) if enough else 0,
                min(held, default=ALIVE) < ALIVE)
         end = ledger.pass_end[index] if ledger.pass_end[index] != UNSET else ledger.generation
@@ -323,7 +324,14 @@ def held_passes(ledger: Ledger) -> list[HeldPass]:
         if hi - lo >= MIN_PASS:
             start, end = reach[lo], reach[hi - 1]
             climbed = end - start
-            enough = start <= 1 and climbed >= max(MIN_HELD, HELD_SHARE * (hi - lo - 1))
+            steady = sum(
+                1 for i in range(hi - lo) if reach[lo + i] - start >= HELD_SHARE * i
+            )  # each backward reaches about one further than the one before
+            enough = (
+                start <= 1
+                and climbed >= max(MIN_HELD, HELD_SHARE * (hi - lo - 1))
+                and steady >= HELD_SHARE * (hi - lo)
+            )
             cut = hi >= len(reach) or reach[hi] <= 1
             _tally(found, "reach", line, parent, first, last, climbed if enough else 0, cut)
     return sorted(

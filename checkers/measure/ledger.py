@@ -67,6 +67,9 @@ HELD_SHARE = 0.75
 when it ends for the pass to be held whole."""
 MIN_HELD = 3
 """Generations held at least: one loss kept from the first batch makes no window."""
+RECURRENT_SHARE = 0.5
+"""A pass whose generations mostly have this share of their nodes computed from earlier
+graph unrolls one computation (layers, timesteps): the code bounds it, it is never held."""
 LEAF = "AccumulateGrad"
 
 _ExcInfo = tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
@@ -85,13 +88,15 @@ class _Life(weakref.ref[_Token]):
     what it saved (reading those runs the hook). A scan keeps the records of the holders it
     found, so what became of them is known at the end."""
 
-    __slots__ = ("key", "first_use", "line", "born", "died", "hooked")
+    __slots__ = ("key", "first_use", "line", "born", "died", "hooked", "descends")
     key: int
     first_use: int
     line: int | None
     born: int
     died: int
     hooked: bool
+    descends: bool
+    """Computed from graph made in an earlier generation (see `Ledger._descends`)."""
 
 
 class GraphNode(Protocol):
@@ -177,6 +182,10 @@ class Ledger(TorchFunctionMode):
         self.lives: set[_Life] = set()
         self.live_by_born = OffHeap()
         """Per generation: how many nodes born in it are alive now."""
+        self.born_count = OffHeap()
+        self.descending = OffHeap()
+        """Per generation: nodes born in it, and of those, the ones computed from earlier
+        graph (`_descends`)."""
         self.pass_line = OffHeap()
         """Per pass of a loop (each time a loop runs, from its first iteration to its exit):
         the loop's line, the generations of its first and last iterations, the generation
@@ -375,6 +384,7 @@ class Ledger(TorchFunctionMode):
         snippet line running now."""
         stack = [node for node in roots if node is not None]
         line: int | None = UNSET
+        made: list[tuple[_Life, tuple[tuple[GraphNode | None, int], ...]]] = []
         while stack:
             node = stack.pop()
             metadata = node.metadata
@@ -382,8 +392,26 @@ class Ledger(TorchFunctionMode):
                 continue
             if line == UNSET:
                 line = self._candidate_line()
-            self._stamp(metadata, line)
-            stack.extend(child for child, _ in node.next_functions if child is not None)
+            children = node.next_functions
+            made.append((self._stamp(metadata, line), children))
+            stack.extend(child for child, _ in children if child is not None)
+        for life, children in reversed(made):  # children before their parents
+            if self._descends(children):
+                life.descends = True
+                self.descending[life.born] = self._count_at(self.descending, life.born) + 1
+
+    def _descends(self, children: tuple[tuple[GraphNode | None, int], ...]) -> bool:
+        """Whether a new node is computed from graph made before this generation (`x` in
+        `x = block(x)`, `state` in `state = cell(x, state)`), itself or through the new nodes
+        it is computed from: a loop whose iterations mostly do so unrolls one computation
+        (layers, timesteps), it does not repeat work over data."""
+        for child, _ in children:
+            if child is None or type(child).__name__ == LEAF:
+                continue
+            token = child.metadata.get(TOKEN)
+            if token is not None and (token.life.born < self.generation or token.life.descends):
+                return True
+        return False
 
     def _stamp(
         self, metadata: dict[str, _Token], line: int | None, born: int | None = None
@@ -395,16 +423,34 @@ class Ledger(TorchFunctionMode):
         life.line = line
         life.died = UNSET
         life.hooked = self._hooks_active > 0
+        life.descends = False
         token.life = life
         metadata[TOKEN] = token
         self.lives.add(life)
         self.live_by_born[life.born] = self._live_at(life.born) + 1
+        self.born_count[life.born] = self._count_at(self.born_count, life.born) + 1
         self.nodes_created += 1
         self._dirty = True
         return life
 
     def _live_at(self, generation: int) -> int:
         return self.live_by_born[generation] if generation < len(self.live_by_born) else 0
+
+    @staticmethod
+    def _count_at(series: OffHeap, generation: int) -> int:
+        return series[generation] if 0 <= generation < len(series) else 0
+
+    def recurrent(self, first: int, last: int) -> bool:
+        """Whether the generations `first`..`last` (a pass of a loop) mostly compute on each
+        other's results: in the middle one of them (by share), at least RECURRENT_SHARE of its
+        new nodes descend from earlier graph. A loop over layers or timesteps does; a loop
+        over batches does not (only an accumulator's node links its iterations)."""
+        shares = sorted(
+            self._count_at(self.descending, g) / born
+            for g in range(first + 1, last + 1)
+            if (born := self._count_at(self.born_count, g))
+        )
+        return bool(shares) and shares[len(shares) // 2] >= RECURRENT_SHARE
 
     def _died(self, life: _Life) -> None:
         self.lives.discard(life)
@@ -655,8 +701,10 @@ class Ledger(TorchFunctionMode):
         if self._backward_depth:
             return
         held = sum(1 for g in range(first, last - 1) if self._live_at(g) > 0)
-        if held >= max(MIN_HELD, HELD_SHARE * (last - 1 - first)) and held > 2 * (
-            self._pass_scanned.get(line, 0)
+        if (
+            held >= max(MIN_HELD, HELD_SHARE * (last - 1 - first))
+            and held > 2 * self._pass_scanned.get(line, 0)
+            and not self.recurrent(first, last)
         ):
             self._pass_scanned[line] = held
             self._scan("pass", line, first, last)

@@ -190,7 +190,7 @@ def test_bounded_windows_are_clean_with_a_note_that_names_the_holder():
     verdict = judge(measured(dead=list(range(12)) * 5, scans=scans))
     assert verdict.verdict == "clean"
     assert verdict.notes and verdict.notes[0].startswith(
-        "`window_total` (line 9) keeps up to 12 steps' graphs"
+        "`window_total` (line 9) keeps the graphs of up to 12 loop iterations"
     )
 
 
