@@ -163,7 +163,7 @@ class Fingerprint(TypedDict, total=False):
     shape: str
     numbers: list[float | str]
     """Non-finite numbers travel as strings (`nan`, `inf`)."""
-    parts: list[list[object]]
+    parts: list[tuple[str, list[int], int]]
     """Whose the numbers are, in order: `[label, dims, count]` (`['.fc.weight', [4, 8], 32]`)."""
     fold: int
     """How many numbers each of `numbers` is the mean of (1: none folded)."""

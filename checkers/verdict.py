@@ -10,7 +10,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Literal, TypedDict, get_args
 
-from checkers.measurements import Series
+from checkers.measurements import HeldPass, Series
 
 Device = Literal["auto", "cpu", "cuda"]
 """Where a snippet runs: `auto` takes CUDA when a device is there."""
@@ -111,6 +111,8 @@ class Extra(TypedDict, total=False):
     """Bytes the CUDA allocator reserved per step, above the first step's."""
     retained_total: int
     """Holders of the leak, of which `retained` lists the first few."""
+    held_passes: list[HeldPass]
+    """Loops whose passes were held whole (`checkers.measurements.HeldPass`)."""
     traceback: str
     """The snippet's traceback, when it raised."""
 

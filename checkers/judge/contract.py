@@ -161,18 +161,18 @@ def _where(name: str, found: Fingerprint, index: int) -> str:
     fold = int(found.get("fold", 1) or 1)
     flat = index * fold
     start = 0
-    for label, dims, count in found.get("parts", []):  # type: ignore[misc]
-        if start <= flat < start + int(count):  # type: ignore[call-overload]
+    for label, dims, count in found.get("parts", []):
+        if start <= flat < start + int(count):
             offset = flat - start
             element = ""
             if fold == 1 and dims:
                 position = []
-                for size in reversed(dims):  # type: ignore[union-attr]
+                for size in reversed(list(dims)):
                     position.append(offset % int(size))
                     offset //= int(size)
                 element = f"[{', '.join(str(p) for p in reversed(position))}]"
             return f"{name}{label}{element}"
-        start += int(count)  # type: ignore[call-overload]
+        start += int(count)
     return name
 
 

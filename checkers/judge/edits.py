@@ -20,7 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "add", "update", "setdefault"})
-_STEP = re.compile(r"""\[(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\]])*\]|\{\.\.\.\}|\.[^.\[{]+|[^.\[{]+""")
+_STEP = re.compile(
+    r"""\[(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\]])*\]|\{\.\.\.\}|\.[^.\[{]+|[^.\[{]+"""
+)
 
 
 @dataclass(frozen=True)

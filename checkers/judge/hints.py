@@ -235,7 +235,8 @@ def _below(culprit: Culprit, holder: Holder) -> list[str]:
 
 def _imports_torch(tree: ast.Module) -> bool:
     return any(
-        isinstance(node, ast.Import) and any(alias.name == "torch" and alias.asname is None for alias in node.names)
+        isinstance(node, ast.Import)
+        and any(alias.name == "torch" and alias.asname is None for alias in node.names)
         for node in tree.body
     )
 

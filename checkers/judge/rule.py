@@ -222,9 +222,7 @@ def coverage(m: Measurements) -> str:
     return f"Watched the whole run ({seen})."
 
 
-def _not_graded(
-    common: _Common, kind: str, message: str, verdict: NotGraded = "error"
-) -> Verdict:
+def _not_graded(common: _Common, kind: str, message: str, verdict: NotGraded = "error") -> Verdict:
     from checkers.verdict import ErrorInfo
 
     return Verdict(verdict=verdict, message=message, error=ErrorInfo(kind, message), **common)
@@ -292,7 +290,9 @@ def _pass_culprit(m: Measurements, held: HeldPass) -> Culprit | None:
     """What held the graph of a loop's pass: from the scan taken as such a pass ended (the
     ledger scans then, while it is held), else any scan within the pass."""
     first, last = held["first"], held["last"]
-    candidates = [s for s in m["scans"] if s.get("reason") == "pass" and s.get("loop") == held["loop"]]
+    candidates = [
+        s for s in m["scans"] if s.get("reason") == "pass" and s.get("loop") == held["loop"]
+    ]
     candidates += [s for s in m["scans"] if first <= s["generation"] <= last + 1]
     best: Culprit | None = None
     for scan in candidates:
@@ -323,7 +323,12 @@ def _reach_culprit(m: Measurements, flags: frozenset[str]) -> Culprit | None:
     most = max(carried or holders, key=lambda h: h["passes"])
     parts = parts_of(most)
     kinds = most.get("kinds") or []
-    if len(parts) > 1 and is_position(parts[-1]) and kinds[-2:-1] and kinds[-2].split(":")[0] in ("tuple", "list"):
+    if (
+        len(parts) > 1
+        and is_position(parts[-1])
+        and kinds[-2:-1]
+        and kinds[-2].split(":")[0] in ("tuple", "list")
+    ):
         container = tuple(parts[:-1])
         members = tuple(h for h in holders if tuple(parts_of(h)[:-1]) == container)
         return Culprit("".join(container), members, most["passes"], len(members), container)
@@ -358,7 +363,9 @@ def _group(holders: Sequence[Holder], scanned: Sequence[Holder] = ()) -> Culprit
         ]
     single = max(holders, key=lambda h: h["generations"])
     if single["generations"] >= _steps_held(members) and not (
-        len(members) == 1 and members[0] is single and _until_position(parts_of(single)) != parts_of(single)
+        len(members) == 1
+        and members[0] is single
+        and _until_position(parts_of(single)) != parts_of(single)
     ):
         return Culprit(single["path"], (single,), single["generations"], 1, tuple(parts_of(single)))
     members.sort(key=lambda h: _natural(h["path"]))
@@ -405,7 +412,11 @@ def _steps_held(holders: Sequence[Holder]) -> int:
     keys: set[int] = set()
     for holder in holders:
         if holder["keys"] is not None:
-            keys.update(range(holder["keys"][0], holder["keys"][1] + 1) if holder["keys"][1] - holder["keys"][0] < 4096 else holder["keys"])
+            keys.update(
+                range(holder["keys"][0], holder["keys"][1] + 1)
+                if holder["keys"][1] - holder["keys"][0] < 4096
+                else holder["keys"]
+            )
     return len(keys) or len(holders)
 
 
@@ -507,7 +518,9 @@ def _holds(culprit: Culprit, m: Measurements) -> str:
     capped = any(s["capped"] for s in m["scans"]) and not culprit.count
     text = count(tensors, noun)
     if not first["node_only"]:
-        text += " that still carry their graphs" if tensors != 1 else " that still carries its graph"
+        text += (
+            " that still carry their graphs" if tensors != 1 else " that still carries its graph"
+        )
     if tensors > culprit.steps > 1:
         text = f"{text}, from {culprit.steps} steps"
     return f"at least {text}" if capped else text
@@ -558,7 +571,11 @@ def _explain_pass(
 def _in_passes(held: int, passes: int) -> str:
     if passes <= 1:
         return ""
-    return f", in all {passes} of its passes" if held == passes else f", in {held} of its {passes} passes"
+    return (
+        f", in all {passes} of its passes"
+        if held == passes
+        else f", in {held} of its {passes} passes"
+    )
 
 
 def _released_by(held: HeldPass, what: str) -> str:
@@ -566,7 +583,11 @@ def _released_by(held: HeldPass, what: str) -> str:
     parent = held["parent"]
     if parent and held["released"]:
         return f"It lets {what} go only when the loop at line {parent} moves on"
-    return f"It lets {what} go only when the pass is over" if held["released"] else f"It never lets {what} go"
+    return (
+        f"It lets {what} go only when the pass is over"
+        if held["released"]
+        else f"It never lets {what} go"
+    )
 
 
 def _explain_reach_pass(

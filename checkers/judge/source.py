@@ -62,7 +62,12 @@ def assignment_line(tree: ast.Module, path: str) -> int | None:
             and _names(_container(node.func.value)) == name
         ):
             candidates.append(
-                (indexed, _same_container(node.func.value, tail), node.lineno in in_loop, node.lineno)
+                (
+                    indexed,
+                    _same_container(node.func.value, tail),
+                    node.lineno in in_loop,
+                    node.lineno,
+                )
             )
     if not candidates:
         return None

@@ -28,7 +28,7 @@ def fingerprint(value: object) -> Fingerprint:
         return {"missing": True}
     shape: list[str] = []
     tensors: list[torch.Tensor] = []
-    parts: list[list[object]] = []
+    parts: list[tuple[str, list[int], int]] = []
     try:
         with torch._C.DisableTorchFunction():
             _collect(value, shape, tensors, 0, "", parts)
@@ -43,7 +43,7 @@ def fingerprint(value: object) -> Fingerprint:
     return {
         "shape": " ".join(shape),
         "numbers": [_plain(x) for x in folded.tolist()],
-        "parts": parts,  # type: ignore[typeddict-item]
+        "parts": parts,
         "fold": max(1, -(-flat.numel() // max(folded.numel(), 1))),
     }
 
@@ -58,7 +58,7 @@ def _collect(
     tensors: list[torch.Tensor],
     depth: int,
     label: str,
-    parts: list[list[object]],
+    parts: list[tuple[str, list[int], int]],
 ) -> None:
     """Read `value` as grill reads everything the snippet made (`checkers.measure.storage`):
     a module's parameters and persistent buffers from its real tables (no `state_dict()` of
@@ -68,7 +68,7 @@ def _collect(
     kind = storage.container_kind(value)
     if storage.is_a(value, torch.nn.Module):
         shape.append(f"module {storage.type_name(type(value))}")
-        for name, tensor in _module_tensors(value, ""):  # type: ignore[arg-type]
+        for name, tensor in _module_tensors(value, ""):
             shape.append(name)
             _collect(tensor, shape, tensors, depth + 1, f"{label}.{name}", parts)
     elif storage.is_a(value, torch.Tensor):
@@ -79,25 +79,25 @@ def _collect(
         if tensor.is_complex():
             tensor = torch.view_as_real(tensor)
         tensor = tensor.to("cpu", torch.float64)
-        parts.append([label, dims, tensor.numel()])
+        parts.append((label, dims, tensor.numel()))
         tensors.append(tensor)
     elif any(type(value) is kind for kind in (bool, int, float)):
         shape.append("number")
-        parts.append([label, [], 1])
+        parts.append((label, [], 1))
         tensors.append(torch.tensor([float(value)], dtype=torch.float64))  # type: ignore[arg-type]
     elif kind in (list, tuple):
         found, more = storage.items(value, kind, MAX_ITEMS)
         if more:
             raise _Unsupported("a value nested too deeply or too large to compare")
-        shape.append(f"{kind.__name__}[{len(found)}]")  # type: ignore[union-attr]
+        shape.append(f"{'list' if kind is list else 'tuple'}[{len(found)}]")
         for index, item in enumerate(found):
             _collect(item, shape, tensors, depth + 1, f"{label}[{index}]", parts)
     elif kind is dict:
-        found, more = storage.items(value, dict, MAX_ITEMS)
+        entries, more = storage.pairs(value, MAX_ITEMS)
         if more:
             raise _Unsupported("a value nested too deeply or too large to compare")
-        shape.append(f"dict[{len(found)}]")
-        for key, item in found:  # type: ignore[misc]
+        shape.append(f"dict[{len(entries)}]")
+        for key, item in entries:
             text = _key_text(key)
             shape.append(text)
             _collect(item, shape, tensors, depth + 1, f"{label}[{text}]", parts)
@@ -118,12 +118,16 @@ def _module_tensors(module: object, prefix: str) -> list[tuple[str, object]]:
         seen.add(id(current))
         attributes = storage.instance_dict(current) or {}
         skipped = dict.get(attributes, "_non_persistent_buffers_set")
-        hidden = set(storage.items(skipped, set, MAX_ITEMS)[0]) if storage.container_kind(skipped) is set else set()
+        hidden = (
+            set(storage.items(skipped, set, MAX_ITEMS)[0])
+            if storage.container_kind(skipped) is set
+            else set()
+        )
         for table in ("_parameters", "_buffers"):
             entries = dict.get(attributes, table)
             if storage.container_kind(entries) is not dict:
                 continue
-            for key, tensor in storage.items(entries, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+            for key, tensor in storage.pairs(entries, MAX_ITEMS)[0]:
                 if tensor is None or type(key) is not str:
                     continue
                 if table == "_buffers" and key in hidden:
@@ -133,7 +137,7 @@ def _module_tensors(module: object, prefix: str) -> list[tuple[str, object]]:
         if storage.container_kind(children) is dict:
             named = [
                 (f"{name}{key}.", child)
-                for key, child in storage.items(children, dict, MAX_ITEMS)[0]  # type: ignore[misc]
+                for key, child in storage.pairs(children, MAX_ITEMS)[0]
                 if child is not None and type(key) is str
             ]
             stack.extend(reversed(named))  # depth first, in order: as state_dict() lists them

@@ -26,7 +26,7 @@ from typing import NoReturn, Protocol, cast
 import torch
 
 from checkers import policy
-from checkers.measure import warnings_shown
+from checkers.measure import storage, warnings_shown
 from checkers.measure.fingerprint import fingerprint
 from checkers.measure.instrument import EACH, ENTER, LEAVE, LOOP, TICK, instrument
 from checkers.measure.ledger import (
@@ -41,7 +41,6 @@ from checkers.measure.ledger import (
     Scan,
 )
 from checkers.measure.memory import memory_reader
-from checkers.measure import storage
 from checkers.measure.retained import Found, HolderScan, frame_roots, saved_tensors
 from checkers.measurements import (
     GradePayload,
@@ -282,7 +281,11 @@ def measure(
             for s in scans
         ],
         "held_passes": [
-            {**entry, "step_first": _at(steps, entry["first"]), "step_last": _at(steps, entry["last"])}
+            {
+                **entry,
+                "step_first": _at(steps, entry["first"]),
+                "step_last": _at(steps, entry["last"]),
+            }
             for entry in held
         ],
         "values": values,
@@ -317,8 +320,16 @@ def held_passes(ledger: Ledger) -> list[HeldPass]:
         held = [deaths[k] for k in range(first, min(last - 1, count)) if deaths[k] >= last]
         enough = len(held) >= max(MIN_HELD, HELD_SHARE * (last - 1 - first))
         enough = enough and not ledger.recurrent(first, last)  # layers, timesteps: bounded
-        _tally(found, "dead_weight", line, parent, first, last, len(held) if enough else 0,
-               min(held, default=ALIVE) < ALIVE)
+        _tally(
+            found,
+            "dead_weight",
+            line,
+            parent,
+            first,
+            last,
+            len(held) if enough else 0,
+            min(held, default=ALIVE) < ALIVE,
+        )
         end = ledger.pass_end[index] if ledger.pass_end[index] != UNSET else ledger.generation
         lo, hi = bisect.bisect_left(backward_at, first), bisect.bisect_right(backward_at, end)
         if hi - lo >= MIN_PASS:
@@ -368,7 +379,8 @@ def _tally(
         return
     entry["held_passes"] += 1
     if held > entry["held"]:
-        entry.update(first=first, last=last, held=held, released=released)
+        entry["first"], entry["last"], entry["held"] = first, last, held
+        entry["released"] = released
 
 
 def chosen_scans(scans: Sequence[Scan]) -> list[Scan]:
@@ -504,12 +516,15 @@ def first_path(ledger: Ledger, found: Found) -> str:
             ledger.first_paths[id(found.holder)] = (seen[0], found.path, True)
             return found.path
         return seen[1]
-    ledger.first_paths[id(found.holder)] = (weakref.ref(found.holder), found.path, contained)
+    tensor = cast(torch.Tensor, found.holder)
+    ledger.first_paths[id(found.holder)] = (weakref.ref(tensor), found.path, contained)
     return found.path
 
 
 def _in_container(steps: Sequence[str]) -> bool:
-    return any(index and (step.startswith("[") or step == "{...}") for index, step in enumerate(steps))
+    return any(
+        index and (step.startswith("[") or step == "{...}") for index, step in enumerate(steps)
+    )
 
 
 def summarize(

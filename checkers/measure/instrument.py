@@ -38,7 +38,12 @@ EACH = "__grill_each__"
 ENTER = "__grill_enter__"
 LEAVE = "__grill_leave__"
 
-CALLEES = {"map": slice(1, None), "filter": slice(1, 2), "reduce": slice(1, 2), "starmap": slice(1, 2)}
+CALLEES = {
+    "map": slice(1, None),
+    "filter": slice(1, 2),
+    "reduce": slice(1, 2),
+    "starmap": slice(1, 2),
+}
 """Functions that call their first argument once per item of their iterable arguments."""
 
 
@@ -64,7 +69,9 @@ class _Marks(ast.NodeTransformer):
         guarded = ast.Try(body=[node], handlers=[], orelse=[], finalbody=[_statement(LEAVE, node)])
         return [_statement(ENTER, node), ast.copy_location(guarded, node)]
 
-    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> ast.AST:
+    def _comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+    ) -> ast.AST:
         self.generic_visit(node)
         for generator in node.generators:
             if not generator.is_async:

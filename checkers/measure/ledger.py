@@ -155,7 +155,11 @@ class Ledger(TorchFunctionMode):
         """Keep the high-water mark of tensor bytes over the run (`TensorPeak`), for a
         peak-memory budget: only when a task asks (on CPU the allocator reports every
         allocation to the profiler then, a few percent of the run's time)."""
-        self._peak = TensorPeak("cuda" if isinstance(reader, CudaAllocator) else "cpu") if track_peak else None
+        self._peak = (
+            TensorPeak("cuda" if isinstance(reader, CudaAllocator) else "cpu")
+            if track_peak
+            else None
+        )
         self.deadline = deadline
         self.cpu_deadline = cpu_deadline
         """The budget in the process's CPU time: the run stops itself before its CPU limit
@@ -265,7 +269,7 @@ class Ledger(TorchFunctionMode):
         self._hook_functions = (push, pop)
         # (torch's own code calls these, never the snippet: no stand-in, which would be kept
         # for good and keep every hook's frame with it)
-        autograd._push_saved_tensors_default_hooks = self._push_saved_hooks
+        autograd._push_saved_tensors_default_hooks = self._push_saved_hooks  # type: ignore[assignment]
         autograd._pop_saved_tensors_default_hooks = self._pop_saved_hooks
         if self._peak is not None:
             self._peak.start()
@@ -285,8 +289,8 @@ class Ledger(TorchFunctionMode):
         if self._hook_functions is not None:
             autograd = torch._C._autograd
             push, pop = self._hook_functions
-            autograd._push_saved_tensors_default_hooks = push
-            autograd._pop_saved_tensors_default_hooks = pop
+            autograd._push_saved_tensors_default_hooks = push  # type: ignore[assignment]
+            autograd._pop_saved_tensors_default_hooks = pop  # type: ignore[assignment]
 
     # -- code torch runs inside its own calls ---------------------------------------------
     # Torch hides its mode stack while the mode's handler runs a call, so what Python code
@@ -376,7 +380,7 @@ class Ledger(TorchFunctionMode):
             if node is not None and TOKEN not in node.metadata:
                 self._discover([node])
         elif depth and (type(value) is tuple or type(value) is list):
-            for item in value:  # type: ignore[attr-defined]
+            for item in cast("list[object]", value):  # (exact types: C iteration only)
                 self.observe(item, depth - 1)
 
     def _discover(self, roots: Iterable[GraphNode | None]) -> None:
@@ -510,7 +514,9 @@ class Ledger(TorchFunctionMode):
                 cls = type(obj)
                 known = kinds.get(id(cls))
                 if known is None or known[0] is not cls:
-                    kind = 2 if storage.is_node(obj) else 1 if storage.is_a(obj, torch.Tensor) else 0
+                    kind = (
+                        2 if storage.is_node(obj) else 1 if storage.is_a(obj, torch.Tensor) else 0
+                    )
                     known = kinds[id(cls)] = (cls, kind)
                 if not known[1]:
                     continue
@@ -623,8 +629,11 @@ class Ledger(TorchFunctionMode):
         """Count the update, and let the optimizer's own arithmetic (no graph, under no_grad)
         run without the mode unless a closure (L-BFGS) builds graph inside the step."""
         with self.paused():
-            if _has_gradients(optimizer):
+            gradients = _gradients(optimizer)
+            if gradients:
                 self.updates += 1
+            for grad in gradients:  # from the graph side: a gradient made with create_graph
+                self.adopt(cast("GraphNode | None", storage.grad_fn(grad)))
         closure = args[1] if len(args) > 1 else kwargs.get("closure")  # args[0]: the optimizer
         if closure is None and self._step_pause is None:
             self._step_pause = self.paused()
@@ -767,7 +776,15 @@ class Ledger(TorchFunctionMode):
         newest = self.generation - 2
         if newest - generations + 1 < 0:
             return False
-        probes = {0, 1, 2, generations // 4, generations // 2, 3 * generations // 4, generations - 1}
+        probes = {
+            0,
+            1,
+            2,
+            generations // 4,
+            generations // 2,
+            3 * generations // 4,
+            generations - 1,
+        }
         return all(self._live_at(newest - back) > 0 for back in probes if back < generations)
 
     def _switched_off(self) -> None:
@@ -841,30 +858,33 @@ _CALLING_EACH = (map, filter, functools.reduce, itertools.starmap)
 def _node_of(output: object) -> GraphNode | None:
     if storage.is_a(output, torch.Tensor):
         return cast("GraphNode | None", grad_fn_of(output))  # type: ignore[arg-type]
-    if storage.is_a(output, tuple) and tuple.__len__(output) == 2:  # type: ignore[arg-type]
-        node = tuple.__getitem__(output, 0)  # type: ignore[arg-type]  # a GradientEdge
+    if isinstance(output, tuple) and storage.is_a(output, tuple) and tuple.__len__(output) == 2:
+        node = tuple.__getitem__(output, 0)  # a GradientEdge (isinstance: for the checker)
         return cast("GraphNode", node) if storage.is_node(node) else None
     return None
 
 
-def _has_gradients(optimizer: object) -> bool:
-    """Whether any parameter of the optimizer has a gradient to apply, read from its real
+def _gradients(optimizer: object) -> list[torch.Tensor]:
+    """The gradients the optimizer's parameters have to apply, read from its real
     `param_groups` (an Optimizer subclass may define any property)."""
     attributes = storage.instance_dict(optimizer)
     groups = dict.get(attributes, "param_groups") if attributes is not None else None
+    found: list[torch.Tensor] = []
     if storage.container_kind(groups) is not list:
-        return False
+        return found
     for group in storage.items(groups, list, 10_000)[0]:
         if storage.container_kind(group) is not dict:
             continue
-        params = dict.get(group, "params")  # type: ignore[arg-type]
+        params = dict.get(cast("dict[str, object]", group), "params")
         kind = storage.container_kind(params)
         if kind is None or kind is dict:
             continue
         for param in storage.items(params, kind, 1_000_000)[0]:
-            if storage.is_a(param, torch.Tensor) and storage.grad(param) is not None:  # type: ignore[arg-type]
-                return True
-    return False
+            tensor = cast(torch.Tensor, param)
+            grad = storage.grad(tensor) if storage.is_a(tensor, torch.Tensor) else None
+            if grad is not None:
+                found.append(grad)
+    return found
 
 
 def _argument(

@@ -186,7 +186,7 @@ class TensorPeak:
             events = _disable_profiler().events()
         cpu = torch._C._autograd.DeviceType.CPU
         changes = sorted(
-            (event.start_ns(), event.nbytes())
+            (event.start_ns(), event.nbytes())  # type: ignore[attr-defined]  # (not in torch's stub)
             for event in events
             if event.name() == "[memory]" and event.device_type() == cpu
         )

@@ -22,6 +22,7 @@ import types
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import torch
 
@@ -138,7 +139,7 @@ class HolderScan:
     def _walk(self) -> list[Found]:
         found: list[Found] = []
         queue: deque[tuple[object, _Entry]] = deque()
-        for name, value in storage.items(self.roots, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+        for name, value in storage.pairs(self.roots, MAX_ITEMS)[0]:
             if not is_grader_name(name):
                 self._push(queue, value, None, _name(name), False)
         seen: set[int] = {id(self.roots)}
@@ -218,7 +219,9 @@ class HolderScan:
         else:
             grad = storage.grad(tensor)
             if grad is not None and storage.grad_fn(grad) is not None:
-                yield self._found(_Entry(entry, ".grad", "tensor", entry.depth + 1, entry.head), grad)
+                yield self._found(
+                    _Entry(entry, ".grad", "tensor", entry.depth + 1, entry.head), grad
+                )
         hooks = storage.backward_hooks(tensor)
         if hooks is not None:
             self._push(queue, hooks, entry, "._backward_hooks", False)
@@ -247,7 +250,7 @@ class HolderScan:
         elif cls is types.GeneratorType:  # a coroutine-style meter's running state
             frame = value.gi_frame  # type: ignore[attr-defined]
             if frame is not None and frame.f_code.co_filename == self.filename:
-                for name, item in storage.items(frame.f_locals, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+                for name, item in storage.pairs(frame.f_locals, MAX_ITEMS)[0]:
                     yield f".<locals>.{_name(name)}", item, False
         elif storage.is_sub(cls, type):
             if self._defined_by_snippet(value):  # type: ignore[arg-type]
@@ -261,7 +264,7 @@ class HolderScan:
                 for index, item in enumerate(args):
                     yield f".args[{index}]", item, False
             if type(keywords) is dict:
-                for name, item in storage.items(keywords, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+                for name, item in storage.pairs(keywords, MAX_ITEMS)[0]:
                     yield f".keywords[{_key(name)}]", item, False
         else:
             yield from self._attributes(value)
@@ -271,7 +274,8 @@ class HolderScan:
         if more:
             self.unread += 1
         if kind is dict:
-            for index, (key, item) in enumerate(found):  # type: ignore[misc]
+            entries = cast("list[tuple[object, object]]", found)
+            for index, (key, item) in enumerate(entries):
                 yield f"[{_key(key)}]", item, False
                 if id(type(key)) not in _ATOM_IDS:
                     yield f".<keys>[{index}]", key, False  # a key can hold a graph too
@@ -286,14 +290,14 @@ class HolderScan:
         attributes = storage.instance_dict(value)
         is_module = storage.is_a(value, torch.nn.Module)
         if attributes is not None:
-            for name, item in storage.items(attributes, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+            for name, item in storage.pairs(attributes, MAX_ITEMS)[0]:
                 if (
                     is_module
                     and type(name) is str
                     and name in _MODULE_TABLES
                     and storage.container_kind(item) is dict
                 ):
-                    for inner, child in storage.items(item, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+                    for inner, child in storage.pairs(item, MAX_ITEMS)[0]:
                         yield f".{_name(inner)}", child, False
                 else:
                     yield f".{_name(name)}", item, False
@@ -311,8 +315,9 @@ class HolderScan:
         if known is not None and known[0] is cls:
             return known[1]
         own = any(
-            type(member) is types.FunctionType
-            and member.__code__.co_filename == self.filename  # type: ignore[attr-defined]
+            isinstance(member, types.FunctionType)
+            and type(member) is types.FunctionType
+            and member.__code__.co_filename == self.filename
             for _, member in storage.namespace(cls)
         )
         self._snippet_classes[id(cls)] = (cls, own)
@@ -332,12 +337,12 @@ def frame_roots(frames: Sequence[types.FrameType]) -> dict[str, object]:
     the module's globals."""
     roots: dict[str, object] = {}
     for frame in frames:
-        for name, value in storage.items(frame.f_locals, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+        for name, value in storage.pairs(frame.f_locals, MAX_ITEMS)[0]:
             if type(name) is str and name not in roots:
                 roots[name] = value
     for frame in frames:
         if frame.f_locals is not frame.f_globals:
-            for name, value in storage.items(frame.f_globals, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
+            for name, value in storage.pairs(frame.f_globals, MAX_ITEMS)[0]:
                 if type(name) is str and name not in roots:
                     roots[name] = value
     return roots
@@ -357,7 +362,11 @@ def _function_children(function: types.FunctionType) -> Iterator[tuple[str, obje
         if is_grader_name(name) or type(module) is not dict:
             continue
         value = dict.get(module, name)
-        if value is not None and not storage.is_a(value, type) and type(value) is not types.FunctionType:
+        if (
+            value is not None
+            and not storage.is_a(value, type)
+            and type(value) is not types.FunctionType
+        ):
             yield name, value, True
     cells = function.__closure__ or ()
     for name, cell in zip(function.__code__.co_freevars, cells, strict=False):
@@ -369,8 +378,8 @@ def _function_children(function: types.FunctionType) -> Iterator[tuple[str, obje
         yield f".<defaults>[{index}]", default, False
     kwdefaults = function.__kwdefaults__
     if type(kwdefaults) is dict:
-        for name, default in storage.items(kwdefaults, dict, MAX_ITEMS)[0]:  # type: ignore[misc]
-            yield f".<defaults>.{_name(name)}", default, False
+        for key, value in storage.pairs(kwdefaults, MAX_ITEMS)[0]:
+            yield f".<defaults>.{_name(key)}", value, False
 
 
 def _steps(entry: _Entry) -> list[tuple[str, str]]:
@@ -424,17 +433,17 @@ def _key(key: object, depth: int = 0) -> str:
     """A dict key as a path shows it, without calling anything of the snippet's: the plain
     values grill knows (strings, numbers, None, and tuples of them), else `<TypeName>`."""
     cls = type(key)
-    if cls is str:
-        text = str.__repr__(key)  # type: ignore[arg-type]
+    if isinstance(key, str) and cls is str:
+        text = str.__repr__(key)
     elif cls is bool or key is None:
         text = "True" if key is True else "False" if key is False else "None"
-    elif cls is int:
-        text = int.__repr__(key)  # type: ignore[arg-type]
-    elif cls is float:
-        text = float.__repr__(key)  # type: ignore[arg-type]
-    elif cls is tuple and depth < 2:
-        parts = [_key(part, depth + 1) for part in list(tuple.__iter__(key))[:4]]  # type: ignore[arg-type]
-        more = ", …" if tuple.__len__(key) > 4 else ("," if len(parts) == 1 else "")  # type: ignore[arg-type]
+    elif isinstance(key, int) and cls is int:
+        text = int.__repr__(key)
+    elif isinstance(key, float) and cls is float:
+        text = float.__repr__(key)
+    elif isinstance(key, tuple) and cls is tuple and depth < 2:
+        parts: list[str] = [_key(part, depth + 1) for part in list(tuple.__iter__(key))[:4]]
+        more = ", …" if tuple.__len__(key) > 4 else ("," if len(parts) == 1 else "")
         text = f"({', '.join(parts)}{more})"
     else:
         text = f"<{storage.type_name(cls)}>"

@@ -22,8 +22,9 @@ import functools
 import gc
 import types
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from typing import cast
 
 import torch
 
@@ -78,7 +79,7 @@ def module_of(cls: type) -> str:
 def namespace(cls: type) -> Iterator[tuple[object, object]]:
     """A class's own namespace (its real dict), name and value."""
     proxy = _NAMESPACE.__get__(cls)
-    return iter(types.MappingProxyType.items(proxy))
+    return iter(cast("Iterable[tuple[object, object]]", types.MappingProxyType.items(proxy)))
 
 
 def is_heap_type(cls: type) -> bool:
@@ -112,11 +113,18 @@ def container_kind(value: object) -> type | None:
 
 
 def items(value: object, kind: type, cap: int) -> tuple[list[object], bool]:
-    """At most `cap` items of a container's real storage (for a dict, its (key, value) pairs),
-    and whether there were more."""
-    reader = next(read for known, read in _READERS if known is kind)
-    found = list(islice(reader(value), cap + 1))  # type: ignore[operator]
+    """At most `cap` items of a container's real storage (for a dict, its (key, value) pairs:
+    see `pairs`), and whether there were more."""
+    reader = cast(Callable[[object], Iterable[object]], next(r for k, r in _READERS if k is kind))
+    found = list(islice(reader(value), cap + 1))
     return found[:cap], len(found) > cap
+
+
+def pairs(value: object, cap: int) -> tuple[list[tuple[object, object]], bool]:
+    """At most `cap` (key, value) pairs of a dict's real storage (`value` is a dict or a
+    subclass of one), and whether there were more."""
+    found, more = items(value, dict, cap)
+    return cast("list[tuple[object, object]]", found), more
 
 
 # -- instances --------------------------------------------------------------------------------
@@ -184,7 +192,8 @@ def slot_values(value: object) -> Iterator[tuple[str, object]]:
 
 def partial_parts(value: object) -> tuple[object, object, object]:
     """A `functools.partial`'s func, args and keywords (a subclass may shadow the names)."""
-    return tuple(_PARTIAL[name].__get__(value) for name in ("func", "args", "keywords"))  # type: ignore[return-value]
+    func, args, keywords = (_PARTIAL[name].__get__(value) for name in ("func", "args", "keywords"))
+    return func, args, keywords
 
 
 # -- tensors ----------------------------------------------------------------------------------
