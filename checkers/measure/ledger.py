@@ -374,9 +374,17 @@ class Ledger(TorchFunctionMode):
         """Stamp the graph behind `value` (a tensor, or tuples and lists of them). Called
         where torch calls do not reach the mode (inside it, or paused). Only the real types
         are looked into, so nothing of the snippet's runs."""
-        if storage.is_a(value, torch.Tensor):
-            with torch._C.DisableTorchFunctionSubclass():
-                node = cast("GraphNode | None", grad_fn_of(value))  # type: ignore[arg-type]
+        kind = type(value)
+        if kind is torch.Tensor or kind is torch.nn.Parameter:  # the common case, and fast
+            try:
+                node: GraphNode | None = _GRAD_FN(value)
+            except RuntimeError:
+                node = None
+            if node is not None and TOKEN not in node.metadata:
+                self._discover([node])
+        elif storage.is_a(value, torch.Tensor):
+            with torch._C.DisableTorchFunctionSubclass():  # no subclass getter of theirs
+                node = cast("GraphNode | None", grad_fn_of(cast(torch.Tensor, value)))
             if node is not None and TOKEN not in node.metadata:
                 self._discover([node])
         elif depth and (type(value) is tuple or type(value) is list):
@@ -402,7 +410,7 @@ class Ledger(TorchFunctionMode):
         for life, children in reversed(made):  # children before their parents
             if self._descends(children):
                 life.descends = True
-                self.descending[life.born] = self._count_at(self.descending, life.born) + 1
+                self.descending.add(life.born, 1)
 
     def _descends(self, children: tuple[tuple[GraphNode | None, int], ...]) -> bool:
         """Whether a new node is computed from graph made before this generation (`x` in
@@ -431,18 +439,14 @@ class Ledger(TorchFunctionMode):
         token.life = life
         metadata[TOKEN] = token
         self.lives.add(life)
-        self.live_by_born[life.born] = self._live_at(life.born) + 1
-        self.born_count[life.born] = self._count_at(self.born_count, life.born) + 1
+        self.live_by_born.add(life.born, 1)
+        self.born_count.add(life.born, 1)
         self.nodes_created += 1
         self._dirty = True
         return life
 
     def _live_at(self, generation: int) -> int:
-        return self.live_by_born[generation] if generation < len(self.live_by_born) else 0
-
-    @staticmethod
-    def _count_at(series: OffHeap, generation: int) -> int:
-        return series[generation] if 0 <= generation < len(series) else 0
+        return self.live_by_born.get(generation)
 
     def recurrent(self, first: int, last: int) -> bool:
         """Whether the generations `first`..`last` (a pass of a loop) mostly compute on each
@@ -450,9 +454,9 @@ class Ledger(TorchFunctionMode):
         new nodes descend from earlier graph. A loop over layers or timesteps does; a loop
         over batches does not (only an accumulator's node links its iterations)."""
         shares = sorted(
-            self._count_at(self.descending, g) / born
+            self.descending.get(g) / born
             for g in range(first + 1, last + 1)
-            if (born := self._count_at(self.born_count, g))
+            if (born := self.born_count.get(g))
         )
         return bool(shares) and shares[len(shares) // 2] >= RECURRENT_SHARE
 
@@ -460,7 +464,7 @@ class Ledger(TorchFunctionMode):
         self.lives.discard(life)
         life.died = self.generation
         if life.born < len(self.live_by_born):
-            self.live_by_born[life.born] = self.live_by_born[life.born] - 1
+            self.live_by_born.add(life.born, -1)
         key = life.key
         if key >= len(self.last_death) or self.last_death[key] < self.generation:
             self.last_death[key] = self.generation
@@ -633,7 +637,9 @@ class Ledger(TorchFunctionMode):
             if gradients:
                 self.updates += 1
             for grad in gradients:  # from the graph side: a gradient made with create_graph
-                self.adopt(cast("GraphNode | None", storage.grad_fn(grad)))
+                made = storage.grad_fn(grad)
+                if made is not None:
+                    self.adopt(cast("GraphNode", made))
         closure = args[1] if len(args) > 1 else kwargs.get("closure")  # args[0]: the optimizer
         if closure is None and self._step_pause is None:
             self._step_pause = self.paused()
@@ -853,6 +859,8 @@ class Ledger(TorchFunctionMode):
 
 
 _CALLING_EACH = (map, filter, functools.reduce, itertools.starmap)
+_GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
+"""`tensor.grad_fn` read from the C++ tensor (an exact Tensor: no getter of anyone's)."""
 
 
 def _node_of(output: object) -> GraphNode | None:

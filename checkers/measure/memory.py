@@ -103,6 +103,19 @@ class OffHeap:
     def append(self, value: int) -> None:
         self[self.length] = value
 
+    def add(self, index: int, delta: int) -> None:
+        """`self[index] += delta`, growing the array as `__setitem__` does (one call: the
+        ledger counts per generation on every node it stamps)."""
+        if index >= len(self._view):
+            self._grow(index + 1)
+        self._view[index] += delta
+        if index >= self.length:
+            self.length = index + 1
+
+    def get(self, index: int) -> int:
+        """`self[index]`, or `fill` past the end (and for a negative index)."""
+        return self._view[index] if 0 <= index < self.length else self.fill
+
     def __iter__(self) -> Iterator[int]:
         view = self._view
         return (view[i] for i in range(self.length))

@@ -52,9 +52,20 @@ def mro(cls: type) -> tuple[type, ...]:
     return _MRO.__get__(cls)  # type: ignore[no-any-return]
 
 
+_subclass: dict[tuple[int, int], tuple[type, bool]] = {}
+
+
 def is_sub(cls: type, base: type) -> bool:
-    """`issubclass(cls, base)` by identity in the real MRO (no `__subclasscheck__`)."""
-    return any(klass is base for klass in mro(cls))
+    """`issubclass(cls, base)` by identity in the real MRO (no `__subclasscheck__`); kept
+    per class (a class's MRO does not change), next to the class so no id is reused."""
+    key = (id(cls), id(base))
+    known = _subclass.get(key)
+    if known is not None and known[0] is cls:
+        return known[1]
+    found = any(klass is base for klass in mro(cls))
+    if len(_subclass) < 65_536:
+        _subclass[key] = (cls, found)
+    return found
 
 
 def is_a(value: object, base: type) -> bool:
@@ -102,14 +113,21 @@ _READERS: tuple[tuple[type, object], ...] = (
 )
 
 
+_kinds: dict[int, tuple[type, type | None]] = {}
+
+
 def container_kind(value: object) -> type | None:
     """The base container type whose storage `value` has (`list` for a list subclass,
-    `dict` for an OrderedDict), or None."""
-    classes = mro(type(value))
-    for kind, _ in _READERS:
-        if any(klass is kind for klass in classes):
-            return kind
-    return None
+    `dict` for an OrderedDict), or None; kept per class."""
+    cls = type(value)
+    known = _kinds.get(id(cls))
+    if known is not None and known[0] is cls:
+        return known[1]
+    classes = mro(cls)
+    found = next((kind for kind, _ in _READERS if any(k is kind for k in classes)), None)
+    if len(_kinds) < 65_536:
+        _kinds[id(cls)] = (cls, found)
+    return found
 
 
 def items(value: object, kind: type, cap: int) -> tuple[list[object], bool]:

@@ -17,7 +17,11 @@ def observed(**values) -> Observed:
 def test_a_0d_tensor_and_a_number_with_the_same_value_are_the_same_result():
     """A correct `.detach()` fix was graded wrong: "another shape: tensor() against number"."""
     contract = Contract(same_as_solution=[Compared(name="final_loss")])
-    (same,) = [e for e in check(contract, observed(final_loss=torch.tensor(0.25)), observed(final_loss=0.25)) if e.what.startswith("same")]
+    (same,) = [
+        e
+        for e in check(contract, observed(final_loss=torch.tensor(0.25)), observed(final_loss=0.25))
+        if e.what.startswith("same")
+    ]
     assert same.met, same.message
 
 
@@ -29,9 +33,15 @@ def test_a_model_that_differs_names_the_parameter_and_the_element():
     with torch.no_grad():
         fix[2].weight[0, 1] += 0.5
     contract = Contract(same_as_solution=[Compared(name="model")])
-    (same,) = [e for e in check(contract, observed(model=fix), observed(model=solution)) if e.what.startswith("same")]
+    (same,) = [
+        e
+        for e in check(contract, observed(model=fix), observed(model=solution))
+        if e.what.startswith("same")
+    ]
     assert not same.met
-    assert same.message.startswith("`model.2.weight[0, 1]` differs from the solution's"), same.message
+    assert same.message.startswith("`model.2.weight[0, 1]` differs from the solution's"), (
+        same.message
+    )
 
 
 def test_a_compared_module_is_read_from_its_tables_not_its_own_state_dict():

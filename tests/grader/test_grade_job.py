@@ -181,9 +181,12 @@ def test_source_flags_name_true_keywords_hooks_in_loops_and_state_fed_back(call,
 
 # -- issue 22: grill never runs the snippet's code while it measures -------------------------
 
-HOSTILE_PRELUDE = PRELUDE + """\
+HOSTILE_PRELUDE = (
+    PRELUDE
+    + """\
 trap = []  # each method grill must never call appends here (or empties the holder)
 """
+)
 
 HOSTILE = {
     "iteration and length": """\

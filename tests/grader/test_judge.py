@@ -271,10 +271,24 @@ def held(loop=7, parent=5, passes=5, first=0, last=19, count=18, released=True):
 
 def test_a_total_held_for_a_whole_pass_of_a_loop_is_a_leak_though_it_is_reset_each_time():
     total = holder(
-        "epoch_loss", grad_fn="AddBackward0", keys=[0, 19], generations=20, steps=20, root_used=False
+        "epoch_loss",
+        grad_fn="AddBackward0",
+        keys=[0, 19],
+        generations=20,
+        steps=20,
+        root_used=False,
     )
     scans = [
-        {"generation": 19, "step": 19, "holders": [total], "capped": False, "reason": "pass", "loop": 7, "first": 0, "last": 19}
+        {
+            "generation": 19,
+            "step": 19,
+            "holders": [total],
+            "capped": False,
+            "reason": "pass",
+            "loop": 7,
+            "first": 0,
+            "last": 19,
+        }
     ]
     m = measured(dead=list(range(20)) * 5, scans=scans, held_passes=[held()])
     verdict = judge(m, EPOCHS)
@@ -288,7 +302,14 @@ def test_a_total_held_for_a_whole_pass_of_a_loop_is_a_leak_though_it_is_reset_ea
 
 
 def test_without_a_held_pass_the_same_series_is_a_bounded_window():
-    total = holder("epoch_loss", grad_fn="AddBackward0", keys=[0, 19], generations=20, steps=20, root_used=False)
+    total = holder(
+        "epoch_loss",
+        grad_fn="AddBackward0",
+        keys=[0, 19],
+        generations=20,
+        steps=20,
+        root_used=False,
+    )
     scans = [{"generation": 19, "step": 19, "holders": [total], "capped": False}]
     assert judge(measured(dead=list(range(20)) * 5, scans=scans), EPOCHS).verdict == "clean"
 
@@ -332,7 +353,12 @@ def test_a_dict_given_one_new_key_per_step_is_named_as_the_container():
 
 def test_a_tuple_stored_per_step_gets_a_hint_that_is_valid_code_for_a_tuple():
     kept = [
-        holder(f"hidden_history[{i}][{j}]", keys=[i, i], numel=16, kinds=["list:40", "tuple:2", "tensor"])
+        holder(
+            f"hidden_history[{i}][{j}]",
+            keys=[i, i],
+            numel=16,
+            kinds=["list:40", "tuple:2", "tensor"],
+        )
         for i in range(40)
         for j in range(2)
     ]
@@ -343,7 +369,9 @@ def test_a_tuple_stored_per_step_gets_a_hint_that_is_valid_code_for_a_tuple():
         "    hidden_history.append(states)\n"
     )
     verdict = judge(measured(dead=range(40), holders=kept), source)
-    assert verdict.message.startswith("`hidden_history` holds 80 tensors that still carry their graphs, from 40 steps")
+    assert verdict.message.startswith(
+        "`hidden_history` holds 80 tensors that still carry their graphs, from 40 steps"
+    )
     assert "`hidden_history.append(tuple((t.detach() for t in states)))`" in verdict.hint
     assert "states.detach()" not in verdict.hint
 
@@ -352,7 +380,9 @@ def test_counts_come_from_the_whole_container_and_read_in_the_singular_for_one()
     kept = [holder(f"losses[{i}]", keys=[i, i], in_container=300) for i in range(200)]
     verdict = judge(measured(dead=range(40), holders=kept), SOURCE)
     assert verdict.message.startswith("`losses` holds 300 tensors")
-    one = judge(measured(dead=range(40), holders=[holder("late[0]", keys=[0, 0], generations=40)]), SOURCE)
+    one = judge(
+        measured(dead=range(40), holders=[holder("late[0]", keys=[0, 0], generations=40)]), SOURCE
+    )
     assert "1 tensors" not in one.message
 
 
@@ -385,7 +415,22 @@ def test_every_hint_that_shows_code_shows_code_that_compiles():
     assert cases
     verdicts = [
         judge(measured(dead=range(40), holders=KEPT_LOSSES), SOURCE),
-        judge(measured(dead=range(40), holders=[holder("running", grad_fn="AddBackward0", keys=[0, 39], generations=40, steps=40, root_used=False)]), SOURCE),
+        judge(
+            measured(
+                dead=range(40),
+                holders=[
+                    holder(
+                        "running",
+                        grad_fn="AddBackward0",
+                        keys=[0, 39],
+                        generations=40,
+                        steps=40,
+                        root_used=False,
+                    )
+                ],
+            ),
+            SOURCE,
+        ),
     ]
     for verdict in verdicts:
         for code in re.findall(r"`([^`]+)`", verdict.hint):

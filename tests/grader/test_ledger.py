@@ -221,10 +221,10 @@ def run_epochs(keep, epochs=4, batches=6, **options):
     model, opt = model_and_optimizer()
     ledger = Ledger(__file__, memory_reader("cpu"), **options)
     with ledger.watching():
-        for epoch in ledger.loop(1, range(epochs), False):
+        for _epoch in ledger.loop(1, range(epochs), False):
             ledger.tick(1)
             held = keep.reset()
-            for batch in ledger.loop(3, range(batches), False):
+            for _batch in ledger.loop(3, range(batches), False):
                 ledger.tick(3)
                 loss = model(torch.randn(8, 4)).pow(2).mean()
                 opt.zero_grad()
@@ -417,7 +417,7 @@ def test_a_loop_inside_backward_opens_no_generation():
     ledger = Ledger(__file__, None)
     ledger_ref.append(ledger)
     with ledger.watching():
-        for step in range(3):
+        for _step in range(3):
             ledger.tick(1)
             x = checkpoint(looped, torch.randn(2, 4), use_reentrant=False)
             before = ledger.generation
