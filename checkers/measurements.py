@@ -146,6 +146,8 @@ class HeldPass(TypedDict):
     first: int
     last: int
     """The longest held pass's first and last generations..."""
+    iterations: NotRequired[int]
+    """... its iterations..."""
     held: int
     """... and how many of its generations' graph was still alive at its end (for `reach`:
     how many of its earlier backward passes its last one ran back through)."""

@@ -541,7 +541,7 @@ def _explain_pass(
     """A loop's every pass held whole: the climb spans the pass, so its height is the loop's
     length (an epoch's batches: the data), not a bound the code sets."""
     loop = held["loop"]
-    span = held["last"] - held["first"] + 1
+    span = held.get("iterations") or held["last"] - held["first"] + 1
     passes, of = held["held_passes"], held["passes"]
     again = _in_passes(passes, of)
     release = _released_by(held, "them")

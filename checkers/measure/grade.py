@@ -40,7 +40,7 @@ from checkers.measure.ledger import (
     Ledger,
     Scan,
 )
-from checkers.measure.memory import memory_reader
+from checkers.measure.memory import OffHeap, memory_reader
 from checkers.measure.retained import Found, HolderScan, frame_roots, saved_tensors
 from checkers.measurements import (
     GradePayload,
@@ -308,25 +308,27 @@ def held_passes(ledger: Ledger) -> list[HeldPass]:
     passes were, of how many long enough to tell, and its longest such pass. Read after
     `close_lives`, from each generation's final key and death."""
     deaths = ledger.last_death
-    count = len(deaths)
     backward_at = ledger.backward_at.values()[1:]  # backward pass i + 1 ran in generation [i]
     reach = ledger.reach.values()[1:]
+    starts: dict[int, list[int]] = {}
+    for index, generation in zip(
+        ledger.start_pass.values(), ledger.start_generation.values(), strict=True
+    ):
+        starts.setdefault(index, []).append(generation)
     found: dict[tuple[str, int], HeldPass] = {}
     for index in range(ledger.passes):
         first, last = ledger.pass_first[index], ledger.pass_last[index]
         if first == UNSET or last - first + 1 < MIN_PASS:
             continue
         line, parent = ledger.pass_line[index], ledger.pass_parent[index]
-        held = [deaths[k] for k in range(first, min(last - 1, count)) if deaths[k] >= last]
-        enough = len(held) >= max(MIN_HELD, HELD_SHARE * (last - 1 - first))
-        enough = enough and not ledger.recurrent(first, last)  # layers, timesteps: bounded
+        held = iterations_held(deaths, starts.get(index, [first]), last)
+        enough = len(held) >= max(MIN_HELD, HELD_SHARE * (len(starts.get(index, [])) - 1))
+        enough = enough and not ledger.recurrent(index)  # layers, timesteps: bounded
+        iterations = ledger.pass_ticks.get(index)
         _tally(
             found,
             "dead_weight",
-            line,
-            parent,
-            first,
-            last,
+            (line, parent, first, last, iterations),
             len(held) if enough else 0,
             min(held, default=ALIVE) < ALIVE,
         )
@@ -344,23 +346,41 @@ def held_passes(ledger: Ledger) -> list[HeldPass]:
                 and steady >= HELD_SHARE * (hi - lo)
             )
             cut = hi >= len(reach) or reach[hi] <= 1
-            _tally(found, "reach", line, parent, first, last, climbed if enough else 0, cut)
+            _tally(
+                found,
+                "reach",
+                (line, parent, first, last, iterations),
+                climbed if enough else 0,
+                cut,
+            )
     return sorted(
         (entry for entry in found.values() if entry["held_passes"]),
         key=lambda entry: -entry["held"],
     )[:MAX_LOOPS]
 
 
+def iterations_held(deaths: OffHeap, starts: Sequence[int], last: int) -> list[int]:
+    """For each iteration of a pass but its last (the generations from one start to the
+    next), whose graph was still alive past its last use when the pass ended (`last`): the
+    generation its graph was first let go in (ALIVE: never)."""
+    held = []
+    for begin, end in zip(starts, starts[1:], strict=False):
+        let_go = [deaths.get(k) for k in range(begin, min(end, last - 1)) if deaths.get(k) >= last]
+        if let_go:
+            held.append(min(let_go))
+    return held
+
+
 def _tally(
     found: dict[tuple[str, int], HeldPass],
     series: str,
-    line: int,
-    parent: int,
-    first: int,
-    last: int,
+    where: tuple[int, int, int, int, int],
     held: int,
     released: bool,
 ) -> None:
+    """Count one pass of a loop (`where`: its line, its enclosing loop's, its first and last
+    generations, its iterations), held or not; keep the most held one as the example."""
+    line, parent, first, last, iterations = where
     entry = found.get((series, line))
     if entry is None:
         entry = found[(series, line)] = {
@@ -371,6 +391,7 @@ def _tally(
             "held_passes": 0,
             "first": 0,
             "last": 0,
+            "iterations": 0,
             "held": 0,
             "released": False,
         }
@@ -380,7 +401,7 @@ def _tally(
     entry["held_passes"] += 1
     if held > entry["held"]:
         entry["first"], entry["last"], entry["held"] = first, last, held
-        entry["released"] = released
+        entry["iterations"], entry["released"] = iterations, released
 
 
 def chosen_scans(scans: Sequence[Scan]) -> list[Scan]:

@@ -67,6 +67,8 @@ HELD_SHARE = 0.75
 when it ends for the pass to be held whole."""
 MIN_HELD = 3
 """Generations held at least: one loss kept from the first batch makes no window."""
+START_SAMPLES = 16
+"""Iterations of a pass whose starting generation is kept to tell a recurrence."""
 RECURRENT_SHARE = 0.5
 """A pass whose generations mostly have this share of their nodes computed from earlier
 graph unrolls one computation (layers, timesteps): the code bounds it, it is never held."""
@@ -198,6 +200,17 @@ class Ledger(TorchFunctionMode):
         self.pass_last = OffHeap()
         self.pass_end = OffHeap()
         self.pass_parent = OffHeap()
+        self.pass_ticks = OffHeap()
+        """Per pass: how many iterations it ran."""
+        self.pass_start = OffHeap(fill=UNSET)
+        self.start_pass = OffHeap()
+        self.start_generation = OffHeap()
+        """Each generation an iteration of a pass started in, in order (the pass, the
+        generation): where each iteration's graph begins, for `iterations_held`."""
+        self.pass_recurrent = OffHeap(fill=UNSET)
+        """Per pass, once it ended: 1 when its iterations compute on each other's results."""
+        self._starts: dict[int, list[int]] = {}
+        """Per open pass: the generations its first iterations started in (a sample)."""
         self.passes = 0
         self._open: dict[int, list[int]] = {}
         self._open_order: list[int] = []
@@ -448,14 +461,20 @@ class Ledger(TorchFunctionMode):
     def _live_at(self, generation: int) -> int:
         return self.live_by_born.get(generation)
 
-    def recurrent(self, first: int, last: int) -> bool:
-        """Whether the generations `first`..`last` (a pass of a loop) mostly compute on each
-        other's results: in the middle one of them (by share), at least RECURRENT_SHARE of its
-        new nodes descend from earlier graph. A loop over layers or timesteps does; a loop
-        over batches does not (only an accumulator's node links its iterations)."""
+    def recurrent(self, index: int) -> bool:
+        """Whether pass `index`'s iterations mostly compute on each other's results: in the
+        generation each of its iterations starts in (a sample of them, its first iteration
+        left out), the middle share of new nodes computed from earlier graph is at least
+        RECURRENT_SHARE. A loop over layers or timesteps starts each iteration from the last
+        one's output; a loop over batches starts each from new data (an accumulator's node,
+        or a layer loop inside the batch, links only generations within or at the end of an
+        iteration)."""
+        known = self.pass_recurrent.get(index)
+        if known != UNSET:
+            return bool(known)
         shares = sorted(
             self.descending.get(g) / born
-            for g in range(first + 1, last + 1)
+            for g in self._starts.get(index, [])[1:]
             if (born := self.born_count.get(g))
         )
         return bool(shares) and shares[len(shares) // 2] >= RECURRENT_SHARE
@@ -710,16 +729,19 @@ class Ledger(TorchFunctionMode):
         if index in self._open_order:
             self._open_order.remove(index)
         self.pass_end[index] = self.generation
+        self.pass_recurrent[index] = int(self.recurrent(index))
+        self._starts.pop(index, None)
         first, last = self.pass_first[index], self.pass_last[index]
         if first == UNSET or last - first + 1 < MIN_PASS or self.on_scan is None:
             return
         if self._backward_depth:
             return
         held = sum(1 for g in range(first, last - 1) if self._live_at(g) > 0)
+        iterations = min(self.pass_ticks.get(index), last - first + 1)
         if (
-            held >= max(MIN_HELD, HELD_SHARE * (last - 1 - first))
+            held >= max(MIN_HELD, HELD_SHARE * (iterations - 2))
             and held > 2 * self._pass_scanned.get(line, 0)
-            and not self.recurrent(first, last)
+            and not self.recurrent(index)
         ):
             self._pass_scanned[line] = held
             self._scan("pass", line, first, last)
@@ -773,6 +795,14 @@ class Ledger(TorchFunctionMode):
             if self.pass_first[index] == UNSET:
                 self.pass_first[index] = self.generation
             self.pass_last[index] = self.generation
+            self.pass_ticks.add(index, 1)
+            if self.pass_start.get(index) != self.generation:  # an iteration starts anew here
+                self.pass_start[index] = self.generation
+                self.start_pass.append(index)
+                self.start_generation.append(self.generation)
+            starts = self._starts.setdefault(index, [])
+            if len(starts) <= START_SAMPLES and (not starts or starts[-1] != self.generation):
+                starts.append(self.generation)
 
     def _held_for(self, generations: int) -> bool:
         """Whether graph born in each of the last `generations` finished generations (those

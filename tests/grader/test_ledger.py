@@ -423,3 +423,35 @@ def test_a_loop_inside_backward_opens_no_generation():
             before = ledger.generation
             x.sum().backward()  # recomputes `looped`: its loop ticks inside backward
             assert ledger.generation - before <= 1
+
+
+def test_a_loop_over_layers_is_a_recurrence_and_a_loop_over_batches_around_it_is_not():
+    """Each layer starts from the last one's output; each batch starts from new data, though
+    a layer loop runs inside it (the generations each iteration starts in tell them apart)."""
+    from checkers.measure.grade import held_passes
+
+    torch.manual_seed(0)
+    layers = nn.ModuleList(nn.Sequential(nn.Linear(6, 6), nn.Tanh()) for _ in range(4))
+    opt = torch.optim.SGD(layers.parameters(), lr=0.01)
+    ledger = Ledger(__file__, None)
+    outputs = []
+    with ledger.watching():
+        for _epoch in ledger.loop(1, range(3), False):
+            ledger.tick(1)
+            outputs = []
+            for _batch in ledger.loop(3, range(6), False):
+                ledger.tick(3)
+                x = torch.randn(2, 6)
+                for layer in ledger.loop(6, layers, False):
+                    ledger.tick(6)
+                    x = x + layer(x)
+                loss = x.pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                outputs.append(x * 2)  # kept with its graph until the next epoch
+    ledger.close_lives()
+    by_line = {ledger.pass_line[i]: ledger.recurrent(i) for i in range(ledger.passes)}
+    assert by_line[6] is True and by_line[3] is False
+    assert [h["loop"] for h in held_passes(ledger) if h["series"] == "dead_weight"] == [3]
+    outputs.clear()
