@@ -297,18 +297,24 @@ def _pass_culprit(m: Measurements, held: HeldPass) -> Culprit | None:
     best: Culprit | None = None
     for scan in candidates:
         lo = scan.get("first", first) if scan.get("reason") == "pass" else first
-        holders = [
-            h
-            for h in scan["holders"]
-            if _dead_weight_then(h)
-            and h["keys"][1] >= lo - 1  # type: ignore[index]
-            and h["keys"][0] <= scan["generation"]  # type: ignore[index]
-            and (h.get("died") is None or h.get("died", 0) >= scan["generation"])  # type: ignore[operator]
-        ]
+        holders = [h for h in scan["holders"] if _within(h, lo, scan["generation"])]
         found = _group(holders)
         if found is not None and (best is None or found.steps > best.steps):
             best = found
     return best
+
+
+def _within(holder: Holder, first: int, now: int) -> bool:
+    """Whether a holder found at generation `now` holds dead weight of a pass begun at
+    `first`: graph of the pass's own later iterations, none from before it, still held."""
+    keys, died = holder["keys"], holder.get("died")
+    return (
+        _dead_weight_then(holder)
+        and keys is not None
+        and keys[1] > first
+        and first - 1 <= keys[0] <= now
+        and (died is None or died >= now)
+    )
 
 
 def _reach_culprit(m: Measurements, flags: frozenset[str]) -> Culprit | None:
@@ -551,8 +557,9 @@ def _explain_pass(
     )
     if culprit is None:
         message = (
-            f"Graph of every iteration of the loop at line {loop} is kept until that loop ends"
-            f" ({grow}), held somewhere grill could not name{_unread(m)}. {release}{again}."
+            f"Graph of every iteration of the loop at line {loop} is kept until that loop ends:"
+            f" {grow}. grill could not name what holds it{_unread(m)} (a list a comprehension"
+            f" is still building has no name yet). {release}{again}."
         )
         return message, (
             "Whatever outlives an iteration should leave it as `.item()` (a number) or"
