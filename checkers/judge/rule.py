@@ -304,6 +304,18 @@ def _pass_culprit(m: Measurements, held: HeldPass) -> Culprit | None:
     return best
 
 
+def _unnamed_because(tree: ast.Module | None, line: int) -> str:
+    """Why a pass's holder has no name, where the source says: a comprehension's list."""
+    if tree is None:
+        return ""
+    on_line = [node for node in ast.walk(tree) if getattr(node, "lineno", None) == line]
+    if any(
+        isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)) for n in on_line
+    ) and not any(isinstance(n, (ast.For, ast.While)) for n in on_line):
+        return " (a list a comprehension is still building has no name yet)"
+    return ""
+
+
 def _within(holder: Holder, first: int, now: int) -> bool:
     """Whether a holder found at generation `now` holds dead weight of a pass begun at
     `first`: graph of the pass's own later iterations, none from before it, still held."""
@@ -558,8 +570,8 @@ def _explain_pass(
     if culprit is None:
         message = (
             f"Graph of every iteration of the loop at line {loop} is kept until that loop ends:"
-            f" {grow}. grill could not name what holds it{_unread(m)} (a list a comprehension"
-            f" is still building has no name yet). {release}{again}."
+            f" {grow}. grill could not name what holds it{_unread(m)}"
+            f"{_unnamed_because(tree, loop)}. {release}{again}."
         )
         return message, (
             "Whatever outlives an iteration should leave it as `.item()` (a number) or"
