@@ -1,25 +1,35 @@
 """The life of every autograd node a snippet makes: when it was born, when backward last used
-it, and when it died. The grader's verdict is read off these lives (see `checkers.judge.growth`).
+it, and when it died; and the passes of every loop. The grader's verdict is read off these
+(see `checkers.judge.growth`).
 
 Time is counted in *generations*. A new generation opens at the top of a loop's iteration
 when graph was built or used since the last one opened, so one iteration of a training loop
 is one generation, and an inner loop's iterations (timesteps, critic steps) are generations
-too. A snippet without loops opens them at each backward() and optimizer step instead. A node's *key* is the generation of its last use by a backward pass,
-or of its birth when backward never reaches it. From its key until it dies a node is dead
-weight: nothing will ever backpropagate through it again. Graph waiting for a later backward
-(an accumulation window, an episode) is not dead weight, because its key is that later use:
-keys are only final at the end, which is why the analysis is made after the run.
+too; a loop inside a backward pass (a checkpoint's recomputation) opens none. A snippet
+without loops opens them at each backward() and optimizer step instead. A node's *key* is
+the generation of its last use by a backward pass, or of its birth when backward never
+reaches it. From its key until it dies a node is dead weight: nothing will ever
+backpropagate through it again. Graph waiting for a later backward (an accumulation window,
+an episode) is not dead weight, because its key is that later use: keys are only final at
+the end, which is why the analysis is made after the run.
 
 How the ledger sees everything, whatever the snippet does:
 - births: a TorchFunctionMode sees every torch call's result (and the tensor an in-place call
   changed); `autograd.Function.apply` is wrapped for custom Functions; gradients returned by
   backward with create_graph are followed. A new node's whole new subgraph is stamped, so nodes
-  made inside composite ops are counted too.
+  made inside composite ops are counted too. Torch hides its mode stack inside its own calls,
+  so the ledger puts the mode back during every backward pass and inside saved-tensors hooks
+  (`_mode_on`); graph still unseen is adopted where a scan, a backward pass, an optimizer step
+  or the garbage collector's sweep finds it (`adopt`, `sweep`).
 - uses: the autograd engine itself is wrapped, so every backward and autograd.grad is seen,
   however it was called.
 - deaths: each node's `metadata` dict (which lives exactly as long as the C++ node) holds a
   token; a weak reference to the token reports the node's death, whoever held it: a tensor,
   a kept `grad_fn`, a closure or a hook.
+- passes: each loop's run from its first iteration to its exit (`enter`, `loop`, `leave`),
+  the generations its iterations start in, and whether they compute on each other's results
+  (`recurrent`: layers, timesteps), so the judge can tell a window that spans a whole pass
+  from one the code bounds.
 """
 
 from __future__ import annotations
