@@ -248,10 +248,12 @@ def test_labeler_remeasures_a_file_as_recorded(relative, label):
     recorded = load_labels(path.parent)[path.name]
     assert result["error"] is None
     assert result["label"] == label == recorded["label"], result
+    # the doubled run that grows: the outer loop's, or (issue 23) the inner loop's
+    doubled = [result["peak_2n"], *([result["peak_2b"]] if "peak_2b" in result else [])]
     if label == "leak":
-        assert result["peak_2n"] >= 1.5 * result["peak_n"]
+        assert any(peak >= 1.5 * result["peak_n"] for peak in doubled)
     else:
-        assert (
-            result["peak_2n"] < 1.5 * result["peak_n"]
-            or result["peak_2n"] - result["peak_n"] < 3 * result["unit"]
+        assert all(
+            peak < 1.5 * result["peak_n"] or peak - result["peak_n"] < 3 * result["unit"]
+            for peak in doubled
         )
