@@ -133,32 +133,71 @@ def grade_task(
             return found
         starter = found
     expectations = check(spec.contract, fix, reference, starter)
-    return with_expectations(verdict, expectations)
+    return with_expectations(verdict, expectations, unchanged=same_code(source, spec.starter))
 
 
-def with_expectations(verdict: Verdict, expectations: tuple[Expectation, ...]) -> Verdict:
+def same_code(source: str, starter: str) -> bool:
+    """Whether `source` is the task's starter as it was handed out (comments and layout
+    aside): then it is not a fix of anything yet."""
+    if not starter:
+        return False
+    try:
+        return ast.dump(ast.parse(source)) == ast.dump(ast.parse(starter))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source.strip() == starter.strip()
+
+
+def with_expectations(
+    verdict: Verdict, expectations: tuple[Expectation, ...], *, unchanged: bool = False
+) -> Verdict:
     """`verdict` with the contract's result. A leak stays a leak (the graphs are the task's
     subject; a broken promise is added to its message). Code that no longer leaks, or never
-    built a graph, but breaks a promise is `wrong`: it stopped the leak by breaking the task."""
+    built a graph, but breaks a promise is `wrong`: it stopped the leak by breaking the task
+    (`unchanged`: the starter itself, which does not yet do what the task asks). The message
+    names the broken promises in a phrase each; their sentences are the contract's own, shown
+    with it, not repeated in the message."""
     broken = [e for e in expectations if not e.met]
     if not broken:
         return (
             dataclasses.replace(verdict, expectations=expectations) if verdict.graded else verdict
         )
-    summary = " ".join(e.message for e in broken)
+    summary = _listed([_broken(e) for e in broken])
     if verdict.verdict == "leak":
         return dataclasses.replace(
             verdict,
             expectations=expectations,
-            message=f"{verdict.message} It also breaks the task's contract: {summary}",
+            message=f"{verdict.message} It also breaks the task's contract: {summary}.",
         )
+    lead = "does not yet do" if unchanged else "no longer does"
     return dataclasses.replace(
         verdict,
         verdict="wrong",
-        message=f"The fix no longer does what the task asks: {summary}",
+        message=f"Your code {lead} what the task asks: {summary}.",
         hint=_contract_hint(broken),
         expectations=expectations,
     )
+
+
+def _broken(expectation: Expectation) -> str:
+    """A broken promise in a phrase that continues a sentence."""
+    what, _, name = expectation.what.partition(":")
+    if what == "trains":
+        return "it runs fewer backward passes than the solution"
+    if what == "updates":
+        return "it makes fewer optimizer updates than the solution"
+    if what == "same":
+        return f"`{name}` is not the solution's"
+    if what == "peak_memory":
+        return "its peak memory is over the task's budget"
+    if what == "complete":
+        return "its run was stopped by the time budget before it ended"
+    return expectation.message[:1].lower() + expectation.message[1:].rstrip(".")
+
+
+def _listed(phrases: list[str]) -> str:
+    if len(phrases) <= 2:
+        return " and ".join(phrases)
+    return ", ".join(phrases[:-1]) + ", and " + phrases[-1]
 
 
 def _contract_hint(broken: list[Expectation]) -> str:

@@ -91,7 +91,7 @@ class Summary(TypedDict):
     view: bool
     node_only: bool
     unwatched: NotRequired[int]
-    """Nodes the ledger never saw made; moved into the scan's count, so a holder lacks it."""
+    """Nodes the ledger had not seen made (adopted by the scan)."""
 
 
 class Holder(Summary):
@@ -100,6 +100,17 @@ class Holder(Summary):
     path: str
     stored: str
     """The path it was first seen under: where it was stored."""
+    parts: NotRequired[list[str]]
+    """The path's steps (`history`, `[3]`, `['loss']`); an elided middle is `…`."""
+    kinds: NotRequired[list[str]]
+    """What each step reached: `list`, `tuple`, `dict`, `tensor`, `object`..."""
+    in_container: NotRequired[int]
+    """Holders the scan found in the same container (up to its first position), all of
+    them, where the scan summarises at most a few hundred."""
+    used_after: NotRequired[bool]
+    """A backward pass ran through its graph after the scan: it was waiting, not dead weight."""
+    died: NotRequired[int | None]
+    """The generation its root node died in; None while alive at the end."""
 
 
 class ScanRecord(TypedDict):
@@ -107,6 +118,43 @@ class ScanRecord(TypedDict):
     step: int
     holders: list[Holder]
     capped: bool
+    unread: NotRequired[int]
+    """Objects the scan's caps left unread."""
+    reason: NotRequired[str]
+    """`growth`, `clock`, `pass` or `end`."""
+    loop: NotRequired[int]
+    first: NotRequired[int]
+    last: NotRequired[int]
+    """A `pass` scan's loop line and the generations of the pass it ran at the end of."""
+
+
+class HeldPass(TypedDict):
+    """A loop whose passes were held whole: the graph of nearly every iteration still alive,
+    past its last use, when the pass ended; or whose last backward ran back through nearly
+    all the pass's earlier ones (`checkers.measure.grade.held_passes`)."""
+
+    series: NotRequired[str]
+    """`dead_weight` (the default) or `reach`."""
+    loop: int
+    """The loop's line."""
+    parent: int
+    """The line of the loop it ran inside (0: none)."""
+    passes: int
+    """Its passes long enough to tell."""
+    held_passes: int
+    """Of those, the ones held whole."""
+    first: int
+    last: int
+    """The longest held pass's first and last generations..."""
+    iterations: NotRequired[int]
+    """... its iterations..."""
+    held: int
+    """... and how many of its generations' graph was still alive at its end (for `reach`:
+    how many of its earlier backward passes its last one ran back through)."""
+    released: bool
+    """That graph was let go before the run ended (when an enclosing loop moved on)."""
+    step_first: NotRequired[int]
+    step_last: NotRequired[int]
 
 
 class Fingerprint(TypedDict, total=False):
@@ -117,6 +165,12 @@ class Fingerprint(TypedDict, total=False):
     shape: str
     numbers: list[float | str]
     """Non-finite numbers travel as strings (`nan`, `inf`)."""
+    parts: list[tuple[str, list[int], int]]
+    """Whose the numbers are, in order: `[label, dims, count]` (`['.fc.weight', [4, 8], 32]`)."""
+    fold: int
+    """How many numbers each of `numbers` is the mean of (1: none folded)."""
+    python_numbers: list[str]
+    """The labels of the parts that are Python numbers, not tensors."""
 
 
 class Measurements(TypedDict):
@@ -131,6 +185,7 @@ class Measurements(TypedDict):
     reserved: list[int]
     peak_bytes: int
     scans: list[ScanRecord]
+    held_passes: NotRequired[list[HeldPass]]
     values: dict[str, Fingerprint]
     problem: str | None
     unwatched_nodes: int

@@ -27,7 +27,7 @@ OUTPUT_LINES = 15
 HEADLINES = {
     "clean": "CLEAN: no autograd graph piles up as training goes on",
     "leak": "LEAK: autograd graph keeps accumulating as training goes on",
-    "wrong": "WRONG: the fix no longer does what the task asks",
+    "wrong": "WRONG: the code does not do what the task asks",
     "refused": "NOT GRADED (refused by the sandbox)",
     "error": "NOT GRADED (the snippet raised an error)",
     "timeout": "NOT GRADED (time limit)",

@@ -40,6 +40,10 @@ class Compared(Strict):
     """Relative tolerance."""
     atol: float = Field(default=1e-6, ge=0, le=1)
     """Absolute tolerance."""
+    tensors: bool = False
+    """When true, a part the solution leaves as a tensor must be a tensor in the fix too: a
+    Python number (`.item()`) with the same value is refused, for prompts that keep a total
+    on the device."""
 
 
 class Contract(Strict):

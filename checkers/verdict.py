@@ -6,10 +6,11 @@ field has a stable name (see docs/grading.md).
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Literal, TypedDict, get_args
 
-from checkers.measurements import Series
+from checkers.measurements import HeldPass, Series
 
 Device = Literal["auto", "cpu", "cuda"]
 """Where a snippet runs: `auto` takes CUDA when a device is there."""
@@ -32,6 +33,24 @@ could not grade (its sandbox would not start, no CUDA device, a fault of grill's
 
 GRILL_FAULTS: frozenset[str] = frozenset({"internal", "sandbox", "device"})
 """Error kinds that are grill's (or its machine's) failure, never the snippet's."""
+
+
+GRILL_NOISE = re.compile(
+    r"^(?:Error in cpuinfo: [^\n]*"
+    r"|\[W\d{4} [\d:.]+ NNPACK\.cpp:\d+\] Could not initialize NNPACK![^\n]*"
+    r"|\[W\d{4} [\d:.]+ CPUAllocator\.cpp:\d+\] Memory block of unknown size was allocated"
+    r" before the profiling started[^\n]*"
+    r"|USDT:[^\n]*ActivityProfiler[^\n]*\] profiler_(?:start|stop))\n?",
+    re.MULTILINE,
+)
+"""Lines torch writes because of grill, not because of the snippet: cpuinfo and NNPACK
+failing to read the CPU's description where the sandbox hides /proc/cpuinfo and /sys, and
+the profiler's notes while grill counts a run's peak memory. Never shown as the snippet's."""
+
+
+def shown_output(text: str) -> str:
+    """What the snippet printed, without the lines grill itself caused (GRILL_NOISE)."""
+    return GRILL_NOISE.sub("", text) if text else text
 
 
 @dataclass(frozen=True)
@@ -92,6 +111,8 @@ class Extra(TypedDict, total=False):
     """Bytes the CUDA allocator reserved per step, above the first step's."""
     retained_total: int
     """Holders of the leak, of which `retained` lists the first few."""
+    held_passes: list[HeldPass]
+    """Loops whose passes were held whole (`checkers.measurements.HeldPass`)."""
     traceback: str
     """The snippet's traceback, when it raised."""
 
@@ -153,6 +174,6 @@ class Verdict:
             verdict=verdict,
             device=device,
             message=message,
-            output=output,
+            output=shown_output(output),
             error=ErrorInfo(kind=kind or verdict, message=message, line=line),
         )

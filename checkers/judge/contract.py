@@ -127,14 +127,28 @@ def _same(compared: Compared, fix: Fingerprint | None, solution: Fingerprint | N
             f"`{name}` has another shape than the solution's"
             f" ({_short(fix['shape'])} against {_short(solution['shape'])}).",
         )
+    if compared.tensors:
+        numbers = [
+            label
+            for label in fix.get("python_numbers", [])
+            if label not in solution.get("python_numbers", [])
+        ]
+        if numbers:
+            return Expectation(
+                what,
+                False,
+                f"`{name}{numbers[0]}` is a Python number where the solution keeps a tensor:"
+                " the task keeps it a tensor on the device (no `.item()` each step).",
+            )
     worst = _worst(fix["numbers"], solution["numbers"], compared)
     if worst is None:
         return Expectation(what, True, f"`{name}` matches the solution's.")
-    got, want = worst
+    index, got, want = worst
+    where = _where(name, fix, index)
     return Expectation(
         what,
         False,
-        f"`{name}` differs from the solution's under the same seed"
+        f"`{where}` differs from the solution's under the same seed"
         f" ({got} where the solution has {want}; tolerance rtol {compared.rtol:g},"
         f" atol {compared.atol:g}).",
     )
@@ -142,15 +156,37 @@ def _same(compared: Compared, fix: Fingerprint | None, solution: Fingerprint | N
 
 def _worst(
     fix: Sequence[float | str], solution: Sequence[float | str], compared: Compared
-) -> tuple[str, str] | None:
-    """The first pair out of tolerance, as text; None when all agree (NaN agrees with NaN)."""
-    for got, want in zip(fix, solution, strict=True):
+) -> tuple[int, str, str] | None:
+    """The first pair out of tolerance, its position and values as text; None when all agree
+    (NaN agrees with NaN)."""
+    for index, (got, want) in enumerate(zip(fix, solution, strict=True)):
         a, b = float(got), float(want)
         if math.isnan(a) and math.isnan(b) or a == b:
             continue
         if not math.isclose(a, b, rel_tol=compared.rtol, abs_tol=compared.atol):
-            return f"{a:.6g}", f"{b:.6g}"
+            return index, f"{a:.6g}", f"{b:.6g}"
     return None
+
+
+def _where(name: str, found: Fingerprint, index: int) -> str:
+    """Which value the number at `index` is: `model.fc.weight[2, 3]`, `history[4]`,
+    `metrics['loss']`; a part only (no element) where numbers were folded into means."""
+    fold = int(found.get("fold", 1) or 1)
+    flat = index * fold
+    start = 0
+    for label, dims, count in found.get("parts", []):
+        if start <= flat < start + int(count):
+            offset = flat - start
+            element = ""
+            if fold == 1 and dims:
+                position = []
+                for size in reversed(list(dims)):
+                    position.append(offset % int(size))
+                    offset //= int(size)
+                element = f"[{', '.join(str(p) for p in reversed(position))}]"
+            return f"{name}{label}{element}"
+        start += int(count)
+    return name
 
 
 def _peak(fraction: float, fix: int, starter: int) -> Expectation:

@@ -7,10 +7,11 @@ and flat for a loop that keeps nothing.
 
 A *window* is a stretch where the series climbs at least MIN_CLIMB above its floor, ending
 where it falls back (released) or at the end of the run. The run keeps accumulating graph
-when its highest window
+when a loop's passes are held whole (`held_whole`: an epoch total reset every epoch, a meter
+reset every epoch, epoch outputs cleared at epoch end), or when its highest window
 - is not repeated: bounded windows (gradient accumulation, critic iterations, episodes,
-  truncated BPTT chunks, a list cleared every ten steps, an epoch total reset every epoch)
-  climb to about the same height again and again;
+  truncated BPTT chunks, a list cleared every ten steps) climb to about the same height
+  again and again;
 - does not rotate: a kept set of fixed size (a deque with maxlen, a replay buffer with a
   capacity, a window trimmed with pop(0)) stops rising and then lets old graphs go as new
   ones come;
@@ -25,6 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from checkers.measurements import HeldPass
 
 MIN_CLIMB = 3
 """Generations (or passes) above the floor before a climb counts: one kept loss, a best-so-far
@@ -144,3 +149,15 @@ def climb_start(lows: Sequence[int], start: int) -> int:
     while first > 0 and lows[first - 1] < lows[first]:
         first -= 1
     return first + 1 if first < start else start
+
+
+def held_whole(entries: Sequence[HeldPass]) -> HeldPass | None:
+    """The loop whose passes were held whole (`checkers.measure.grade.held_passes`), longest
+    first: from a pass's first iteration until the loop exits, nearly every iteration's graph
+    was still alive, past its last use. Such a climb is not bounded by the code: its height
+    is the loop's trip count (an epoch's batches), so the run keeps accumulating graph as the
+    data grows, however often an enclosing loop lets it go. Graph a later backward runs
+    through is never in it (its key is that later use), so a loss summed over a whole epoch
+    and backpropagated at its end is not a held pass."""
+    held = [entry for entry in entries if entry["held_passes"] and entry["held"] >= MIN_CLIMB]
+    return max(held, key=lambda entry: entry["held"], default=None)

@@ -10,22 +10,27 @@ backward pass that reaches further back every step; a bounded window is not a le
 from __future__ import annotations
 
 import ast
-import re
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
 from checkers.judge.curve import Shape, classify, classify_cuda
-from checkers.judge.growth import Growth, Window, analyse
-from checkers.judge.source import assignment_line, hook_line, source_flags, stored_name
-from checkers.measurements import Holder, Measurements, Series, format_bytes
-from checkers.verdict import Extra, Pattern, Retained, Training, Verdict
+from checkers.judge.edits import is_position, split_path
+from checkers.judge.growth import Growth, Window, analyse, held_whole
+from checkers.judge.hints import count, detach_statement, hint_for
+from checkers.judge.source import assignment_line, hook_line, source_flags
+from checkers.measurements import HeldPass, Holder, Measurements, Series, format_bytes
+from checkers.verdict import Extra, NotGraded, Pattern, Retained, Training, Verdict, shown_output
 
 NO_GRAPH = "NoGraph"
 """The error kind of a run that built no autograd graph at all: there is nothing to grade."""
 TAMPERED = "tampered"
+BUDGET = "budget"
+"""The error kind of a run whose time budget ran out before it built any graph."""
 REPORTED_RETAINED = 20
-_POSITION = re.compile(r"\[\d+\]")
+PASS_LIKE = 1.5
+"""A trend no longer than this many times a held pass is that pass, told as one."""
 
 
 class _Common(TypedDict):
@@ -56,6 +61,11 @@ class Culprit:
     holders: tuple[Holder, ...]
     steps: int
     """How many steps' graphs it holds at its peak."""
+    count: int = 0
+    """Holders in the container when it was scanned, all of them (a scan summarises at most
+    a few hundred); 0 when unknown."""
+    parts: tuple[str, ...] = ()
+    """`path` in steps."""
 
     @property
     def first(self) -> Holder:
@@ -64,7 +74,27 @@ class Culprit:
     @property
     def is_container(self) -> bool:
         """Per-step values kept side by side, not one tensor that chains them."""
-        return len(self.holders) > 1 or bool(_POSITION.search(self.path)) or self.path.endswith("}")
+        return len(self.holders) > 1 or tuple(parts_of(self.first)) != self.parts
+
+    @property
+    def tensors(self) -> int:
+        return max(self.count, len(self.holders))
+
+    @property
+    def element(self) -> str:
+        """What the container holds per position: `tensor`, `tuple:2`, `dict:3`..."""
+        kinds = self.first.get("kinds") or []
+        return kinds[len(self.parts)] if len(kinds) > len(self.parts) else ""
+
+    @property
+    def oldest(self) -> int | None:
+        """The earliest generation whose graph it holds."""
+        keys = [h["keys"][0] for h in self.holders if h["keys"] is not None]
+        return min(keys) if keys else None
+
+
+def parts_of(holder: Holder) -> list[str]:
+    return list(holder.get("parts") or split_path(holder["path"]))
 
 
 def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
@@ -78,7 +108,7 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
     device = m["device"]
     common: _Common = {
         "device": device,
-        "output": output,
+        "output": shown_output(output),
         "training": training,
         "coverage": coverage(m),
         "steps": training.optimizer_steps or training.backward_calls,
@@ -88,6 +118,16 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
             common, TAMPERED, f"Not graded: {m['problem']}; its verdict could not be trusted."
         )
     if training.graph_nodes == 0:
+        if m["stopped_by"] == "budget":
+            return _not_graded(
+                common,
+                BUDGET,
+                f"The time budget ran out after {m['seconds']:.1f} s, before the snippet built"
+                " any autograd graph: nothing of its training was watched, so there is"
+                " nothing to grade. Give it a longer budget (--seconds), or make it start"
+                " training sooner.",
+                verdict="timeout",
+            )
         return _not_graded(
             common,
             NO_GRAPH,
@@ -100,6 +140,7 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
     series = m["dead_weight"]
     dead = analyse(series["lows"], series["highs"], series["releases"], series["loops"])
     reach = analyse(m["reach"]["lows"], m["reach"]["highs"])
+    whole = held_whole(m.get("held_passes") or [])
     shape = _shape(m)
     base = m["memory"][0] if m["memory"] else 0
     verdict: _Judged = {
@@ -113,6 +154,7 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
             "timings": m.get("timings", {}),
             "peak_bytes": m.get("peak_bytes", 0),
             "unwatched_nodes": m.get("unwatched_nodes", 0),
+            **({"held_passes": m["held_passes"]} if m.get("held_passes") else {}),
             **(
                 {"reserved": [r - m["reserved"][0] for r in m["reserved"]]}
                 if m.get("reserved")
@@ -120,21 +162,51 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
             ),
         },
     }
-    if reach.growing is not None or dead.growing is not None:
-        if reach.growing is not None:
+    trend = _trend(m, reach, dead)
+    if whole is not None and (
+        trend is None or whole["held_passes"] > 1 and trend <= PASS_LIKE * _span(whole)
+    ):
+        # the climb is a loop's pass, held again and again (or no longer than one such): say
+        # so; a single held pass is the ordinary trend (kept to the end, or until it was
+        # dropped), told as one
+        if whole.get("series") == "reach":
             culprit = _reach_culprit(m, flags)
-            message, hint = _explain_reach(culprit, flags, tree)
-        elif dead.growing is not None:  # (always so here)
-            culprit = _dead_culprit(m, dead.growing)
-            message, hint = _explain_dead(culprit, dead.growing, m, flags, tree)
-        verdict["extra"]["retained_total"] = len(culprit.holders) if culprit else 0
+            message, hint = _explain_reach_pass(culprit, whole, flags, tree)
+        else:
+            culprit = _pass_culprit(m, whole)
+            message, hint = _explain_pass(culprit, whole, m, flags, tree)
+    elif reach.growing is not None:
+        culprit = _reach_culprit(m, flags)
+        message, hint = _explain_reach(culprit, flags, tree)
+    elif dead.growing is not None:
+        culprit = _dead_culprit(m, dead.growing)
+        message, hint = _explain_dead(culprit, dead.growing, m, flags, tree)
+    else:
+        notes = _notes(m, dead, reach, tree)
         return Verdict(
-            verdict="leak", message=message, hint=hint, retained=_retained(culprit, tree), **verdict
+            verdict="clean", message=_explain_clean(common["steps"], shape), notes=notes, **verdict
         )
-    notes = _notes(m, dead, reach, tree)
+    verdict["extra"]["retained_total"] = culprit.tensors if culprit else 0
     return Verdict(
-        verdict="clean", message=_explain_clean(common["steps"], shape), notes=notes, **verdict
+        verdict="leak", message=message, hint=hint, retained=_retained(culprit, tree), **verdict
     )
+
+
+def _span(held: HeldPass) -> int:
+    return held["last"] - held["first"] + 1
+
+
+def _trend(m: Measurements, reach: Growth, dead: Growth) -> int | None:
+    """How many generations the climb that is a trend spans (reach first), or None."""
+    if reach.growing is not None:
+        series, window = m["reach"], reach.growing
+    elif dead.growing is not None:
+        series, window = m["dead_weight"], dead.growing
+    else:
+        return None
+    first = series["first"]
+    end = first[window.end] + series["width"] if window.end < len(first) else first[-1]
+    return end - first[max(window.climb_start - 1, 0)]
 
 
 def coverage(m: Measurements) -> str:
@@ -150,16 +222,16 @@ def coverage(m: Measurements) -> str:
     return f"Watched the whole run ({seen})."
 
 
-def _not_graded(common: _Common, kind: str, message: str) -> Verdict:
+def _not_graded(common: _Common, kind: str, message: str, verdict: NotGraded = "error") -> Verdict:
     from checkers.verdict import ErrorInfo
 
-    return Verdict(verdict="error", message=message, error=ErrorInfo(kind, message), **common)
+    return Verdict(verdict=verdict, message=message, error=ErrorInfo(kind, message), **common)
 
 
 def _parse(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
@@ -182,91 +254,193 @@ def _window_generations(series: Series, window: Window) -> tuple[int, int | None
     return first[max(window.climb_start - 1, 0)], end  # from the first graph kept
 
 
-def _dead_culprit(m: Measurements, window: Window) -> Culprit | None:
-    """The holders of the window's graph, from the scan that found most of them: the final
-    scan for growth still held at the end, an earlier one for growth that was let go."""
+def _dead_weight_then(holder: Holder) -> bool:
+    """A holder found by a scan was dead weight then unless a backward pass ran through its
+    graph after the scan (a REINFORCE episode's log-probs, an accumulation window's losses:
+    graph waiting for its backward)."""
+    return holder["keys"] is not None and not holder.get("used_after", False)
+
+
+def _dead_culprit(m: Measurements, window: Window, repeated: bool = False) -> Culprit | None:
+    """The holders of the window's graph, from the scan whose culprit holds most of it: the
+    final scan for growth still held at the end, an earlier one for growth that was let go
+    (`repeated`: a window that climbs again and again, found by any scan that saw one of its
+    climbs). Only what was dead weight when it was scanned counts."""
     start, end = _window_generations(m["dead_weight"], window)
-    best: list[Holder] = []
+    if repeated:
+        start, end = 0, None
+    best: Culprit | None = None
     for scan in m["scans"]:
         if end is not None and not start <= scan["generation"] <= end:
             continue
+        dead = [h for h in scan["holders"] if _dead_weight_then(h)]
         holders = [
             h
-            for h in scan["holders"]
-            if h["keys"] is not None
-            and (end is None or h["keys"][0] <= end)
-            and h["keys"][1] >= start - 1
+            for h in dead
+            if (end is None or h["keys"][0] <= end)  # type: ignore[index]
+            and h["keys"][1] >= start - 1  # type: ignore[index]
         ]
-        if len(holders) >= len(best):
-            best = holders
-    return _group(best)
+        found = _group(holders, dead)
+        if found is not None and (best is None or found.steps >= best.steps):
+            best = found
+    return best
+
+
+def _pass_culprit(m: Measurements, held: HeldPass) -> Culprit | None:
+    """What held the graph of a loop's pass: from the scan taken as such a pass ended (the
+    ledger scans then, while it is held), else any scan within the pass."""
+    first, last = held["first"], held["last"]
+    candidates = [
+        s for s in m["scans"] if s.get("reason") == "pass" and s.get("loop") == held["loop"]
+    ]
+    candidates += [s for s in m["scans"] if first <= s["generation"] <= last + 1]
+    best: Culprit | None = None
+    for scan in candidates:
+        lo = scan.get("first", first) if scan.get("reason") == "pass" else first
+        holders = [h for h in scan["holders"] if _within(h, lo, scan["generation"])]
+        found = _group(holders)
+        if found is not None and (best is None or found.steps > best.steps):
+            best = found
+    return best
+
+
+def _unnamed_because(tree: ast.Module | None, line: int) -> str:
+    """Why a pass's holder has no name, where the source says: a comprehension's list."""
+    if tree is None:
+        return ""
+    on_line = [node for node in ast.walk(tree) if getattr(node, "lineno", None) == line]
+    if any(
+        isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)) for n in on_line
+    ) and not any(isinstance(n, (ast.For, ast.While)) for n in on_line):
+        return " (a list a comprehension is still building has no name yet)"
+    return ""
+
+
+def _within(holder: Holder, first: int, now: int) -> bool:
+    """Whether a holder found at generation `now` holds dead weight of a pass begun at
+    `first`: graph of the pass's own later iterations, none from before it, still held."""
+    keys, died = holder["keys"], holder.get("died")
+    return (
+        _dead_weight_then(holder)
+        and keys is not None
+        and keys[1] > first
+        and first - 1 <= keys[0] <= now
+        and (died is None or died >= now)
+    )
 
 
 def _reach_culprit(m: Measurements, flags: frozenset[str]) -> Culprit | None:
     """The holder whose graph many backward passes ran through and that the snippet computes
     from itself (the state carried from step to step, not this step's loss built on it);
-    else the one most passes ran through."""
+    else the one most passes ran through. A state kept in a tuple or list (`(h, c)`) is named
+    by its container."""
     holders = [h for h in m["scans"][-1]["holders"] if h["passes"] > 1] if m["scans"] else []
     if not holders:
         return None
     carried = [h for h in holders if f"feeds:{_last(h['path'])}" in flags]
     most = max(carried or holders, key=lambda h: h["passes"])
-    return Culprit(most["path"], (most,), most["passes"])
+    parts = parts_of(most)
+    kinds = most.get("kinds") or []
+    if (
+        len(parts) > 1
+        and is_position(parts[-1])
+        and kinds[-2:-1]
+        and kinds[-2].split(":")[0] in ("tuple", "list")
+    ):
+        container = tuple(parts[:-1])
+        members = tuple(h for h in holders if tuple(parts_of(h)[:-1]) == container)
+        return Culprit("".join(container), members, most["passes"], len(members), container)
+    return Culprit(most["path"], (most,), most["passes"], 1, tuple(parts))
 
 
 def _last(path: str) -> str:
     return path.split("[", 1)[0].rsplit(".", 1)[-1]
 
 
-def _group(holders: Sequence[Holder]) -> Culprit | None:
+def _group(holders: Sequence[Holder], scanned: Sequence[Holder] = ()) -> Culprit | None:
     """The container most holders sit in, or the single holder that spans the most steps,
     whichever holds more steps' graphs. Holders are grouped where their paths first take a
-    position (`losses` for `losses[3]`, `records` for `records[3]['loss']`), and the container
-    is named as far as their paths agree (`hook.<closure>.acts` for `hook.<closure>.acts[3]`)."""
+    position (`losses` for `losses[3]`, `records` for `records[3]['loss']`, `metrics` for
+    `metrics['epoch0_step3']['loss']`), and the container is named as far as their paths
+    agree (`hook.<closure>.acts` for `hook.<closure>.acts[3]`, `stats['policy_loss']` for
+    `stats['policy_loss'][4]`)."""
     if not holders:
         return None
     groups: dict[str, list[Holder]] = {}
     for holder in holders:
-        groups.setdefault(_POSITION.split(holder["path"], 1)[0], []).append(holder)
-    _, members = max(groups.items(), key=lambda item: _steps_held(item[1]))
+        groups.setdefault("".join(_until_position(parts_of(holder))), []).append(holder)
+    key, members = max(groups.items(), key=lambda item: _steps_held(item[1]))
+    if len(members) > 1 or _until_position(parts_of(members[0])) != parts_of(members[0]):
+        # the container's earlier entries belong to the same growth, whenever the series
+        # showed it begin (`scanned`: the scan's dead-weight holders)
+        known = {id(h) for h in members}
+        members = members + [
+            h
+            for h in scanned
+            if id(h) not in known and "".join(_until_position(parts_of(h))) == key
+        ]
     single = max(holders, key=lambda h: h["generations"])
-    if single["generations"] >= _steps_held(members):
-        return Culprit(single["path"], (single,), single["generations"])
+    if single["generations"] >= _steps_held(members) and not (
+        len(members) == 1
+        and members[0] is single
+        and _until_position(parts_of(single)) != parts_of(single)
+    ):
+        return Culprit(single["path"], (single,), single["generations"], 1, tuple(parts_of(single)))
     members.sort(key=lambda h: _natural(h["path"]))
+    container = _container_of([parts_of(h) for h in members])
+    count = max((h.get("in_container", 0) for h in members), default=0)
     return Culprit(
-        _container_of([h["path"] for h in members]), tuple(members), _steps_held(members)
+        "".join(container), tuple(members), _steps_held(members), count, tuple(container)
     )
 
 
-def _container_of(paths: Sequence[str]) -> str:
-    """Where several holders' paths part: up to the last `[` before their first difference."""
-    first, last = min(paths), max(paths)
+def _until_position(parts: Sequence[str]) -> list[str]:
+    for index, step in enumerate(parts):
+        if index and is_position(step):
+            return list(parts[:index])
+    return list(parts)
+
+
+def _container_of(paths: Sequence[Sequence[str]]) -> list[str]:
+    """Where several holders' paths part: their common steps, up to the last position step
+    before their first difference (one holder: up to its last position)."""
+    if len(paths) == 1:
+        parts = list(paths[0])
+        positions = [i for i, step in enumerate(parts) if i and is_position(step)]
+        return parts[: positions[-1]] if positions else parts
     common = 0
-    while common < min(len(first), len(last)) and first[common] == last[common]:
+    shortest = min(len(p) for p in paths)
+    while common < shortest and all(p[common] == paths[0][common] for p in paths):
         common += 1
-    return (
-        first[: first.rfind("[", 0, common + 1)] if "[" in first[: common + 1] else first[:common]
-    )
+    return list(paths[0][:common]) or list(paths[0][:1])
 
 
 def _many(holder: Holder) -> str:
     """How much history one holder chains: in optimizer steps, or loop iterations without one."""
     if holder["steps"] > 1:
         return f"{holder['steps']} steps"
-    return f"{holder['generations']} iterations"
+    return count(holder["generations"], "iteration")
 
 
 def _steps_held(holders: Sequence[Holder]) -> int:
+    """How many generations' graphs a group holds: the distinct generations its holders'
+    graphs carry (two tensors kept per step are one step's graph)."""
+    if len(holders) == 1:
+        return holders[0]["generations"]
     keys: set[int] = set()
     for holder in holders:
         if holder["keys"] is not None:
-            keys.update((holder["keys"][0], holder["keys"][1]))
-    return max(len(holders), len(keys)) if len(holders) > 1 else holders[0]["generations"]
+            keys.update(
+                range(holder["keys"][0], holder["keys"][1] + 1)
+                if holder["keys"][1] - holder["keys"][0] < 4096
+                else holder["keys"]
+            )
+    return len(keys) or len(holders)
 
 
-def _natural(path: str) -> tuple[int | str, ...]:
+def _natural(path: str) -> tuple[tuple[int, int | str], ...]:
     return tuple(
-        int(part) if part.isdigit() else part
+        (0, int(part)) if part.isdigit() else (1, part)
         for part in path.replace("[", " ").replace("]", " ").split()
     )
 
@@ -291,6 +465,15 @@ def _stored_line(tree: ast.Module | None, path: str) -> int | None:
     return assignment_line(tree, path) if tree is not None else None
 
 
+def _step_of(m: Measurements, generation: int | None) -> int:
+    """The optimizer steps taken when `generation` opened, from the bucketed series."""
+    series = m["dead_weight"]
+    if generation is None or not series["first"] or not series["steps"]:
+        return 0
+    index = max(0, bisect.bisect_right(series["first"], generation) - 1)
+    return series["steps"][index]
+
+
 # -- messages and hints ---------------------------------------------------------------------
 
 
@@ -303,14 +486,17 @@ def _explain_dead(
 ) -> tuple[str, str]:
     series = m["dead_weight"]
     begin = max(window.climb_start - 1, 0)  # the generation that kept the first graph
-    from_step = series["steps"][begin] if series["steps"] else 0
+    oldest = culprit.oldest if culprit is not None else None
+    first_generation = oldest if oldest is not None else series["first"][begin]
+    from_step = _step_of(m, first_generation)
     loop = series["loops"][begin] if series["loops"] else 0
-    where = f" while the loop at line {loop} ran" if loop else ""
+    where = f" while the loop at line {loop} ran" if loop and from_step > 2 else ""
     late = f" from step {from_step} on" if from_step > 2 else ""
     if culprit is None:
+        unread = _unread(m)
         message = (
             f"Graph nobody will backpropagate through again piled up{late}{where}, about"
-            f" {window.peak} steps' worth, held somewhere grill could not name."
+            f" {window.peak + 1} steps' worth, held somewhere grill could not name{unread}."
         )
         return message, (
             "Whatever outlives a step should leave it as `.item()` (a number) or"
@@ -327,18 +513,11 @@ def _explain_dead(
             f" each step's graph alive through `{culprit.path}`: {culprit.steps} steps'"
             f" graphs piled up{late}{ending}."
         )
-        return message, (
-            "Register the hook once, before the loop; or keep the handle that"
-            " `register_..._hook` returns and call `handle.remove()` when the step"
-            " is done with it."
-        )
+        return message, hint_for(culprit, line, flags, tree, m)
     if culprit.is_container:
-        kind = "graph nodes" if first["node_only"] else "tensors that still carry their graphs"
-        count = len(culprit.holders)
-        many = f"at least {count}" if any(s["capped"] for s in m["scans"]) else str(count)
         message = (
-            f"`{culprit.path}` holds {many} {kind} ({first['grad_fn']}){at}{late}{where}:"
-            f" each step adds one{ending}."
+            f"`{culprit.path}` holds {_holds(culprit, m)} ({first['grad_fn']}){at}{late}{where}:"
+            f" each step adds {'one' if culprit.tensors <= culprit.steps else 'its own'}{ending}."
         )
     else:
         message = (
@@ -346,77 +525,117 @@ def _explain_dead(
             f" ({first['grad_fn']}, {first['nodes']} nodes){at}{late}: every step links"
             f" its graph onto it{ending}."
         )
-    return message, _hint_for(culprit, line, flags, tree)
+    return message, hint_for(culprit, line, flags, tree, m)
 
 
-def _hint_for(
-    culprit: Culprit, line: int | None, flags: frozenset[str], tree: ast.Module | None
-) -> str:
+def _holds(culprit: Culprit, m: Measurements) -> str:
+    """`40 tensors that still carry their graphs`, `at least 200 ...` where a scan was cut."""
     first = culprit.first
-    at = f" at line {line}" if line else ""
-    stored = stored_name(tree, line) if tree is not None and line else None
-    if first["node_only"]:
-        return (
-            "Keep what you need from a graph node (its name, a number), not the node: a"
-            " `grad_fn` holds its whole graph."
+    noun = "graph node" if first["node_only"] else "tensor"
+    tensors = culprit.tensors
+    capped = any(s["capped"] for s in m["scans"]) and not culprit.count
+    text = count(tensors, noun)
+    if not first["node_only"]:
+        text += (
+            " that still carry their graphs" if tensors != 1 else " that still carries its graph"
         )
-    name = culprit.path.rsplit(".", 1)[-1]
-    if f"carried:{name}" in flags:
-        return (
-            f"`{name}` is fed back into the next step with its graph: detach it where one"
-            f" sequence or chunk ends (`{name} = {name}.detach()`), or start it fresh."
+    if tensors > culprit.steps > 1:
+        text = f"{text}, from {culprit.steps} steps"
+    return f"at least {text}" if capped else text
+
+
+def _unread(m: Measurements) -> str:
+    unread = max((s.get("unread", 0) for s in m["scans"]), default=0)
+    return f" (its scan left {count(unread, 'object')} unread)" if unread else ""
+
+
+def _explain_pass(
+    culprit: Culprit | None,
+    held: HeldPass,
+    m: Measurements,
+    flags: frozenset[str],
+    tree: ast.Module | None,
+) -> tuple[str, str]:
+    """A loop's every pass held whole: the climb spans the pass, so its height is the loop's
+    length (an epoch's batches: the data), not a bound the code sets."""
+    loop = held["loop"]
+    span = held.get("iterations") or held["last"] - held["first"] + 1
+    passes, of = held["held_passes"], held["passes"]
+    again = _in_passes(passes, of)
+    release = _released_by(held, "them")
+    grow = (
+        f"{span} here, one per iteration, so as many as the loop has iterations in a real run"
+        " (one per batch of a real epoch)"
+    )
+    if culprit is None:
+        message = (
+            f"Graph of every iteration of the loop at line {loop} is kept until that loop ends:"
+            f" {grow}. grill could not name what holds it{_unread(m)}"
+            f"{_unnamed_because(tree, loop)}. {release}{again}."
         )
-    if (
-        first["path"].endswith(".grad")
-        or "create_graph" in flags
-        and not first["root_used"]
-        and first["grad_fn"] != "AddBackward0"
-    ):
-        return (
-            "Gradients made with create_graph=True carry a graph of their own: keep"
-            " `g.detach()` (or `.item()`), and after `backward(create_graph=True)` set"
-            " `p.grad = None` once the step is done, so `.grad` does not hold it."
+        return message, (
+            "Whatever outlives an iteration should leave it as `.item()` (a number) or"
+            " `.detach()` (a tensor without its graph)."
         )
-    tail = _retain_note(flags, culprit)
-    value = f"`{stored}`" if stored else "what is stored"
-    if first["view"]:
-        return (
-            f"Store `{stored or 'x'}.detach().clone()`{at}: a detached slice still keeps the whole"
-            f" batch's storage alive, and the original keeps its graph.{tail}"
-        )
-    if culprit.is_container:
-        item, detached = (
-            (f"`{stored}.item()`", f"`{stored}.detach()`")
-            if stored
-            else ("its `.item()`", "its `.detach()`")
-        )
-        if first["numel"] == 1:
-            return (
-                f"Store {item} (a number) or {detached}{at}, not {value} itself, which"
-                f" still points at its graph.{tail}"
-            )
-        return f"Store {detached}{at} (a tensor without its graph), not {value} itself.{tail}"
-    if first["numel"] == 1 and not first["root_used"]:
-        return (
-            f"Add `loss.item()` (a number) to `{name}`{at}, or `loss.detach()` to keep a"
-            f" tensor; what you add still carries its graph.{tail}"
-        )
+    line = _stored_line(tree, culprit.first["stored"]) or culprit.first["line"]
+    at = f" (line {line})" if line else ""
+    message = (
+        f"`{culprit.path}` keeps every iteration's graph{at} until the loop at line {loop} ends:"
+        f" {grow}. {release}{again}. That climb grows with the loop's length (the data), not"
+        " with a bound the code sets."
+    )
+    return message, hint_for(culprit, line, flags, tree, m)
+
+
+def _in_passes(held: int, passes: int) -> str:
+    if passes <= 1:
+        return ""
     return (
-        f"`{name}` must stay a tensor: write `.detach()`ed values into it{at}, or compute"
-        f" what you write under `torch.no_grad()` (a key encoder's forward, an EMA"
-        f" update).{tail}"
+        f", in all {passes} of its passes"
+        if held == passes
+        else f", in {held} of its {passes} passes"
     )
 
 
-def _retain_note(flags: frozenset[str], culprit: Culprit) -> str:
-    if "retain_graph" in flags and not any(
-        h["used"] and h["generations"] > 1 for h in culprit.holders
-    ):
-        return (
-            " retain_graph=True also keeps every kept graph's saved activations: drop it"
-            " unless a second backward pass runs through the same graph."
+def _released_by(held: HeldPass, what: str) -> str:
+    """`It lets them go only when the loop at line 8 moves on`, or `It never lets them go`."""
+    parent = held["parent"]
+    if parent and held["released"]:
+        return f"It lets {what} go only when the loop at line {parent} moves on"
+    return (
+        f"It lets {what} go only when the pass is over"
+        if held["released"]
+        else f"It never lets {what} go"
+    )
+
+
+def _explain_reach_pass(
+    culprit: Culprit | None, held: HeldPass, flags: frozenset[str], tree: ast.Module | None
+) -> tuple[str, str]:
+    """A state carried through a whole pass of a loop under retain_graph: each backward runs
+    back to the pass's start, so the reach grows with the loop's length."""
+    loop = held["loop"]
+    passes, of = held["held_passes"], held["passes"]
+    again = _in_passes(passes, of)
+    who = "a tensor carried from step to step"
+    at = ""
+    hint = "Detach what crosses the step boundary, then drop retain_graph=True once nothing needs the old graph."
+    if culprit is not None:
+        who = f"`{culprit.path}`"
+        line = _stored_line(tree, culprit.first["stored"]) or culprit.first["line"]
+        at = f" (line {line})" if line else ""
+        hint = (
+            f"Detach it where one sequence or chunk ends ({detach_statement(culprit)}), or start"
+            " it fresh; then retain_graph=True is no longer needed."
         )
-    return ""
+    message = (
+        f"Each backward() runs back through the graphs of every earlier iteration of the loop at"
+        f" line {loop}: {who} is fed back into the next step with its graph{at}, so the last"
+        f" backward of a pass runs through {held['held']} earlier ones here, and through as many"
+        " as the loop has iterations in a real run (a real epoch's batches)."
+        f" {_released_by(held, 'the chain')}{again}."
+    )
+    return message, hint
 
 
 def _explain_reach(
@@ -432,14 +651,14 @@ def _explain_reach(
         )
     first = culprit.first
     root = culprit.path.split(".", 1)[0].split("[", 1)[0]
-    name = culprit.path.rsplit(".", 1)[-1]
+    name = _last(culprit.path)
     line = _stored_line(tree, first["stored"]) or first["line"]
     at = f" (line {line})" if line else ""
     if f"carried:{root}" in flags or f"carried:{name}" in flags:
         return (
             f"{lead}: `{culprit.path}` is fed back into the next step with its graph{at}, so"
             " the graph grows every step and each backward() takes longer.",
-            f"Detach it where one sequence or chunk ends (`{name} = {name}.detach()`), or start"
+            f"Detach it where one sequence or chunk ends ({detach_statement(culprit)}), or start"
             " it fresh; then retain_graph=True is no longer needed.",
         )
     if first["numel"] is not None and first["numel"] > 1:
@@ -481,16 +700,24 @@ def _notes(
 ) -> tuple[str, ...]:
     notes = list(m.get("sandbox_notes", ()))
     if dead.bounded is not None:
-        culprit = _dead_culprit(m, dead.bounded)
-        who = f"`{culprit.path}`" if culprit is not None else "Something"
+        culprit = _dead_culprit(m, dead.bounded, repeated=dead.repeats > 1)
+        kept = dead.bounded.peak + 1  # the newest iteration's graph is alive in any loop
+        if culprit is not None:
+            kept = max(kept, min(culprit.steps, kept + 1))
+            line = _stored_line(tree, culprit.first["stored"]) or culprit.first["line"]
+            who = f"`{culprit.path}`{f' (line {line})' if line else ''}"
+        else:
+            who = f"Something grill could not name{_unread(m)}"
         notes.append(
-            f"{who} keeps up to {dead.bounded.peak} steps' graphs and then lets them go,"
-            f" again and again ({dead.repeats} times): bounded, so not a leak, but"
-            " memory the loop does not need; store `.item()` or `.detach()` instead."
+            f"{who} keeps the graphs of up to {count(kept, 'loop iteration')} and then lets"
+            f" them go, again and again ({count(dead.repeats, 'time')}): bounded by the code,"
+            " so not a leak, but memory the loop does not need; store `.item()` or"
+            " `.detach()` instead."
         )
-    if m.get("unwatched_nodes"):
+    if reach.bounded is not None:
         notes.append(
-            f"{m['unwatched_nodes']} graph nodes still alive at the end were made where"
-            " grill could not watch them being made; they were counted as alive."
+            f"Each backward() runs back through up to {count(reach.bounded.peak, 'earlier pass')}'"
+            f" graphs, and the chain is cut again and again ({count(reach.repeats, 'time')}):"
+            " bounded by the code (a truncated-BPTT chunk), so not a leak."
         )
     return tuple(notes)

@@ -28,23 +28,32 @@ def assignment_line(tree: ast.Module, path: str) -> int | None:
 
     Looks for assignments to the path's last name (`running += loss`, `self.history = ...`)
     and, when the path indexes into a container, calls that fill it (`losses.append(...)`).
-    A line inside a loop wins over one outside it; among equals the last one wins.
+    A statement that fills the very container the path names wins (`stats['policy_loss']`
+    over `stats['return']`, `self.preds` for `metric.preds`), then a line inside a loop over
+    one outside it; among equals the last one wins.
     """
     name, indexed = _last_name(path)
     if name is None:
         return None
+    tail = _container_tail(path)
     in_loop = _lines_in_loops(tree)
-    candidates: list[tuple[bool, bool, int]] = []
+    candidates: list[tuple[bool, bool, bool, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                for part in ast.walk(target):
+                for part in _target_names(target):
                     hit = _names(part) == name
                     if hit:
                         fills = isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign)
+                        container = target.value if isinstance(target, ast.Subscript) else target
                         candidates.append(
-                            (node.lineno in in_loop, fills == indexed or not indexed, node.lineno)
+                            (
+                                fills == indexed or not indexed,
+                                _same_container(container, tail),
+                                node.lineno in in_loop,
+                                node.lineno,
+                            )
                         )
         elif (
             isinstance(node, ast.Call)
@@ -52,10 +61,54 @@ def assignment_line(tree: ast.Module, path: str) -> int | None:
             and node.func.attr in MUTATORS
             and _names(_container(node.func.value)) == name
         ):
-            candidates.append((node.lineno in in_loop, indexed, node.lineno))
+            candidates.append(
+                (
+                    indexed,
+                    _same_container(node.func.value, tail),
+                    node.lineno in in_loop,
+                    node.lineno,
+                )
+            )
     if not candidates:
         return None
-    return max(candidates, key=lambda c: (c[1], c[0], c[2]))[2]
+    return max(candidates)[3]
+
+
+def _container_tail(path: str) -> str:
+    """What a path says of its container past its root name, its last positions dropped:
+    `['policy_loss']` for `stats['policy_loss'][3]`, `.preds` for `metric.preds[2]`."""
+    bare = re.sub(r"(\[\d+\]|\{\.\.\.\})+$", "", path)
+    match = re.match(r"[^.\[]+", bare)
+    return bare[match.end() :] if match else ""
+
+
+def _same_container(node: ast.AST, tail: str) -> bool:
+    """Whether the code's container (`self.preds`, `stats["policy_loss"]`) is the path's."""
+    if not tail:
+        return False
+    try:
+        text = ast.unparse(node)
+    except (ValueError, RecursionError):
+        return False
+    return text.replace('"', "'").endswith(tail)
+
+
+def _target_names(target: ast.AST) -> list[ast.AST]:
+    """What an assignment target writes to: the names and attributes along `a.b[k].c` and in
+    unpacked tuples, never those inside a subscript's key (`index[(Tag(losses), 1)] = x`
+    does not store into `losses`)."""
+    found: list[ast.AST] = []
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend(node.elts)
+        elif isinstance(node, ast.Starred):
+            stack.append(node.value)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            stack.append(node.value)
+    return found
 
 
 def stored_name(tree: ast.Module, line: int | None) -> str | None:

@@ -8,10 +8,11 @@ very same values under the same seed, so a fold loses nothing a comparison needs
 from __future__ import annotations
 
 import math
-import numbers
+from dataclasses import dataclass, field
 
 import torch
 
+from checkers.measure import storage
 from checkers.measurements import Fingerprint
 
 MAX_NUMBERS = 4096
@@ -20,56 +21,143 @@ MAX_ITEMS = 10_000
 
 
 def fingerprint(value: object) -> Fingerprint:
-    """`{"shape": str, "numbers": [float]}`, or `{"missing": true}` / `{"unsupported": type}`."""
+    """`{"shape": str, "numbers": [float], "parts": [[label, dims, count]], "fold": int,
+    "python_numbers": [label]}`, or `{"missing": true}` / `{"unsupported": type}`. `parts`
+    says which numbers are whose (a module's `fc.weight`, a dict's `['loss']`), so a mismatch
+    can be named; `fold` is how many numbers each of `numbers` is the mean of (1 when none
+    were folded); `python_numbers` names the parts that are Python numbers, not tensors (the
+    shape calls both a number)."""
     if type(value).__name__ == "_Missing":
         return {"missing": True}
-    shape: list[str] = []
-    tensors: list[torch.Tensor] = []
+    into = _Collected()
     try:
-        _collect(value, shape, tensors, 0)
+        with torch._C.DisableTorchFunction():
+            _collect(value, into, 0, "")
     except _Unsupported as exc:
         return {"unsupported": str(exc)}
     flat = (
-        torch.cat([t.reshape(-1) for t in tensors])
-        if tensors
+        torch.cat([t.reshape(-1) for t in into.tensors])
+        if into.tensors
         else torch.zeros(0, dtype=torch.float64)
     )
-    return {"shape": " ".join(shape), "numbers": [_plain(x) for x in _fold(flat).tolist()]}
+    folded = _fold(flat)
+    return {
+        "shape": " ".join(into.shape),
+        "numbers": [_plain(x) for x in folded.tolist()],
+        "parts": into.parts,
+        "fold": max(1, -(-flat.numel() // max(folded.numel(), 1))),
+        "python_numbers": into.python_numbers,
+    }
 
 
 class _Unsupported(Exception):
     pass
 
 
-def _collect(value: object, shape: list[str], tensors: list[torch.Tensor], depth: int) -> None:
-    if depth > MAX_DEPTH or len(shape) > MAX_ITEMS:
+@dataclass
+class _Collected:
+    """What reading a value gathers, leaf by leaf in order."""
+
+    shape: list[str] = field(default_factory=list)
+    tensors: list[torch.Tensor] = field(default_factory=list)
+    parts: list[tuple[str, list[int], int]] = field(default_factory=list)
+    python_numbers: list[str] = field(default_factory=list)
+
+
+def _collect(value: object, into: _Collected, depth: int, label: str) -> None:
+    """Read `value` as grill reads everything the snippet made (`checkers.measure.storage`):
+    a module's parameters and persistent buffers from its real tables (no `state_dict()` of
+    the snippet's, no hooks), containers from their real storage, no method of theirs."""
+    if depth > MAX_DEPTH or len(into.shape) > MAX_ITEMS:
         raise _Unsupported("a value nested too deeply or too large to compare")
-    if isinstance(value, torch.nn.Module):
-        shape.append(f"module {type(value).__name__}")
-        for name, tensor in value.state_dict().items():
-            shape.append(name)
-            _collect(tensor, shape, tensors, depth + 1)
-    elif isinstance(value, torch.optim.Optimizer):
-        _collect_optimizer(value, shape, tensors, depth)
-    elif isinstance(value, torch.Tensor):
-        shape.append(f"tensor{tuple(value.shape)}")
-        if value.is_complex():
-            value = torch.view_as_real(value)
-        tensors.append(value.detach().to("cpu", torch.float64))
-    elif isinstance(value, bool | numbers.Real):
-        shape.append("number")
-        tensors.append(torch.tensor([float(value)], dtype=torch.float64))
-    elif isinstance(value, list | tuple):
-        shape.append(f"{type(value).__name__}[{len(value)}]")
-        for item in value:
-            _collect(item, shape, tensors, depth + 1)
-    elif isinstance(value, dict):
-        shape.append(f"dict[{len(value)}]")
-        for key, item in value.items():
-            shape.append(repr(key) if isinstance(key, str | int) else type(key).__name__)
-            _collect(item, shape, tensors, depth + 1)
+    kind = storage.container_kind(value)
+    if storage.is_a(value, torch.nn.Module):
+        into.shape.append(f"module {storage.type_name(type(value))}")
+        for name, tensor in _module_tensors(value, ""):
+            into.shape.append(name)
+            _collect(tensor, into, depth + 1, f"{label}.{name}")
+    elif storage.is_a(value, torch.optim.Optimizer):
+        _collect_optimizer(value, into, depth, label)
+    elif storage.is_a(value, torch.Tensor):
+        tensor = torch._C.TensorBase.detach(value)  # type: ignore[arg-type]
+        dims = list(tensor.shape)
+        # a 0-d tensor is a number: `loss.detach()` and `loss.item()` are the same result
+        into.shape.append("number" if not dims else f"tensor{tuple(dims)}")
+        if tensor.is_complex():
+            tensor = torch.view_as_real(tensor)
+        tensor = tensor.to("cpu", torch.float64)
+        into.parts.append((label, dims, tensor.numel()))
+        into.tensors.append(tensor)
+    elif any(type(value) is kind for kind in (bool, int, float)):
+        into.shape.append("number")
+        into.parts.append((label, [], 1))
+        into.python_numbers.append(label)
+        into.tensors.append(torch.tensor([float(value)], dtype=torch.float64))  # type: ignore[arg-type]
+    elif kind in (list, tuple):
+        found, more = storage.items(value, kind, MAX_ITEMS)
+        if more:
+            raise _Unsupported("a value nested too deeply or too large to compare")
+        into.shape.append(f"{'list' if kind is list else 'tuple'}[{len(found)}]")
+        for index, item in enumerate(found):
+            _collect(item, into, depth + 1, f"{label}[{index}]")
+    elif kind is dict:
+        entries, more = storage.pairs(value, MAX_ITEMS)
+        if more:
+            raise _Unsupported("a value nested too deeply or too large to compare")
+        into.shape.append(f"dict[{len(entries)}]")
+        for key, item in entries:
+            text = _key_text(key)
+            into.shape.append(text)
+            _collect(item, into, depth + 1, f"{label}[{text}]")
     else:
-        raise _Unsupported(type(value).__name__)
+        raise _Unsupported(storage.type_name(type(value)))
+
+
+def _module_tensors(module: object, prefix: str) -> list[tuple[str, object]]:
+    """A module's parameters and persistent buffers, submodules' too, named as in its
+    state_dict, from the real `_parameters`, `_buffers` and `_modules` tables."""
+    found: list[tuple[str, object]] = []
+    stack: list[tuple[str, object]] = [(prefix, module)]
+    seen: set[int] = set()
+    while stack:
+        name, current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        attributes = storage.instance_dict(current) or {}
+        skipped = dict.get(attributes, "_non_persistent_buffers_set")
+        hidden = (
+            set(storage.items(skipped, set, MAX_ITEMS)[0])
+            if storage.container_kind(skipped) is set
+            else set()
+        )
+        for table in ("_parameters", "_buffers"):
+            entries = dict.get(attributes, table)
+            if storage.container_kind(entries) is not dict:
+                continue
+            for key, tensor in storage.pairs(entries, MAX_ITEMS)[0]:
+                if tensor is None or type(key) is not str:
+                    continue
+                if table == "_buffers" and key in hidden:
+                    continue
+                found.append((f"{name}{key}", tensor))
+        children = dict.get(attributes, "_modules")
+        if storage.container_kind(children) is dict:
+            named = [
+                (f"{name}{key}.", child)
+                for key, child in storage.pairs(children, MAX_ITEMS)[0]
+                if child is not None and type(key) is str
+            ]
+            stack.extend(reversed(named))  # depth first, in order: as state_dict() lists them
+    return found
+
+
+def _key_text(key: object) -> str:
+    if type(key) is str:
+        return str.__repr__(key)
+    if type(key) is int:
+        return int.__repr__(key)
+    return storage.type_name(type(key))
 
 
 IMPLEMENTATION_FLAGS = frozenset({"params", "foreach", "fused", "capturable", "differentiable"})
@@ -77,30 +165,53 @@ IMPLEMENTATION_FLAGS = frozenset({"params", "foreach", "fused", "capturable", "d
 fingerprint, as are settings left at None."""
 
 
-def _collect_optimizer(
-    optimizer: torch.optim.Optimizer, shape: list[str], tensors: list[torch.Tensor], depth: int
-) -> None:
+def _collect_optimizer(optimizer: object, into: _Collected, depth: int, label: str) -> None:
     """An optimizer is compared by what decides its next update: each group's settings (lr,
     momentum, betas, weight_decay...) and each parameter's state (momentum buffers, moments,
-    step counts), in the order of its groups and their parameters."""
-    shape.append("optimizer")
-    for i, group in enumerate(optimizer.param_groups):
-        shape.append(f"group {i} of {len(group['params'])}")
-        for key in sorted(k for k in group if k not in IMPLEMENTATION_FLAGS):
-            setting = group[key]
+    step counts), in the order of its groups and their parameters; read from its real
+    `param_groups` and `state` tables, as everything else is."""
+    attributes = storage.instance_dict(optimizer) or {}
+    groups = dict.get(attributes, "param_groups")
+    state = dict.get(attributes, "state")
+    if storage.container_kind(groups) is not list or storage.container_kind(state) is not dict:
+        raise _Unsupported("an optimizer without its param_groups and state")
+    found, more = storage.items(groups, list, MAX_ITEMS)
+    states, more_states = storage.pairs(state, MAX_ITEMS)
+    if more or more_states:
+        raise _Unsupported("a value nested too deeply or too large to compare")
+    by_param = {id(param): entry for param, entry in states}
+    into.shape.append("optimizer")
+    for i, group in enumerate(found):
+        if storage.container_kind(group) is not dict:
+            raise _Unsupported("an optimizer group that is not a dict")
+        settings = dict(storage.pairs(group, MAX_ITEMS)[0])
+        params = settings.get("params")
+        members = (
+            storage.items(params, list, MAX_ITEMS)[0]
+            if storage.container_kind(params) is list
+            else []
+        )
+        into.shape.append(f"group {i} of {len(members)}")
+        for key in sorted(k for k in settings if type(k) is str and k not in IMPLEMENTATION_FLAGS):
+            setting = settings[key]
             if setting is None:
                 continue
-            if isinstance(setting, str):
-                shape.append(f"{key}={setting}")
+            if type(setting) is str:
+                into.shape.append(f"{key}={setting}")
                 continue
-            shape.append(key)
-            _collect(setting, shape, tensors, depth + 1)
-        for param in group["params"]:
-            state = optimizer.state.get(param, {})
-            shape.append("state")
-            for key in sorted(k for k in state if state[k] is not None):
-                shape.append(key)
-                _collect(state[key], shape, tensors, depth + 1)
+            into.shape.append(key)
+            _collect(setting, into, depth + 1, f"{label}group{i}.{key}")
+        for j, param in enumerate(members):
+            entry = by_param.get(id(param))
+            values = (
+                dict(storage.pairs(entry, MAX_ITEMS)[0])
+                if storage.container_kind(entry) is dict
+                else {}
+            )
+            into.shape.append("state")
+            for key in sorted(k for k in values if type(k) is str and values[k] is not None):
+                into.shape.append(key)
+                _collect(values[key], into, depth + 1, f"{label}state{i}.{j}.{key}")
 
 
 def _fold(flat: torch.Tensor) -> torch.Tensor:

@@ -12,6 +12,8 @@ code (where an `except BaseException:` could swallow it).
 
 from __future__ import annotations
 
+import bisect
+import gc
 import random
 import resource
 import sys
@@ -24,13 +26,30 @@ from typing import NoReturn, Protocol, cast
 import torch
 
 from checkers import policy
-from checkers.measure import warnings_shown
+from checkers.measure import storage, warnings_shown
 from checkers.measure.fingerprint import fingerprint
-from checkers.measure.instrument import TICK, instrument
-from checkers.measure.ledger import TOKEN, UNSET, GraphNode, Ledger, Scan
-from checkers.measure.memory import memory_reader
-from checkers.measure.retained import Found, frame_roots, graph_holders, saved_tensors
-from checkers.measurements import GradePayload, Measurements, RunFailed, Series, Summary
+from checkers.measure.instrument import EACH, ENTER, LEAVE, LOOP, TICK, instrument
+from checkers.measure.ledger import (
+    ALIVE,
+    HELD_SHARE,
+    MIN_HELD,
+    MIN_PASS,
+    TOKEN,
+    UNSET,
+    GraphNode,
+    Ledger,
+    Scan,
+)
+from checkers.measure.memory import OffHeap, memory_reader
+from checkers.measure.retained import Found, HolderScan, frame_roots, saved_tensors
+from checkers.measurements import (
+    GradePayload,
+    HeldPass,
+    Measurements,
+    RunFailed,
+    Series,
+    Summary,
+)
 
 CPU_MARGIN_S = 5.0
 """CPU time kept back from the run's CPU limit for the final scan and the result."""
@@ -38,6 +57,8 @@ MAX_HOLDERS = 200
 """Holders summarised per scan at most (a list of 10,000 losses needs no more)."""
 MAX_SUMMARY_NODES = 300_000
 """Graph nodes one scan walks at most, over all its holders."""
+MAX_LOOPS = 16
+"""Loops whose held passes the parent is told about at most."""
 SERIES_BUCKETS = 1024
 CURVE_POINTS = 2000
 
@@ -157,10 +178,18 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         on_stop=stop,
         on_scan=lambda: measured_scan(ledger, filename),
     )
+    hooks = {
+        TICK: ledger.tick,
+        LOOP: ledger.loop,
+        EACH: ledger.each,
+        ENTER: ledger.enter,
+        LEAVE: ledger.leave,
+    }
     namespace = policy.candidate_namespace(
-        code, {TICK: ledger.tick}, print_limit=payload.get("print_limit", policy.PRINT_LIMIT)
+        code, hooks, print_limit=payload.get("print_limit", policy.PRINT_LIMIT)
     )
     seed_everything(int(payload.get("seed") or 0))
+    gc.freeze()  # what exists now is grill's and torch's: the final sweep looks at the run's only
     if device == "cuda":
         torch.set_default_device("cuda")
     with ledger.watching():
@@ -211,12 +240,17 @@ def measure(
     """Everything the parent judges, as JSON: the final scan, the series, the counts, the
     compared values. Runs once, at the end of the run or where the budget stopped it."""
     measuring = time.monotonic()
+    ledger.stop_peak()
     with ledger.paused():
         final = scan(ledger, roots, filename, saved=True)
+        final.reason = "end"
         ledger.scans.append(final)
         ledger.close_lives()
         values = {name: fingerprint(namespace.get(name, _MISSING)) for name in compare}
         dead, released = ledger.dead_weight()
+        held = held_passes(ledger)
+        scans = chosen_scans(ledger.scans)
+        settle(scans)
     steps, loops = ledger.step_at.values(), ledger.loop_at.values()
     memory = (
         ledger.memory_by_step.values()
@@ -247,18 +281,167 @@ def measure(
                 "step": _at(steps, s.generation),
                 "holders": s.holders,
                 "capped": s.capped,
+                "unread": s.unread,
+                "reason": s.reason,
+                "loop": s.loop,
+                "first": s.first,
+                "last": s.last,
             }
-            for s in ledger.scans[-8:]
+            for s in scans
+        ],
+        "held_passes": [
+            {
+                **entry,
+                "step_first": _at(steps, entry["first"]),
+                "step_last": _at(steps, entry["last"]),
+            }
+            for entry in held
         ],
         "values": values,
         "problem": ledger.problem,
-        "unwatched_nodes": final.unwatched,
+        "unwatched_nodes": ledger.adopted,
         "timings": {
             "compile": round(compile_s, 3),
             "run": round(measuring - started, 3),
             "measure": round(time.monotonic() - measuring, 3),
         },
     }
+
+
+def held_passes(ledger: Ledger) -> list[HeldPass]:
+    """Per loop whose passes were held whole, and by which series: `dead_weight` when, from a
+    pass's first iterations to its last, nearly every iteration's graph was still alive past
+    its last use as the pass ended; `reach` when the pass's last backward ran back through
+    nearly every earlier backward of the same pass, from one that reached back through
+    nothing (a state carried, under retain_graph, from the pass's start). How many of its
+    passes were, of how many long enough to tell, and its longest such pass. Read after
+    `close_lives`, from each generation's final key and death."""
+    deaths = ledger.last_death
+    backward_at = ledger.backward_at.values()[1:]  # backward pass i + 1 ran in generation [i]
+    reach = ledger.reach.values()[1:]
+    starts: dict[int, list[int]] = {}
+    for index, generation in zip(
+        ledger.start_pass.values(), ledger.start_generation.values(), strict=True
+    ):
+        starts.setdefault(index, []).append(generation)
+    found: dict[tuple[str, int], HeldPass] = {}
+    for index in range(ledger.passes):
+        first, last = ledger.pass_first[index], ledger.pass_last[index]
+        if first == UNSET or last - first + 1 < MIN_PASS:
+            continue
+        line, parent = ledger.pass_line[index], ledger.pass_parent[index]
+        held = iterations_held(deaths, starts.get(index, [first]), last)
+        enough = len(held) >= max(MIN_HELD, HELD_SHARE * (len(starts.get(index, [])) - 1))
+        enough = enough and not ledger.recurrent(index)  # layers, timesteps: bounded
+        end = ledger.pass_end[index] if ledger.pass_end[index] != UNSET else ledger.generation
+        lo, hi = bisect.bisect_left(backward_at, first), bisect.bisect_right(backward_at, end)
+        # over data: batches trained on, or tensors drawn from a collection; ten dropout
+        # samples of one batch, or one forward per class, repeat work the code counts
+        enough = enough and (hi - lo >= MIN_HELD or bool(ledger.pass_data.get(index)))
+        iterations = ledger.pass_ticks.get(index)
+        _tally(
+            found,
+            "dead_weight",
+            (line, parent, first, last, iterations),
+            len(held) if enough else 0,
+            min(held, default=ALIVE) < ALIVE,
+        )
+        if hi - lo >= MIN_PASS:
+            start, end = reach[lo], reach[hi - 1]
+            climbed = end - start
+            steady = sum(
+                1 for i in range(hi - lo) if reach[lo + i] - start >= HELD_SHARE * i
+            )  # each backward reaches about one further than the one before
+            enough = (
+                start <= 1
+                and climbed >= max(MIN_HELD, HELD_SHARE * (hi - lo - 1))
+                and steady >= HELD_SHARE * (hi - lo)
+            )
+            cut = hi >= len(reach) or reach[hi] <= 1
+            _tally(
+                found,
+                "reach",
+                (line, parent, first, last, iterations),
+                climbed if enough else 0,
+                cut,
+            )
+    return sorted(
+        (entry for entry in found.values() if entry["held_passes"]),
+        key=lambda entry: -entry["held"],
+    )[:MAX_LOOPS]
+
+
+def iterations_held(deaths: OffHeap, starts: Sequence[int], last: int) -> list[int]:
+    """For each iteration of a pass but its last (the generations from one start to the
+    next), whose graph was still alive past its last use when the pass ended (`last`): the
+    generation its graph was first let go in (ALIVE: never)."""
+    held = []
+    for begin, end in zip(starts, starts[1:], strict=False):
+        let_go = [deaths.get(k) for k in range(begin, min(end, last - 1)) if deaths.get(k) >= last]
+        if let_go:
+            held.append(min(let_go))
+    return held
+
+
+def _tally(
+    found: dict[tuple[str, int], HeldPass],
+    series: str,
+    where: tuple[int, int, int, int, int],
+    held: int,
+    released: bool,
+) -> None:
+    """Count one pass of a loop (`where`: its line, its enclosing loop's, its first and last
+    generations, its iterations), held or not; keep the most held one as the example."""
+    line, parent, first, last, iterations = where
+    entry = found.get((series, line))
+    if entry is None:
+        entry = found[(series, line)] = {
+            "series": series,
+            "loop": line,
+            "parent": parent,
+            "passes": 0,
+            "held_passes": 0,
+            "first": 0,
+            "last": 0,
+            "iterations": 0,
+            "held": 0,
+            "released": False,
+        }
+    entry["passes"] += 1
+    if not held:
+        return
+    entry["held_passes"] += 1
+    if held > entry["held"]:
+        entry["first"], entry["last"], entry["held"] = first, last, held
+        entry["iterations"], entry["released"] = iterations, released
+
+
+def chosen_scans(scans: Sequence[Scan]) -> list[Scan]:
+    """The scans the parent gets: every loop's first and latest scan at the end of a held
+    pass, and the latest others (the final one among them), in the order they ran."""
+    kept: dict[int, Scan] = {}
+    by_loop: dict[int, list[Scan]] = {}
+    for found in scans:
+        if found.reason == "pass":
+            by_loop.setdefault(found.loop, []).append(found)
+    for loop_scans in list(by_loop.values())[:MAX_LOOPS]:
+        for found in (loop_scans[0], loop_scans[-1]):
+            kept[id(found)] = found
+    for found in [s for s in scans if s.reason != "pass"][-8:]:
+        kept[id(found)] = found
+    return [found for found in scans if id(found) in kept]
+
+
+def settle(scans: Sequence[Scan]) -> None:
+    """What became of each holder a scan found, known only at the end: whether a backward
+    pass ran through its graph after the scan (then it was waiting for that pass, not dead
+    weight), and the generation its root node died in (None: alive at the end)."""
+    for found in scans:
+        for holder, (root, oldest) in zip(found.holders, found.lives, strict=False):
+            holder["used_after"] = any(
+                life is not None and life.key > found.generation for life in (root, oldest)
+            )
+            holder["died"] = root.died if root is not None and root.died != UNSET else None
 
 
 def unmeasured(ledger: Ledger, why: str, started: float, device: str) -> Measurements:
@@ -283,62 +466,115 @@ def unmeasured(ledger: Ledger, why: str, started: float, device: str) -> Measure
         "reserved": [],
         "peak_bytes": 0,
         "scans": [],
+        "held_passes": [],
         "values": {},
         "unwatched_nodes": 0,
         "problem": f"the run could not be measured at its end ({why})",
     }
 
 
-def scan(ledger: Ledger, roots: Mapping[str, object], filename: str, saved: bool = False) -> Scan:
-    """What holds live graph now, each holder summarised from its nodes' lives. `saved`: also
-    measure the tensors the nodes saved for backward, which only the final scan does: reading
-    a saved tensor runs its unpack hook, and under activation checkpointing that recomputes a
-    block's forward, which must not happen in the middle of the snippet's step."""
+def scan(
+    ledger: Ledger,
+    roots: Mapping[str, object],
+    filename: str,
+    saved: bool = False,
+    sweep: bool | None = None,
+) -> Scan:
+    """What holds live graph now, each holder summarised from its nodes' lives. Graph found
+    that grill did not see being made is adopted (stamped, its birth estimated), so it counts
+    from now on like any other; `sweep` (by default: at the end, or once such graph was found)
+    also adopts what the garbage collector sees that no name reaches. `saved`: also measure
+    the tensors the nodes saved for backward, which only the final scan does, and only where
+    no saved-tensors hook packed them: reading one runs its unpack hook (under activation
+    checkpointing, a block's forward), which must not happen while grill measures."""
     found = Scan(ledger.generation)
     budget = MAX_SUMMARY_NODES
-    summaries: dict[int, Summary] = {}
+    summaries: dict[int, tuple[Summary, tuple[object, object]]] = {}
     with ledger.paused():
-        for holder in graph_holders(roots, filename):
+        walk = HolderScan(roots, filename)
+        holders = walk.walk()
+        found.unread = walk.unread
+        found.capped = walk.capped
+        counts: dict[str, int] = {}
+        for holder in holders:
+            container = container_path(holder.steps)
+            counts[container] = counts.get(container, 0) + 1
+        for holder in holders:
             if len(found.holders) >= MAX_HOLDERS or budget <= 0:
                 found.capped = True
                 break
-            summary = summaries.get(id(holder.holder))
-            if summary is None:
-                summary, walked = summarize(holder, budget, ledger.step_at, saved)
-                summaries[id(holder.holder)] = summary
+            known = summaries.get(id(holder.holder))
+            if known is None:
+                summary, walked, lives = summarize(holder, budget, ledger, saved)
+                known = summaries[id(holder.holder)] = (summary, lives)
                 budget -= walked
-                found.unwatched += summary.pop("unwatched")
+                found.unwatched += summary.get("unwatched", 0)
+            summary, lives = known
             found.holders.append(
-                {"path": holder.path, "stored": first_path(ledger, holder), **summary}
+                {
+                    "path": holder.path,
+                    "stored": first_path(ledger, holder),
+                    **summary,  # type: ignore[typeddict-item]
+                    "parts": list(holder.steps),
+                    "kinds": list(holder.kinds),
+                    "in_container": counts.get(container_path(holder.steps), 1),
+                }
             )
+            found.lives.append(lives)  # type: ignore[arg-type]
+        if sweep if sweep is not None else (saved or ledger.adopted > 0):
+            found.unwatched += ledger.sweep()
     return found
+
+
+def container_path(steps: Sequence[str]) -> str:
+    """The path up to a holder's first position in a container (`records` for
+    `records[3]['loss']`): what a count of holders is per."""
+    for index, step in enumerate(steps):
+        if index and (step.startswith("[") or step == "{...}"):
+            return "".join(steps[:index])
+    return "".join(steps)
 
 
 def first_path(ledger: Ledger, found: Found) -> str:
     """The path a holder was first seen under (`losses[3]` inside `train`, though it ends up
     as `history[3]` once `train` returns it): where it was stored."""
-    if not isinstance(found.holder, torch.Tensor):
+    if not storage.is_a(found.holder, torch.Tensor):
         return found.path
     seen = ledger.first_paths.get(id(found.holder))
+    contained = _in_container(found.steps)
     if seen is not None and seen[0]() is found.holder:
+        if contained and not seen[2]:
+            # first seen as a bare name (`policy_loss`), stored since: where it was stored is
+            # the container's line, not the name's
+            ledger.first_paths[id(found.holder)] = (seen[0], found.path, True)
+            return found.path
         return seen[1]
-    ledger.first_paths[id(found.holder)] = (weakref.ref(found.holder), found.path)
+    tensor = cast(torch.Tensor, found.holder)
+    ledger.first_paths[id(found.holder)] = (weakref.ref(tensor), found.path, contained)
     return found.path
 
 
+def _in_container(steps: Sequence[str]) -> bool:
+    return any(
+        index and (step.startswith("[") or step == "{...}") for index, step in enumerate(steps)
+    )
+
+
 def summarize(
-    found: Found, budget: int, step_at: Positions, saved: bool = True
-) -> tuple[Summary, int]:
+    found: Found, budget: int, ledger: Ledger, saved: bool = True
+) -> tuple[Summary, int, tuple[object, object]]:
     """One holder: its graph's size and saved bytes, the generations (and optimizer steps) its
-    nodes carry, whether a backward pass ever ran through it, and what the tensor is (a
-    scalar, a view of a larger one)."""
+    nodes carry, whether a backward pass ever ran through it, what the tensor is (a scalar, a
+    view of a larger one), how many of its nodes grill had not seen being made (adopted now),
+    and the records of its root and its oldest node, for what became of them."""
     root = cast(GraphNode, found.root)  # a holder has a graph node: that is what it was found for
+    unwatched = ledger.adopt(root)
     seen: dict[int, object] = {}
     stack: list[GraphNode | None] = [root]
     storages: dict[int, int] = {}
     keys: set[int] = set()
     passes: set[int] = set()
-    unwatched = 0
+    oldest = None
     while stack and len(seen) < budget:
         node = stack.pop()
         if node is None or id(node) in seen:
@@ -350,31 +586,44 @@ def summarize(
         if token is None:
             unwatched += 1
         else:
-            keys.add(token.life.key)
-            if token.life.first_use != UNSET:
-                passes.add(token.life.first_use)
-        for kept in saved_tensors(node) if saved else ():
-            storages[kept.data_ptr()] = kept.untyped_storage().nbytes()
+            life = token.life
+            keys.add(life.key)
+            if oldest is None or life.key < oldest.key:
+                oldest = life
+            if life.first_use != UNSET:
+                passes.add(life.first_use)
+            if saved and not life.hooked:
+                for kept in saved_tensors(node):
+                    storages[torch._C.TensorBase.data_ptr(kept)] = storage_bytes(kept)
         stack.extend(child for child, _ in node.next_functions)
     token = root.metadata.get(TOKEN)
     holder = found.holder
-    tensor = holder if isinstance(holder, torch.Tensor) else None
-    return {
-        "grad_fn": type(root).__name__,
-        "nodes": len(seen),
-        "saved_bytes": sum(storages.values()),
-        "line": token.life.line if token is not None else None,
-        "keys": [min(keys), max(keys)] if keys else None,
-        "generations": len(keys),
-        "steps": len({_at(step_at, key) for key in keys}),
-        "used": bool(passes),
-        "passes": len(passes),
-        "root_used": token is not None and token.life.first_use != UNSET,
-        "numel": tensor.numel() if tensor is not None else None,
-        "view": tensor is not None and tensor._base is not None,
-        "node_only": tensor is None,
-        "unwatched": unwatched,
-    }, len(seen)
+    tensor = cast(torch.Tensor, holder) if storage.is_a(holder, torch.Tensor) else None
+    step_at = ledger.step_at
+    return (
+        {
+            "grad_fn": type(root).__name__,
+            "nodes": len(seen),
+            "saved_bytes": sum(storages.values()),
+            "line": token.life.line if token is not None else None,
+            "keys": [min(keys), max(keys)] if keys else None,
+            "generations": len(keys),
+            "steps": len({_at(step_at, key) for key in keys}),
+            "used": bool(passes),
+            "passes": len(passes),
+            "root_used": token is not None and token.life.first_use != UNSET,
+            "numel": storage.numel(tensor) if tensor is not None else None,
+            "view": tensor is not None and storage.base(tensor) is not None,
+            "node_only": tensor is None,
+            "unwatched": unwatched,
+        },
+        len(seen),
+        (token.life if token is not None else None, oldest),
+    )
+
+
+def storage_bytes(tensor: torch.Tensor) -> int:
+    return int(torch._C.TensorBase.untyped_storage(tensor).nbytes())
 
 
 def candidate_frames() -> list[FrameType]:

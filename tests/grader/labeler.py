@@ -9,6 +9,12 @@ doubled, and measures how much autograd graph stays reachable while it runs:
   ``STEPS = N`` (the file's own value) and with ``STEPS = 2N``, each time in a fresh namespace,
   stdout and stderr captured, after ``torch.manual_seed(0)`` and ``random.seed(0)``, on one
   torch thread.
+* A snippet whose inner loop has the data's length (an epoch's batches, a validation pass) also
+  sets it on one top-level line, ``BATCHES = <int>``, and is run a third time with ``BATCHES =
+  2B`` (``STEPS`` as written). Doubling the outer loop cannot tell an epoch-long window (an
+  epoch total reset every epoch: it climbs as high again, however many epochs) from one the
+  code bounds (a list cleared every ten steps); doubling the inner loop can: the first grows
+  with it, the second does not.
 * While a run goes on it samples, at regular points, the number of distinct autograd nodes
   reachable from every live object: each ``torch.Tensor`` that ``gc.get_objects()`` finds (its
   ``grad_fn``; for a leaf, the ``grad_fn`` of its ``.grad`` when that has one) and each
@@ -18,10 +24,11 @@ doubled, and measures how much autograd graph stays reachable while it runs:
   evenly over the run, each at a deterministic random offset inside its slot (so a regular
   window, e.g. an accumulation cycle, is not always seen at the same phase), plus one final
   sample after the snippet returns. A run's *peak* is its largest sample.
-* Label: ``leak`` when the peak grows with training length,
-  ``peak_2n >= RATIO * peak_n`` and ``peak_2n - peak_n >= UNITS * unit``, else ``clean``.
-  ``unit`` is the size of one step's graph, estimated as the peak of a run with ``STEPS = 1``
-  and never below ``MIN_UNIT`` (``MIN_UNIT`` alone when that run fails).
+* Label: ``leak`` when the peak grows with training length or with the inner loop's length,
+  ``peak_2n >= RATIO * peak_n`` and ``peak_2n - peak_n >= UNITS * unit`` (or the same of
+  ``peak_2b``), else ``clean``. ``unit`` is the size of one step's graph, estimated as the peak
+  of a run with ``STEPS = 1`` (and ``BATCHES = 1``) and never below ``MIN_UNIT`` (``MIN_UNIT``
+  alone when that run fails).
 
 Files without a ``STEPS =`` line (the corpus files that predate this labeler) cannot be
 rescaled; for them the trend is read from one run's own progress instead: ``peak_n`` is the
@@ -101,20 +108,20 @@ def reachable_graph_nodes() -> int:
     return len(seen)
 
 
-def steps_line(tree: ast.Module) -> ast.Assign | None:
-    """The single top-level `STEPS = <int>` assignment, or None."""
+def steps_line(tree: ast.Module, name: str = "STEPS") -> ast.Assign | None:
+    """The single top-level `NAME = <int>` assignment (`STEPS`, `BATCHES`), or None."""
     found = [
         node
         for node in tree.body
         if isinstance(node, ast.Assign)
         and len(node.targets) == 1
         and isinstance(node.targets[0], ast.Name)
-        and node.targets[0].id == "STEPS"
+        and node.targets[0].id == name
         and isinstance(node.value, ast.Constant)
         and type(node.value.value) is int
     ]
     if len(found) > 1:
-        raise ValueError("more than one top-level `STEPS = <int>` line")
+        raise ValueError(f"more than one top-level `{name} = <int>` line")
     return found[0] if found else None
 
 
@@ -203,10 +210,14 @@ def sample_points(total: int, salt: str) -> set[int]:
     return {min(total, 1 + int(i * width + rng.random() * width)) for i in range(SAMPLES)}
 
 
-def run_sampled(tree: ast.Module, filename: str, steps: int | None) -> Run:
+def run_sampled(
+    tree: ast.Module, filename: str, steps: int | None, batches: int | None = None
+) -> Run:
     """Count the run's line events, then run it again sampling graph size at SAMPLES points."""
     if steps is not None:
         steps_line(tree).value.value = steps
+    if batches is not None:
+        steps_line(tree, "BATCHES").value.value = batches
     code = compile(tree, filename, "exec")
     counted = Run(code, filename, None).execute()
     total = min(counted.lines, LINE_CAP)
@@ -271,23 +282,32 @@ def _measure(path: Path) -> dict:
         )
     else:
         n = assign.value.value
-        one = run_sampled(ast.parse(source, filename), filename, 1)
+        inner = steps_line(tree, "BATCHES")
+        b = inner.value.value if inner is not None else None
+        one = run_sampled(ast.parse(source, filename), filename, 1, 1 if b is not None else None)
         unit = MIN_UNIT if one.error else max(MIN_UNIT, one.peak)
         run_n = run_sampled(ast.parse(source, filename), filename, n)
         run_2n = run_sampled(ast.parse(source, filename), filename, 2 * n)
+        runs = [run_n, run_2n]
+        if b is not None:
+            run_2b = run_sampled(ast.parse(source, filename), filename, n, 2 * b)
+            runs.append(run_2b)
+            result.update(peak_2b=run_2b.peak, batches=b)
         result.update(
-            method="STEPS",
+            method="STEPS+BATCHES" if b is not None else "STEPS",
             steps=n,
             unit=unit,
             peak_n=run_n.peak,
             peak_2n=run_2n.peak,
-            capped=run_n.capped or run_2n.capped,
-            error=run_n.error or run_2n.error,
+            capped=any(r.capped for r in runs),
+            error=next((r.error for r in runs if r.error), None),
             lines=run_2n.lines,
             # the progress rule on the 2N run, for comparison only
             progress_label=decide(run_2n.peak_until(run_2n.lines // 2), run_2n.peak, MIN_UNIT),
         )
     result["label"] = decide(result["peak_n"], result["peak_2n"], result["unit"])
+    if "peak_2b" in result and result["label"] == "clean":
+        result["label"] = decide(result["peak_n"], result["peak_2b"], result["unit"])
     result["seconds"] = round(time.perf_counter() - started, 2)
     return result
 
@@ -314,7 +334,9 @@ def write_labels(results: dict[Path, dict]) -> None:
         labels = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
         for path, result in entries.items():
             labels[path.name] = {
-                key: result[key] for key in ("label", "peak_n", "peak_2n", "unit", "method")
+                key: result[key]
+                for key in ("label", "peak_n", "peak_2n", "peak_2b", "unit", "method")
+                if key in result
             }
         labels = {name: labels[name] for name in sorted(labels) if (folder / name).exists()}
         target.write_text(json.dumps(labels, indent=1) + "\n", encoding="utf-8")
@@ -380,9 +402,10 @@ def _print(path: Path, result: dict) -> None:
     mark = (
         "" if result["label"] == expected_label(path) else "  <-- name says " + expected_label(path)
     )
+    inner = f" peak_2b {result['peak_2b']}" if "peak_2b" in result else ""
     print(
         f"{result['label']:5} {path.parent.name}/{path.name}: peak_n {result['peak_n']} peak_2n"
-        f" {result['peak_2n']} unit {result['unit']} [{result['method']}] {result['lines']} lines"
+        f" {result['peak_2n']}{inner} unit {result['unit']} [{result['method']}] {result['lines']} lines"
         f" {result['seconds']}s"
         f"{'; ' + '; '.join(extra) if extra else ''}{mark}",
         flush=True,

@@ -177,3 +177,105 @@ def test_compared_values_are_fingerprinted_and_the_seed_makes_runs_repeatable():
 )
 def test_source_flags_name_true_keywords_hooks_in_loops_and_state_fed_back(call, flags):
     assert source_flags(ast.parse(call)) == flags
+
+
+# -- issue 22: grill never runs the snippet's code while it measures -------------------------
+
+HOSTILE_PRELUDE = (
+    PRELUDE
+    + """\
+trap = []  # each method grill must never call appends here (or empties the holder)
+"""
+)
+
+HOSTILE = {
+    "iteration and length": """\
+class Holder(list):
+    def __iter__(self):
+        trap.append("iter")
+        return iter(())
+    def __len__(self):
+        trap.append("len")
+        return 0
+kept = Holder()
+""",
+    "repr, str, eq and hash of dict keys": """\
+class Key:
+    def __init__(self, victim):
+        self.victim = victim
+    def __repr__(self):
+        trap.append("repr")
+        self.victim.clear()
+        return "Key"
+    def __str__(self):
+        trap.append("str")
+        self.victim.clear()
+        return "Key"
+    def __eq__(self, other):
+        trap.append("eq")
+        self.victim.clear()
+        return self is other
+    def __hash__(self):
+        return 3
+index = {(Key(kept), 1): "kept", Key(kept): kept}
+""",
+    "items of a dict": """\
+class Table(dict):
+    def items(self):
+        trap.append("items")
+        return iter(())
+    def values(self):
+        trap.append("values")
+        return iter(())
+    def __iter__(self):
+        trap.append("iter")
+        return iter(())
+table = Table(kept=kept)
+""",
+    "a property that deletes the list": """\
+class Tracker:
+    def __init__(self, store):
+        self.store = store
+    @property
+    def history(self):
+        trap.append("property")
+        self.store.clear()
+        return []
+tracker = Tracker(kept)
+""",
+    "10,000-deep nesting": """\
+deep = kept
+for level in range(10_000):
+    deep = [deep]
+""",
+    "a 5,000-deep tuple key": """\
+key = (1,)
+for level in range(5_000):
+    key = (key,)
+cache = {key: kept}
+""",
+    "huge fan-out": """\
+wide = list(range(300_000))
+wide.append(kept)
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE), ids=sorted(HOSTILE))
+def test_hostile_holders_are_read_without_running_their_code_and_graded_right(case):
+    """Each holder's methods lie, raise or empty the list of graphs; grill reads storage, so
+    the leak is graded a leak, the list keeps its graphs, and grill never fails on them."""
+    source = (
+        HOSTILE_PRELUDE
+        + HOSTILE[case]
+        + "for i in range(40):"
+        + LEAK_BODY
+        + "print('trapped', sorted(set(trap)))\n"
+    )
+    m = measure(source)
+    result = judge(m, source)
+    assert result.verdict == "leak", (result.message, result.error)
+    assert result.exit_code == 1
+    assert "trapped []" in m.get("output", "trapped []")  # (the child's print goes to its pipe)
+    if "deep" not in case:  # a holder past the depth cap is a leak all the same, not named
+        assert result.extra["retained_total"] >= 40, result.message

@@ -173,9 +173,12 @@ def test_a_phase_that_kept_its_losses_until_it_ended_is_a_leak_named_from_an_ear
 
 
 def test_bounded_windows_are_clean_with_a_note_that_names_the_holder():
-    epoch = [
+    """A total started afresh every twelve steps by a counter: the code bounds it. The note
+    counts the twelve graphs it holds (it once said 11, the series' height, which leaves out
+    the newest: issue 23)."""
+    window = [
         holder(
-            "epoch_loss",
+            "window_total",
             grad_fn="AddBackward0",
             keys=[0, 11],
             generations=12,
@@ -183,11 +186,11 @@ def test_bounded_windows_are_clean_with_a_note_that_names_the_holder():
             root_used=False,
         )
     ]
-    scans = [{"generation": 11, "step": 11, "holders": epoch, "capped": False}]
+    scans = [{"generation": 11, "step": 11, "holders": window, "capped": False}]
     verdict = judge(measured(dead=list(range(12)) * 5, scans=scans))
     assert verdict.verdict == "clean"
     assert verdict.notes and verdict.notes[0].startswith(
-        "`epoch_loss` keeps up to 11 steps' graphs"
+        "`window_total` (line 9) keeps the graphs of up to 12 loop iterations"
     )
 
 
@@ -233,3 +236,203 @@ def test_switched_off_instrumentation_is_never_clean():
 def test_a_run_stopped_by_its_budget_says_what_it_saw():
     verdict = judge(measured(stopped_by="budget"))
     assert "the rest of the run was not watched" in verdict.coverage
+
+
+# -- issue 23: a window that spans a whole pass of a loop, and the holder that holds --------
+
+EPOCHS = """\
+import torch
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+data = [torch.randn(8, 4) for _ in range(20)]
+for epoch in range(5):
+    epoch_loss = 0.0
+    for x in data:
+        loss = model(x).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        epoch_loss = epoch_loss + loss
+"""
+
+
+def held(loop=7, parent=5, passes=5, first=0, last=19, count=18, released=True):
+    return {
+        "loop": loop,
+        "parent": parent,
+        "passes": passes,
+        "held_passes": passes,
+        "first": first,
+        "last": last,
+        "held": count,
+        "released": released,
+    }
+
+
+def test_a_total_held_for_a_whole_pass_of_a_loop_is_a_leak_though_it_is_reset_each_time():
+    total = holder(
+        "epoch_loss",
+        grad_fn="AddBackward0",
+        keys=[0, 19],
+        generations=20,
+        steps=20,
+        root_used=False,
+    )
+    scans = [
+        {
+            "generation": 19,
+            "step": 19,
+            "holders": [total],
+            "capped": False,
+            "reason": "pass",
+            "loop": 7,
+            "first": 0,
+            "last": 19,
+        }
+    ]
+    m = measured(dead=list(range(20)) * 5, scans=scans, held_passes=[held()])
+    verdict = judge(m, EPOCHS)
+    assert verdict.verdict == "leak"
+    assert verdict.message.startswith(
+        "`epoch_loss` keeps every iteration's graph (line 12) until the loop at line 7 ends: 20 here"
+    )
+    assert "only when the loop at line 5 moves on" in verdict.message
+    assert "in all 5 of its passes" in verdict.message
+    assert "`epoch_loss = epoch_loss + loss.item()`" in verdict.hint
+
+
+def test_without_a_held_pass_the_same_series_is_a_bounded_window():
+    total = holder(
+        "epoch_loss",
+        grad_fn="AddBackward0",
+        keys=[0, 19],
+        generations=20,
+        steps=20,
+        root_used=False,
+    )
+    scans = [{"generation": 19, "step": 19, "holders": [total], "capped": False}]
+    assert judge(measured(dead=list(range(20)) * 5, scans=scans), EPOCHS).verdict == "clean"
+
+
+def test_graph_waiting_for_a_later_backward_is_never_named_as_the_holder():
+    """REINFORCE: the episode's log-probs are read back for the episode's loss (a backward ran
+    through them after the scan), the per-episode losses kept in `stats` are dead weight."""
+    buffer = [
+        holder(f"policy.saved_log_probs[{i}]", keys=[30, 30], used_after=True) for i in range(50)
+    ]
+    kept = [holder(f"stats['policy_loss'][{i}]", keys=[i, i]) for i in range(30)]
+    source = (
+        "stats = {'policy_loss': []}\n"
+        "for episode in range(40):\n"
+        "    policy_loss = f()\n"
+        "    policy_loss.backward()\n"
+        "    stats['policy_loss'].append(policy_loss)\n"
+        "    policy.saved_log_probs.append(x)\n"
+    )
+    verdict = judge(measured(dead=range(40), holders=buffer + kept), source)
+    assert verdict.message.startswith("`stats['policy_loss']` holds 30 tensors")
+    assert "saved_log_probs" not in verdict.hint
+    assert "`stats['policy_loss'].append(policy_loss.item())`" in verdict.hint
+
+
+def test_a_dict_given_one_new_key_per_step_is_named_as_the_container():
+    kept = [holder(f"metrics['epoch0_step{i}']['loss']", keys=[i, i]) for i in range(40)]
+    loss = holder("loss", keys=[39, 39])
+    source = (
+        "metrics = {}\n"
+        "for i in range(40):\n"
+        "    loss = f()\n"
+        "    loss.backward()\n"
+        "    metrics[f'epoch0_step{i}'] = {'loss': loss, 'lr': 0.1}\n"
+    )
+    verdict = judge(measured(dead=range(40), holders=[loss, *kept]), source)
+    assert verdict.message.startswith("`metrics` holds 40 tensors"), verdict.message
+    assert "1 iterations" not in verdict.message
+    assert "`metrics[f'epoch0_step{i}'] = {'loss': loss.item(), 'lr': 0.1}`" in verdict.hint
+
+
+def test_a_tuple_stored_per_step_gets_a_hint_that_is_valid_code_for_a_tuple():
+    kept = [
+        holder(
+            f"hidden_history[{i}][{j}]",
+            keys=[i, i],
+            numel=16,
+            kinds=["list:40", "tuple:2", "tensor"],
+        )
+        for i in range(40)
+        for j in range(2)
+    ]
+    source = (
+        "hidden_history = []\n"
+        "for i in range(40):\n"
+        "    states = (h, c)\n"
+        "    hidden_history.append(states)\n"
+    )
+    verdict = judge(measured(dead=range(40), holders=kept), source)
+    assert verdict.message.startswith(
+        "`hidden_history` holds 80 tensors that still carry their graphs, from 40 steps"
+    )
+    assert "`hidden_history.append(tuple((t.detach() for t in states)))`" in verdict.hint
+    assert "states.detach()" not in verdict.hint
+
+
+def test_counts_come_from_the_whole_container_and_read_in_the_singular_for_one():
+    kept = [holder(f"losses[{i}]", keys=[i, i], in_container=300) for i in range(200)]
+    verdict = judge(measured(dead=range(40), holders=kept), SOURCE)
+    assert verdict.message.startswith("`losses` holds 300 tensors")
+    one = judge(
+        measured(dead=range(40), holders=[holder("late[0]", keys=[0, 0], generations=40)]), SOURCE
+    )
+    assert "1 tensors" not in one.message
+
+
+def test_a_late_leak_counts_from_the_step_its_holder_first_kept():
+    """The series climbs into view a few generations after the holder's first graph; the
+    message counts from the holder's oldest graph."""
+    kept = [holder(f"kept[{i}]", keys=[i, i]) for i in range(40)]
+    verdict = judge(measured(dead=[0, 0, 0, 0, 0] + list(range(35)), holders=kept), SOURCE)
+    assert "from step" not in verdict.message
+
+
+def test_a_snippet_that_only_waits_past_its_budget_says_the_budget_ran_out():
+    m = measured(stopped_by="budget")
+    m["training"]["graph_nodes"] = 0
+    verdict = judge(m)
+    assert verdict.verdict == "timeout" and verdict.exit_code == 3
+    assert "time budget ran out" in verdict.message
+    assert "No autograd graph was built" not in verdict.message
+
+
+def test_every_hint_that_shows_code_shows_code_that_compiles():
+    import re
+
+    cases = [
+        test_a_total_held_for_a_whole_pass_of_a_loop_is_a_leak_though_it_is_reset_each_time,
+        test_graph_waiting_for_a_later_backward_is_never_named_as_the_holder,
+        test_a_dict_given_one_new_key_per_step_is_named_as_the_container,
+        test_a_tuple_stored_per_step_gets_a_hint_that_is_valid_code_for_a_tuple,
+    ]
+    assert cases
+    verdicts = [
+        judge(measured(dead=range(40), holders=KEPT_LOSSES), SOURCE),
+        judge(
+            measured(
+                dead=range(40),
+                holders=[
+                    holder(
+                        "running",
+                        grad_fn="AddBackward0",
+                        keys=[0, 39],
+                        generations=40,
+                        steps=40,
+                        root_used=False,
+                    )
+                ],
+            ),
+            SOURCE,
+        ),
+    ]
+    for verdict in verdicts:
+        for code in re.findall(r"`([^`]+)`", verdict.hint):
+            if "(" in code and "=" in code or ".append(" in code:
+                compile(code, "<hint>", "exec")

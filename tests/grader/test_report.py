@@ -139,7 +139,8 @@ def test_a_wrong_fix_lists_the_contract_with_what_it_missed():
         ),
     )
     text = render(verdict)
-    assert text.startswith("WRONG: the fix no longer does what the task asks")
+    # issue 23: an unchanged starter is no fix, so the headline does not call it one
+    assert text.startswith("WRONG: the code does not do what the task asks")
     assert "NO  The fix makes no backward passes" in text and "ok  `model` matches." in text
 
 
@@ -152,3 +153,24 @@ def test_no_cuda_device_is_said_plainly_and_whole_at_80_columns():
     assert text.startswith("NOT GRADED (no CUDA device: nothing ran)")
     assert "SandboxError" not in text and "so nothing ran" in " ".join(text.split())
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_lines_torch_writes_because_of_the_sandbox_are_not_the_snippets_output():
+    """cpuinfo cannot read /proc/cpuinfo inside the sandbox, and says so on standard error
+    in most runs (issue 23); the profiler that counts a peak says it starts and stops."""
+    from checkers.verdict import shown_output
+
+    printed = (
+        "epoch 0 loss 0.5\n"
+        "Error in cpuinfo: failed to parse processor information from /proc/cpuinfo\n"
+        "[W1201 22:11:55.962099627 NNPACK.cpp:54] Could not initialize NNPACK! Reason: Out of"
+        " memory.\n"
+        "[W1201 23:05:46.835932810 CPUAllocator.cpp:245] Memory block of unknown size was"
+        " allocated before the profiling started, profiler results will not include the"
+        " deallocation event\n"
+        "USDT:2026-12-01 23:05:23 3805:3805 SyncActivityProfilerHandler.cpp:52] profiler_start\n"
+        "epoch 1 loss 0.4\n"
+    )
+    assert shown_output(printed) == "epoch 0 loss 0.5\nepoch 1 loss 0.4\n"
+    verdict = Verdict.not_graded("error", "cpu", "boom", output=printed)
+    assert "cpuinfo" not in verdict.output and "epoch 1" in verdict.output

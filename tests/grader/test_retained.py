@@ -144,3 +144,190 @@ def test_assignment_line_prefers_the_statement_that_stored_it(path, line):
 )
 def test_stored_name_is_the_plain_variable_put_in_a_container(line, name):
     assert stored_name(ast.parse(SNIPPET), line) == name
+
+
+# -- the scan reads real storage and never runs the snippet's code ------------------------------
+
+
+class Trap(Exception):
+    """Raised by every method a hostile object defines: the scan must call none of them."""
+
+
+def hostile(base):
+    """A subclass of `base` whose every overridable reader lies or raises."""
+
+    def refuse(self, *args, **kwargs):
+        raise Trap(f"{type(self).__name__} was called")
+
+    namespace = {
+        name: refuse
+        for name in (
+            "__iter__",
+            "__len__",
+            "__getitem__",
+            "__contains__",
+            "__repr__",
+            "__str__",
+            "__eq__",
+            "__hash__",
+            "__getattribute__",
+            "__getattr__",
+            "__bool__",
+            "items",
+            "keys",
+            "values",
+        )
+        if base is not object or name not in ("__getattribute__",)
+    }
+    return type(f"Hostile{base.__name__.title()}", (base,), namespace)
+
+
+def test_a_container_whose_every_method_lies_is_read_from_its_storage():
+    HostileList, HostileDict = hostile(list), hostile(dict)
+    kept = HostileList([graph(), graph()])
+    table = HostileDict(loss=graph())
+    assert paths({"kept": kept, "table": table}) == ["kept[0]", "kept[1]", "table['loss']"]
+
+
+class Emptier:
+    """A key whose repr, hash or equality empties the list holding the graphs (the attack
+    that once graded a leak clean)."""
+
+    def __init__(self, victim):
+        self.victim = victim
+
+    def __repr__(self):
+        self.victim.clear()
+        return "emptied"
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        self.victim.clear()
+        return False
+
+    def __hash__(self):
+        return 1
+
+
+def test_dict_keys_are_shown_without_calling_their_repr_hash_or_eq():
+    held = [graph() for _ in range(3)]
+    cache = {(Emptier(held), 3): 1.0, Emptier(held): held}
+    found = paths({"cache": cache})
+    assert len(held) == 3
+    assert found == ["cache[<Emptier>][0]", "cache[<Emptier>][1]", "cache[<Emptier>][2]"]
+
+
+def test_a_graph_held_in_a_dict_key_is_found_there():
+    loss = graph()
+    assert paths({"by_loss": {(loss, 3): "x"}}) == ["by_loss.<keys>[0][0]"]
+
+
+def test_a_property_or_getattr_that_deletes_the_list_is_never_called():
+    class Tracker:
+        def __init__(self):
+            self.history = [graph(), graph()]
+
+        @property
+        def losses(self):
+            self.history.clear()
+            return []
+
+        def __getattr__(self, name):
+            self.history.clear()
+            raise AttributeError(name)
+
+    tracker = Tracker()
+    assert paths({"tracker": tracker}) == ["tracker.history[0]", "tracker.history[1]"]
+    assert len(tracker.history) == 2
+
+
+def test_an_instance_dict_property_cannot_hide_the_real_one():
+    class Sneaky:
+        __dict__ = property(lambda self: {})  # a lying __dict__, and no real descriptor
+
+        def __init__(self):
+            self.kept = [graph()]
+
+    assert paths({"sneaky": Sneaky()}) == ["sneaky.<attribute>[0]"]
+
+
+def test_slots_are_read_through_their_descriptors():
+    class Slotted:
+        __slots__ = ("a", "b")
+
+    slotted = Slotted()
+    slotted.a = graph()
+    assert paths({"s": slotted}) == ["s.a"]
+
+
+def test_a_tensor_subclass_torch_function_is_not_called_by_the_scan():
+    calls = []
+
+    class Logged(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            calls.append(func)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    logged = (torch.ones(2, requires_grad=True) * 2).as_subclass(Logged)
+    calls.clear()
+    assert paths({"x": logged}) == ["x"]
+    assert calls == []
+
+
+def test_ten_thousand_deep_nesting_ends_without_recursion_and_counts_what_it_left():
+    from checkers.measure.retained import MAX_DEPTH, HolderScan
+
+    deep = [graph()]
+    for _ in range(MAX_DEPTH):
+        deep = [deep]
+    scan = HolderScan({"deep": deep}, FILE)
+    assert list(scan) == []
+    assert scan.capped and scan.unread >= 1
+
+
+def test_a_five_thousand_deep_tuple_key_is_found_with_its_path_shortened():
+    key = (graph(),)
+    for _ in range(5000):
+        key = (key,)
+    found = list(graph_holders({"cache": {key: 1}}, FILE))
+    assert len(found) == 1
+    assert found[0].path.startswith("cache.<keys>[0][0][0]") and "…" in found[0].path
+    assert len(found[0].path) < 80
+
+
+def test_huge_fan_out_is_read_up_to_a_cap_and_the_rest_counted():
+    from checkers.measure.retained import MAX_ITEMS, HolderScan
+
+    wide = list(range(MAX_ITEMS * 5)) + [graph()]
+    kept = [graph()]
+    scan = HolderScan({"wide": wide, "kept": kept}, FILE)
+    assert [f.path for f in scan] == ["kept[0]"]
+    assert scan.capped
+
+
+def test_paths_carry_their_steps_and_what_each_step_reached():
+    states = [(graph(), graph())]
+    found = sorted(graph_holders({"hidden_history": states}, FILE), key=lambda f: f.path)
+    assert found[0].steps == ("hidden_history", "[0]", "[0]")
+    assert found[0].kinds == ("list:1", "tuple:2", "tensor")
+
+
+def test_a_container_entry_also_held_by_a_name_is_counted_in_the_container_too():
+    """The last tuple appended is also the local `states`: the container still holds it."""
+    history = [(graph(), graph()) for _ in range(3)]
+    found = paths({"states": history[-1], "history": history})
+    assert [p for p in found if p.startswith("history")] == [
+        f"history[{i}][{j}]" for i in range(3) for j in range(2)
+    ]
+
+
+def test_a_name_inside_a_subscripts_key_is_not_where_it_was_stored():
+    source = (
+        "losses = []\n"
+        "for step in range(9):\n"
+        "    losses.append(loss)\n"
+        "    index[(Tag(losses), 'losses')] = step\n"
+    )
+    assert assignment_line(ast.parse(source), "losses[3]") == 3

@@ -4,6 +4,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 STEPS = 20
+BATCHES = 4
 
 
 class LitClassifier(nn.Module):
@@ -33,7 +34,7 @@ class LitClassifier(nn.Module):
 
 model = LitClassifier()
 opt = model.configure_optimizers()
-train_batches = [(torch.randn(8, 6), torch.randint(0, 2, (8,))) for _ in range(4)]
+train_batches = [(torch.randn(8, 6), torch.randint(0, 2, (8,))) for _ in range(BATCHES)]
 val_batches = [(torch.randn(8, 6), torch.randint(0, 2, (8,))) for _ in range(2)]
 for epoch in range(STEPS):
     model.train()

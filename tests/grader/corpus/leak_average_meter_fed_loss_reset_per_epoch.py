@@ -1,8 +1,10 @@
-# An AverageMeter fed loss tensors, reset every epoch (STEPS epochs of 5 batches): the graph spans at most one epoch.
+# An AverageMeter fed loss tensors, reset every epoch (STEPS epochs of BATCHES batches): it keeps every batch's graph
+# until the epoch ends, so the climb is an epoch long and grows with the epoch (issue 23; once labelled clean).
 import torch
 import torch.nn as nn
 
 STEPS = 20
+BATCHES = 5
 
 
 class AverageMeter:
@@ -26,7 +28,7 @@ opt = torch.optim.SGD(model.parameters(), lr=0.05)
 meter = AverageMeter()
 for epoch in range(STEPS):
     meter.reset()
-    for b in range(5):
+    for b in range(BATCHES):
         x, y = torch.randn(8, 6), torch.randint(0, 2, (8,))
         loss = nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
