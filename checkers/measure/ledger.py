@@ -76,6 +76,7 @@ def carries_tensor(item: object, depth: int = 3) -> bool:
         values = storage.items(item, kind, 8)[0]
     return any(carries_tensor(value, depth - 1) for value in values)
 
+
 TOKEN = "grill"
 """The metadata key holding a node's token. The policy refuses `metadata` to snippets."""
 UNSET = -1
