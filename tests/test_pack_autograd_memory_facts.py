@@ -188,3 +188,246 @@ def test_an_inference_tensor_can_feed_autograd_but_cannot_be_saved_for_backward(
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         (weight * frozen).sum().backward()  # multiplication must save `frozen`
     (weight * frozen.clone()).sum().backward()  # a clone is an ordinary tensor
+
+
+# --- the cards added to reach every level: what a graph keeps, frozen layers, in-place ops,
+# custom Functions, kept exceptions and graph-liveness tokens -------------------------------
+
+
+def saved_storage_bytes(model: nn.Module, x: torch.Tensor, backward: bool = False) -> int:
+    """Bytes of the distinct storages autograd saves during `model(x)`, parameters left out."""
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    kept: dict[int, int] = {}
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in params:
+            kept[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        out = model(x)
+        if backward:
+            out.sum().backward()
+    return sum(kept.values())
+
+
+def linear_relu_stack(inplace: bool = False) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for _ in range(4):
+        layers += [nn.Linear(64, 64), nn.ReLU(inplace=inplace)]
+    return nn.Sequential(*layers)
+
+
+def test_a_node_keeps_what_its_derivative_reads_and_backward_frees_it():
+    """what-autograd-keeps-and-when-it-frees-it, key points 2 and 3."""
+    a = torch.randn(3, requires_grad=True)
+    b = torch.randn(3, requires_grad=True)
+    product = a * b
+    exp = product.exp()
+    assert torch.equal(product.grad_fn._saved_self, a)
+    assert torch.equal(product.grad_fn._saved_other, b)
+    assert torch.equal(exp.grad_fn._saved_result, exp)
+    saved = [name for name in dir((a + b).grad_fn) if name.startswith("_saved_")]
+    assert saved == ["_saved_alpha"]  # addition keeps no tensor
+    exp.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        _ = exp.grad_fn._saved_result  # reading a freed saved tensor raises
+
+
+def test_a_frozen_prefix_saves_nothing_and_a_frozen_top_saves_as_much_as_training_it():
+    """frozen-layers-and-saved-activations: the example's 5, 3 and 5 activations."""
+    x = torch.randn(32, 64)
+    activation = 32 * 64 * 4
+    counts = {}
+    for frozen in ("nothing", "bottom", "top"):
+        model = linear_relu_stack()
+        part = {"nothing": [], "bottom": model[:4], "top": model[4:]}[frozen]
+        for module in part:
+            module.requires_grad_(False)
+        counts[frozen] = saved_storage_bytes(model, x) // activation
+    assert counts == {"nothing": 5, "bottom": 3, "top": 5}
+
+
+def test_a_frozen_linear_keeps_its_weight_and_a_trainable_one_fed_by_data_its_input():
+    """frozen-layers-and-saved-activations, key point 3: nodes save conditionally."""
+    frozen = nn.Linear(8, 8).requires_grad_(False)
+    node = frozen(torch.randn(4, 8, requires_grad=True)).grad_fn
+    assert node._saved_mat1 is None and node._saved_mat2 is not None
+    node = nn.Linear(8, 8)(torch.randn(4, 8)).grad_fn
+    assert node._saved_mat1 is not None and node._saved_mat2 is None
+
+
+def test_the_reentrant_checkpoint_warns_when_no_input_requires_grad():
+    """frozen-layers-and-saved-activations, follow-up 1."""
+    embedded = nn.Embedding(10, 8).requires_grad_(False)(torch.tensor([1, 2, 3]))
+    with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+        out = torch.utils.checkpoint.checkpoint(nn.Linear(8, 8), embedded, use_reentrant=True)
+    assert not out.requires_grad
+
+
+def test_a_legal_in_place_relu_keeps_the_same_saved_tensors():
+    """in-place-operations-and-activation-memory, key point 1 and the example."""
+    x = torch.randn(32, 64)
+    sizes = []
+    for inplace in (False, True):
+        torch.manual_seed(0)
+        sizes.append(saved_storage_bytes(linear_relu_stack(inplace), x, backward=True))
+    assert sizes[0] == sizes[1] == 5 * 32 * 64 * 4
+
+
+def test_in_place_fails_where_a_saved_value_would_be_lost():
+    """in-place-operations-and-activation-memory, key point 3."""
+    a = torch.randn(5, requires_grad=True)
+    for keeps_its_output in (torch.sigmoid, torch.tanh, torch.exp):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            torch.relu_(keeps_its_output(a)).sum().backward()
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        torch.randn(3, requires_grad=True).add_(1)
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(inplace=True))
+    model[0].register_full_backward_hook(lambda module, grad_in, grad_out: None)
+    with pytest.raises(RuntimeError, match="BackwardHookFunction is a view"):
+        model(torch.randn(2, 4)).sum().backward()
+    torch.relu_(nn.BatchNorm1d(8)(torch.randn(4, 8, requires_grad=True))).sum().backward()
+
+
+def test_an_in_place_relu_overwrites_what_a_forward_hook_stored_detached():
+    """in-place-operations-and-activation-memory, key point 4."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(inplace=True))
+    seen = []
+    model[0].register_forward_hook(lambda module, inputs, output: seen.append(output.detach()))
+    x = torch.randn(16, 8)
+    model(x)
+    assert (model[0](x) < 0).any()
+    assert not (seen[0] < 0).any()
+
+
+class SinOnCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.x = x
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.x.cos()
+
+
+class SinSaved(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+
+@pytest.mark.parametrize(("function", "escapes"), [(SinOnCtx, True), (SinSaved, False)])
+def test_a_ctx_attribute_escapes_checkpointing_and_the_version_check(function, escapes):
+    """custom-function-save-for-backward, key points 1 to 3 and the example."""
+    inner = {}
+
+    def block(x):
+        h = x * 2
+        inner["h"] = weakref.ref(h)
+        return function.apply(h).sum()
+
+    x = torch.randn(100, requires_grad=True)
+    out = torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+    assert (inner["h"]() is not None) is escapes
+    del out
+
+    h = x * 2
+    y = function.apply(h)
+    with torch.no_grad():
+        h.mul_(10)
+    if escapes:
+        y.sum().backward()  # the edited tensor is used without a word
+    else:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
+class ExpOutputOnCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.out = x.exp()
+        return ctx.out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.out
+
+
+class ExpOutputSaved(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        out = x.exp()
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out
+
+
+def test_an_output_stored_on_ctx_is_freed_only_by_the_cycle_collector():
+    """custom-function-save-for-backward, key point 4."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for function, needs_gc in ((ExpOutputOnCtx, True), (ExpOutputSaved, False)):
+            x = torch.randn(10, requires_grad=True)
+            out = function.apply(x)
+            out.sum().backward()
+            kept = weakref.ref(out)
+            del out
+            assert (kept() is not None) is needs_gc, function.__name__
+            gc.collect()
+            assert kept() is None, function.__name__
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def test_a_kept_exception_pins_its_frame_graph_until_its_traceback_is_dropped():
+    """slow-leak-in-a-long-running-training-service, key point 4 and the task's tried fixes."""
+    model = nn.Linear(8, 8)
+    tokens = []
+
+    def failing_step() -> None:
+        out = model(torch.randn(4, 8))
+        token = type("Token", (), {})()
+        out.grad_fn.metadata["token"] = token
+        tokens.append(weakref.ref(token))
+        raise ValueError("non-finite output")
+
+    kept = []
+    for _ in range(3):
+        try:
+            failing_step()
+        except ValueError as err:
+            kept.append(err)
+    assert all(token() is not None for token in tokens)
+    kept = [err.with_traceback(None) for err in kept]
+    assert all(token() is None for token in tokens)
+
+
+def test_a_token_in_node_metadata_dies_with_the_node_which_takes_no_weak_reference():
+    """graph-leaks-as-failing-tests, key point 4."""
+    loss = nn.Linear(4, 1)(torch.randn(2, 4)).sum()
+    with pytest.raises(TypeError, match="cannot create weak reference"):
+        weakref.ref(loss.grad_fn)
+    token = type("Token", (), {})()
+    loss.grad_fn.metadata["token"] = token
+    alive = weakref.ref(token)
+    del token
+    loss.backward()
+    assert alive() is not None  # backward frees saved tensors, not the nodes
+    del loss
+    assert alive() is None
