@@ -66,6 +66,13 @@ def hint_for(
             "Keep what you need from a graph node (its name, a number), not the node: a"
             " `grad_fn` holds its whole graph."
         )
+    if any(kind.startswith("exception") for kind in first.get("kinds") or []):
+        return (
+            "A caught exception keeps its traceback, and the traceback keeps the locals of"
+            " every frame it passed through (the forward's outputs, the loss, their graph):"
+            " keep `str(err)` or `repr(err)`, or `err.with_traceback(None)`, not the"
+            " exception as it was raised."
+        )
     name = _name(culprit)
     if f"carried:{name}" in flags:
         return (

@@ -29,6 +29,13 @@ import torch
 from checkers.measure import storage
 from checkers.policy import Measuring
 
+_EXCEPTION_PARTS = tuple(
+    (f".{name}", BaseException.__dict__[name])
+    for name in ("args", "__traceback__", "__cause__", "__context__")
+)
+"""What an exception holds, read through BaseException's own descriptors (never a property
+a subclass of the snippet's defines)."""
+
 MAX_OBJECTS = 100_000
 """Objects one scan visits at most (holders included)."""
 MAX_ITEMS = 20_000
@@ -253,6 +260,23 @@ class HolderScan:
             if frame is not None and frame.f_code.co_filename == self.filename:
                 for name, item in storage.pairs(frame.f_locals, MAX_ITEMS)[0]:
                     yield f".<locals>.{_name(name)}", item, False
+        elif storage.is_sub(cls, BaseException):  # a caught exception kept for a report
+            for name, descriptor in _EXCEPTION_PARTS:
+                part = descriptor.__get__(value, cls)
+                if name == ".args" and type(part) is tuple:
+                    for index, item in enumerate(part):
+                        yield f".args[{index}]", item, False
+                elif part is not None:
+                    yield name, part, False
+            yield from self._attributes(value)
+        elif cls is types.TracebackType:  # its frames keep their locals alive
+            frame = value.tb_frame  # type: ignore[attr-defined]
+            # (a module's frame holds its globals, which are roots of their own)
+            if frame.f_code.co_filename == self.filename and frame.f_locals is not frame.f_globals:
+                for name, item in storage.pairs(frame.f_locals, MAX_ITEMS)[0]:
+                    yield f".<{frame.f_code.co_name} locals>.{_name(name)}", item, False
+            if value.tb_next is not None:  # type: ignore[attr-defined]
+                yield ".tb_next", value.tb_next, False  # type: ignore[attr-defined]
         elif storage.is_sub(cls, type):
             if self._defined_by_snippet(value):  # type: ignore[arg-type]
                 for name, item in storage.namespace(value):  # type: ignore[arg-type]
@@ -417,6 +441,8 @@ def _kind(value: object) -> str:
         return "module"
     if storage.is_sub(cls, type):
         return "class"
+    if storage.is_sub(cls, BaseException):
+        return "exception"
     return "object"
 
 

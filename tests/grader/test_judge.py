@@ -436,3 +436,17 @@ def test_every_hint_that_shows_code_shows_code_that_compiles():
         for code in re.findall(r"`([^`]+)`", verdict.hint):
             if "(" in code and "=" in code or ".append(" in code:
                 compile(code, "<hint>", "exec")
+
+
+def test_graph_kept_through_a_caught_exception_is_told_to_keep_the_message_not_the_exception():
+    kept = [
+        holder(
+            f"errors[{i}][1].__traceback__.tb_next.<checked locals>.out",
+            keys=[i, i],
+            kinds=["list:40", "tuple:2", "exception", "object", "object", "tensor"],
+        )
+        for i in range(40)
+    ]
+    verdict = judge(measured(dead=range(40), holders=kept), SOURCE)
+    assert verdict.verdict == "leak"
+    assert "keep `str(err)` or `repr(err)`, or `err.with_traceback(None)`" in verdict.hint

@@ -70,6 +70,30 @@ def test_partial_arguments_and_a_paused_generators_locals():
     ]
 
 
+def test_a_kept_exception_holds_the_locals_of_the_frames_its_traceback_passed_through():
+    """A service that keeps each caught error for its report keeps the forward that raised it;
+    the module's own frame is not walked again (its names are roots of their own)."""
+
+    class BadBatch(Exception):
+        pass
+
+    def checked(out):
+        loss = out.sum()
+        raise BadBatch(f"loss is {loss.item()}")
+
+    errors = []
+    try:
+        checked(graph() * 2)
+    except BadBatch as err:
+        errors.append((3, err))
+    assert paths({"errors": errors}) == [
+        "errors[0][1].__traceback__.tb_next.<checked locals>.loss",
+        "errors[0][1].__traceback__.tb_next.<checked locals>.out",
+    ]
+    errors[0][1].with_traceback(None)
+    assert paths({"errors": errors}) == []
+
+
 def test_module_children_read_as_attributes():
     model = torch.nn.Sequential(torch.nn.Linear(2, 2))
     model[0].last_out = model(torch.randn(1, 2))
