@@ -7,9 +7,7 @@ positions and the chance to report duplicates.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import cast
 import yaml
 from yaml.constructor import SafeConstructor
 
+from checkers.inputs import FileRefused, read_file
 from questions.model import Problem
 from questions.problems import ProblemList
 
@@ -219,8 +218,8 @@ def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
     shown = str(path)
     try:
         raw = _read_plain_file(path)
-    except _NotReadable as refusal:
-        return None, [Problem(shown, 1, 1, *refusal.args)]
+    except FileRefused as refusal:
+        return None, [_refusal_problem(shown, refusal)]
     except OSError as error:
         return None, [
             Problem(
@@ -238,36 +237,24 @@ def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
     return parse_yaml(text, shown)
 
 
-class _NotReadable(Exception):
-    """A path that is not a plain file of card size: (message, hint)."""
-
-
 def _read_plain_file(path: Path) -> bytes:
-    """The file's bytes; refuses folders, pipes and devices (reading a pipe would wait forever)
-    and files too large to be a card, without reading them."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise _NotReadable(
-                "this is a folder, not a file",
-                "rename the folder so its name does not end in .yaml",
-            )
-        if not stat.S_ISREG(mode):
-            raise _NotReadable(
-                "this is not a plain file (a pipe, socket or device)",
-                "replace it with a plain text file, or remove it",
-            )
-        with os.fdopen(descriptor, "rb", closefd=False) as file:
-            raw = file.read(MAX_FILE_BYTES + 1)
-    finally:
-        os.close(descriptor)
-    if len(raw) > MAX_FILE_BYTES:
-        raise _NotReadable(
-            f"the file is larger than {MAX_FILE_BYTES:,} bytes, far more than a card holds",
-            "a card is a few KB of text: check that this is the right file",
-        )
-    return raw
+    """The file's bytes, through grill's one reader: folders, pipes and devices are refused
+    without being read (reading a pipe would wait forever), and so are files too large to be a
+    card."""
+    return read_file(path, role="a card or manifest", cap=MAX_FILE_BYTES)
+
+
+def _refusal_problem(path: str, refusal: FileRefused) -> Problem:
+    if refusal.too_large:
+        message = f"the file is larger than {MAX_FILE_BYTES:,} bytes, far more than a card holds"
+        hint = "a card is a few KB of text: check that this is the right file"
+    elif refusal.what == "a folder":
+        message = "this is a folder, not a file"
+        hint = "rename the folder so its name does not end in .yaml"
+    else:
+        message = "this is not a plain file (a pipe, socket or device)"
+        hint = "replace it with a plain text file, or remove it"
+    return Problem(path, 1, 1, message, f"{refusal.reason}; {refusal.rule}: {hint}")
 
 
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]]:
