@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Mapping
 
+from checkers.inputs import SECONDS, STEPS
 from checkers.verdict import DEVICES
 
 
@@ -28,7 +29,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seconds",
-        type=float,
+        type=SECONDS.parse,
         default=None,
         metavar="S",
         help="time budget per file (default 60): the run is watched to its end"
@@ -36,7 +37,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--steps",
-        type=int,
+        type=STEPS.parse_whole,
         default=None,
         metavar="N",
         help="stop watching after N optimizer steps (default: run to the end)",
@@ -52,19 +53,50 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Grade each file; print its report (or JSON line); return the worst exit status."""
-    from checkers.api import UsageError, checked_budget, grade_source, grading_sandbox, read_snippet
+    """Grade each file; print its report (or JSON line); return the worst exit status.
+
+    No exception of grill's own reaches the user: a sandbox that cannot start (no CUDA device
+    for `--device cuda`, say) is one plain line and exit 4, and so is any other fault."""
+    from checkers.verdict import EXIT_GRILL
+
+    try:
+        return _run(args)
+    except Exception as exc:  # a fault of grill's own: say so, with its own exit status
+        print(f"grill check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_GRILL
+
+
+def _run(args: argparse.Namespace) -> int:
+    from checkers.api import (
+        UsageError,
+        checked_budget,
+        checked_source,
+        grade_source,
+        grading_sandbox,
+        read_snippet,
+    )
     from checkers.report import render
-    from checkers.verdict import EXIT_GRILL, EXIT_USAGE
+    from checkers.sandbox import SandboxError
+    from checkers.verdict import EXIT_GRILL, EXIT_USAGE, Verdict
 
     try:  # every usage error is found before a worker starts (seconds of torch import)
         checked_budget(args.seconds, args.steps)
-        sources = [(path, read_snippet(path)) for path in args.files]
+        sources = [(path, checked_source(read_snippet(path), path)) for path in args.files]
     except UsageError as exc:
         print(f"grill check: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     worst = 0
-    with grading_sandbox(args.device, warm=len(sources) > 1) as sandbox:
+    sandbox = grading_sandbox(args.device, warm=len(sources) > 1)
+    try:
+        try:
+            sandbox.start()
+        except SandboxError as exc:
+            print(f"grill check: {exc}", file=sys.stderr)
+            if args.json:  # each file still gets its line, saying why it was not graded
+                for path, _ in sources:
+                    failed = Verdict.not_graded("error", args.device, str(exc), kind=exc.kind)
+                    print(json.dumps({"file": path, **failed.to_dict()}))
+            return EXIT_GRILL
         for index, (path, source) in enumerate(sources):
             started = time.monotonic()
             try:
@@ -97,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
                     time.monotonic() - started,
                 )
             worst = max(worst, verdict.exit_code)
+    finally:
+        sandbox.close()
     return worst
 
 
