@@ -8,7 +8,7 @@ import os
 import sys
 
 from app.mock.limits import MINUTES, QUESTIONS, SEED
-from checkers.cli import add_check_arguments
+from checkers.cli import add_check_arguments, fault_line
 from checkers.sandbox.ending import ending_cleanly
 from questions.levels import LEVELS
 
@@ -137,24 +137,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def internal_error(command: str, error: Exception) -> int:
-    """One line for an exception that escaped a command, exit status 4; the traceback only
-    when asked for. An OSError (a full disk, standard output on /dev/full) says what the
-    system said; anything else is a bug in grill, and says so."""
+    """One line for an exception that escaped a command (`checkers.cli.fault_line`), exit
+    status 4; the traceback only when asked for (GRILL_TRACEBACK=1)."""
     if os.environ.get("GRILL_TRACEBACK"):
         import traceback
 
         traceback.print_exception(error, file=sys.stderr)
     if isinstance(error, OSError):
         _silence_stdout()  # whatever is still buffered must not fail again at exit
-        where = f" ({error.filename})" if error.filename else ""
-        line = f"grill {command}: {error.strerror or error}{where}; the command stopped there"
-    else:
-        line = (
-            f"grill {command}: internal error ({type(error).__name__}: {error}); this is a "
-            "bug in grill: please report it (GRILL_TRACEBACK=1 prints where it happened)"
-        )
     try:
-        print(line, file=sys.stderr)
+        print(fault_line(command, error), file=sys.stderr)
     except OSError:  # standard error itself is gone
         pass
     return EXIT_GRILL

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+import traceback
 from collections.abc import Mapping
 
 from checkers.inputs import SECONDS, STEPS
@@ -57,13 +59,32 @@ def run(args: argparse.Namespace) -> int:
 
     No exception of grill's own reaches the user: a sandbox that cannot start (no CUDA device
     for `--device cuda`, say) is one plain line and exit 4, and so is any other fault."""
-    from checkers.verdict import EXIT_GRILL
-
     try:
         return _run(args)
     except Exception as exc:  # a fault of grill's own: say so, with its own exit status
-        print(f"grill check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_GRILL
+        return _fault(exc)
+
+
+def fault_line(command: str, error: Exception, while_doing: str = "") -> str:
+    """The one line for an exception that escaped a command (`grill COMMAND: ...`), whichever
+    command: an OSError (a full disk, standard output on /dev/full) says what the system said;
+    anything else is a bug in grill, and says so."""
+    if isinstance(error, OSError):
+        where = f" ({error.filename})" if error.filename else ""
+        return f"grill {command}: {error.strerror or error}{where}; the command stopped there"
+    return (
+        f"grill {command}: internal error{while_doing} ({type(error).__name__}: {error}); this "
+        "is a bug in grill: please report it (GRILL_TRACEBACK=1 prints where it happened)"
+    )
+
+
+def _fault(error: Exception, while_doing: str = "") -> int:
+    from checkers.verdict import EXIT_GRILL
+
+    if os.environ.get("GRILL_TRACEBACK"):
+        traceback.print_exception(error, file=sys.stderr)
+    print(fault_line("check", error, while_doing), file=sys.stderr)
+    return EXIT_GRILL
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -109,11 +130,7 @@ def _run(args: argparse.Namespace) -> int:
                     sandbox=sandbox,
                 )
             except Exception as exc:  # a fault of grill's own: say so, with its own exit status
-                print(
-                    f"grill check: internal error while grading {path}: {type(exc).__name__}: {exc}",
-                    file=sys.stderr,
-                )
-                return EXIT_GRILL
+                return _fault(exc, f" while grading {path}")
             if args.json:
                 print(json.dumps({"file": path, **verdict.to_dict()}))
             else:
