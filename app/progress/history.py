@@ -35,7 +35,7 @@ from app.progress.clock import (
     to_utc,
     utc_now,
 )
-from app.progress.errors import HistoryError, error_for
+from app.progress.errors import HistoryError, disk_problem, error_for, space_needed
 from app.progress.file_check import check_before_writing, check_usable
 from app.progress.rating import cap_for_verdict
 from app.progress.records import attempt_from_dict, attempt_to_dict
@@ -224,27 +224,40 @@ class History:
         if existing:
             check_usable(path, BUSY_TIMEOUT_S)
         connection = None
+        needed = space_needed(path)
+        if not existing:  # before connecting, which makes the file
+            problem = disk_problem(path, needed)
+            if problem is not None:
+                raise problem
         try:
             connection = sqlite3.connect(
                 path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
             )
             connection.text_factory = _decode_text
-            upgrading = existing and (
-                connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
-                or schema_version(connection) < SCHEMA_VERSION
-            )
-            if upgrading:  # switching to WAL and migrating both write
+            in_wal = existing and connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            migrating = existing and schema_version(connection) < SCHEMA_VERSION
+            upgrading = existing and (migrating or not in_wal)
+            if upgrading:
+                # Switching to WAL and migrating both write: nothing is changed unless the
+                # disk can take the whole change (a full disk, a read-only mount, no inodes).
+                problem = disk_problem(path, needed)
+                if problem is not None:
+                    raise problem
+            if upgrading:
                 check_before_writing(connection, path)
-            connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
-            migrate(connection)
+            if migrating:  # first, in the file's own journal mode: a failure rolls back whole
+                migrate(connection)
+            if not in_wal:  # only once the file is at the current version
+                connection.execute("PRAGMA journal_mode = WAL")
+            migrate(connection)  # a fresh file's tables (or one another grill just migrated)
         except (sqlite3.Error, HistoryError) as error:
             if connection is not None:
                 connection.close()
             if isinstance(error, HistoryError):
                 raise
-            raise error_for(path, error, BUSY_TIMEOUT_S) from error
+            raise error_for(path, error, BUSY_TIMEOUT_S, needed=needed) from error
         return cls(connection, path, checked_for_writing=not existing or upgrading)
 
     def close(self) -> None:
