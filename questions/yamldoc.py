@@ -8,6 +8,7 @@ positions and the chance to report duplicates.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -213,8 +214,11 @@ def describe_loc(loc: Loc) -> str:
     return text
 
 
-def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
-    """Parse one file whose top level must be a mapping; never raises for bad content."""
+def read_yaml(
+    path: Path, *, seen: Callable[[bytes], None] | None = None
+) -> tuple[YamlDocument | None, list[Problem]]:
+    """Parse one file whose top level must be a mapping; never raises for bad content.
+    `seen` is handed the file's bytes once read (the pack cache hashes them)."""
     shown = str(path)
     try:
         raw = _read_plain_file(path)
@@ -230,6 +234,8 @@ def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
                 "check that it exists and is readable",
             )
         ]
+    if seen is not None:
+        seen(raw)
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark is not part of the first line's columns
     except UnicodeDecodeError as error:

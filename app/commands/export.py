@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from app.commands.notes import report_pack_problems, report_unreadable
-from app.paths import pack_search_path
+from app.paths import pack_cache, pack_search_path
 from app.progress.clock import utc_now
 from app.progress.history import History, HistoryError
 from app.progress.report import markdown_report
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.format == "json":  # streamed: constant memory whatever the history's size
                     write_export(history, out, now=utc_now())
                 else:
-                    library = load_library(pack_search_path())
+                    library = load_library(pack_search_path(), cache=pack_cache())
                     out.write(markdown_report(compute_stats(history, library.cards)))
                     report_pack_problems("export", library)
 

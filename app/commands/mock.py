@@ -54,7 +54,7 @@ def _prepare(
     args: argparse.Namespace, open_history: Callable[[], History]
 ) -> tuple[Library, History, MockSession]:
     """Load the packs, open the history and build the session; the history is closed on failure."""
-    from app.paths import pack_search_path
+    from app.paths import pack_cache, pack_search_path
     from app.progress.clock import utc_now
     from questions.loader import load_library
 
@@ -63,7 +63,7 @@ def _prepare(
             f"--report {args.report} is a folder; give a file name such as "
             f"{Path(args.report) / 'mock.md'}"
         )
-    library = load_library(pack_search_path())
+    library = load_library(pack_search_path(), cache=pack_cache())
     cards = cards_for(library, args.pack)
     history = open_history()
     try:

@@ -15,7 +15,7 @@ from app.mock.draw import ProgressSource, draw, eligible, standings_from
 from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.mock.session import MockSession
 from checkers.inputs import OutOfRange
-from questions.model import Level, Library, LoadedCard, UnknownPack
+from questions.model import CardUnavailable, Level, Library, LoadedCard, UnknownPack
 
 
 class MockSetupError(Exception):
@@ -59,12 +59,15 @@ def build_session(
         raise MockSetupError(f"no card at {level} level or below in the chosen packs")
     standings = None
     if history is not None and now is not None:
-        standings = standings_from(history, [c.card.id for c in cards], now)
+        standings = standings_from(history, [c.id for c in cards], now)
     chosen = draw(cards, questions, level=level, rng=random.Random(seed), standings=standings)
-    return MockSession(
-        chosen,
-        level=level,
-        role="interviewer" if interviewer else "candidate",
-        minutes=minutes,
-        seed=seed,
-    )
+    try:
+        return MockSession(
+            chosen,
+            level=level,
+            role="interviewer" if interviewer else "candidate",
+            minutes=minutes,
+            seed=seed,
+        )
+    except CardUnavailable as error:  # a drawn card's file stopped loading since the start
+        raise MockSetupError(str(error)) from None

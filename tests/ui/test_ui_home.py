@@ -170,6 +170,10 @@ async def test_library_loads_in_the_background_when_not_given(history, runner, c
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
+        for _ in range(1000):  # until the loaded message is handled (a condition, not a time)
+            if app.library is not None and table_rows(app):
+                break
+            await pilot.pause()
         assert app.library is not None
         assert {"no-grad", "retain-graph", "running-loss"} <= set(listed_ids(app)), (
             "GRILL_PACKS is searched"

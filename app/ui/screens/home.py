@@ -156,8 +156,8 @@ class HomeScreen(GrillScreen):
                 table.loading = False
                 table.focus()
             cards = app.library.cards
-            self.due = app.due_queue([loaded.card.id for loaded in cards])
-            self.due_dates = app.due_dates([loaded.card.id for loaded in cards])
+            self.due = app.due_queue([loaded.id for loaded in cards])
+            self.due_dates = app.due_dates([loaded.id for loaded in cards])
             self._fill_packs()
             self._fill_tags(all_tags(cards))
             self._fill_due()
@@ -195,7 +195,7 @@ class HomeScreen(GrillScreen):
 
     def _fill_due(self) -> None:
         queue = self.queue()
-        new = sum(loaded.card.id not in self.due_dates for loaded in queue)
+        new = sum(loaded.id not in self.due_dates for loaded in queue)
         where = "" if self.card_filter.pack is None else " in this pack"
         text = f"[b]Due today{where}: {len(queue)}[/b]\n{count(len(queue) - new, 'review')} · {new} new"
         if queue:
@@ -236,7 +236,7 @@ class HomeScreen(GrillScreen):
         question.auto_width = False
         now = self.grill.now()
         for loaded in self.shown:
-            card = loaded.card
+            card = loaded.summary
             table.add_row(
                 Text(card.question),
                 card.level,
@@ -261,7 +261,7 @@ class HomeScreen(GrillScreen):
         selected = self.selected_card
         preview.display = selected is not None
         if selected is not None:
-            card = selected.card
+            card = selected.summary
             preview.update(
                 card_text(card.question)
                 + Content.styled(
