@@ -21,6 +21,7 @@ from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
 from app.ui.widgets.clock import AnswerClock
 from app.ui.widgets.code_task import CodeTaskPanel
+from app.ui.widgets.editor import BoundedTextArea
 from app.ui.widgets.reveal import RevealSection
 from app.wording import comes_back, count
 from checkers.verdict import Device, Verdict
@@ -152,8 +153,9 @@ class PracticeScreen(GrillScreen):
 
     def _answer_pane(self) -> ComposeResult:
         with VerticalScroll(id="practice-scroll"):
-            yield TextArea(
+            yield BoundedTextArea(
                 id="practice-answer",
+                fill_lines=True,
                 soft_wrap=True,
                 placeholder="Type your answer, or think it through, then reveal (ctrl+n).",
             )
