@@ -621,10 +621,10 @@ def _alive(pid: int) -> bool:
         return True
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or an id past any real one
         return False
-    except (PermissionError, OverflowError):
-        return pid > 0  # someone else's process, or an id past any real one (then gone)
+    except PermissionError:  # someone else's process
+        return True
     return True
 
 

@@ -133,6 +133,14 @@ def test_a_dead_owners_folder_is_removed_with_what_it_holds(tmp):
     assert not folder.exists()
 
 
+def test_a_folder_named_for_an_id_past_any_process_is_stale(tmp):
+    """os.kill cannot even take the id (OverflowError): no process has it."""
+    folder = tmp / f"{WORKDIR_PREFIX}{2**40}-{'b' * 16}"
+    folder.mkdir()
+    assert sweep_stale_workdirs() == [str(folder)]
+    assert not folder.exists()
+
+
 def test_nothing_but_a_stale_work_folder_is_touched(tmp, tmp_path_factory):
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     (elsewhere / "keep").write_text("not grill's")
