@@ -356,10 +356,15 @@ class _ExportReader:
         """A JSON error, as `json.loads` says it. Reading goes on to the end of the file first,
         since a byte that is not UTF-8 anywhere in it is the problem to report."""
         line, column = self.place(self.pos if index is None else index)
+        self.stop(f"line {line} column {column}: not valid JSON ({message})")
+
+    def stop(self, problem: str) -> NoReturn:
+        """Stop at `problem`, once the rest of the file has been read (and dropped): a byte
+        that is not UTF-8 anywhere in it outranks whatever stopped the reading."""
         self.text, self.pos = "", 0
         while self.more():
             self.text = ""
-        raise _Fatal(f"line {line} column {column}: not valid JSON ({message})")
+        raise _Fatal(problem)
 
     def peek(self) -> str:
         """The next character that is not whitespace ("" at the end of the file)."""
@@ -391,8 +396,7 @@ class _ExportReader:
                     continue
                 self.fail(error.msg, error.pos)
             except RecursionError:
-                self.text = ""
-                raise _Fatal("nested too deeply to be a grill export") from None
+                self.stop("nested too deeply to be a grill export")
             # A number or word at the very end may go on in the next chunk (`1.` of `1.5`).
             if len(self.text) - end >= _NEAR_THE_END or not self.more_for(cap, what):
                 self.pos = end
@@ -400,7 +404,7 @@ class _ExportReader:
 
     def more_for(self, cap: int, what: str) -> bool:
         if len(self.text) - self.pos > cap:
-            raise _Fatal(f"{what}: longer than {cap:,} characters, far more than it can hold")
+            self.stop(f"{what}: longer than {cap:,} characters, far more than it can hold")
         return self.more()
 
     # -- the document ----------------------------------------------------------------

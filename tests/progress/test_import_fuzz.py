@@ -289,3 +289,31 @@ def test_the_streamed_reader_finds_what_reading_the_file_whole_finds(
     else:
         assert expected_problems == []
         assert attempts == expected_attempts
+
+
+def test_a_byte_that_is_not_utf8_after_what_stops_the_reading_is_still_the_problem(
+    tmp_path, monkeypatch
+):
+    """Found by the fuzz test above: nesting too deep (or a value over its cap) stopped the
+    streamed reader at once, so it said 'nested too deeply' where reading the file whole says
+    that a byte further on (in a chunk not yet read) is not UTF-8, which outranks every other
+    problem."""
+    from app.progress import transfer
+
+    monkeypatch.setattr(transfer, "READ_CHUNK", 4096)
+    export = tmp_path / "export.json"
+    for stops in (b"[" * 100_000, b'"' + b"x" * (transfer.MAX_ATTEMPT_CHARS + 10)):
+        export.write_bytes(
+            b'{"format": "grill-history", "version": 1, "attempts": [{"answer_text": '
+            + stops
+            + b" " * 100_000
+            + b' "d\xe9tach"}]}'
+        )
+        _, expected = read_whole(export)
+        assert expected and "not UTF-8" in expected[0]
+        try:
+            transfer.read_export(export)
+        except transfer.ExportFileError as error:
+            assert error.problems == expected
+        else:
+            raise AssertionError("read without a problem")
