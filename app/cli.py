@@ -7,13 +7,14 @@ import importlib
 import os
 import sys
 
+from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.progress.rating import RATINGS
-from checkers.cli import add_check_arguments
+from checkers.cli import add_check_arguments, fault_line
 from checkers.sandbox.ending import ending_cleanly
 from checkers.verdict import DEVICES
 from questions.levels import LEVELS
 
-EXIT_USAGE = 2
+EXIT_USAGE, EXIT_GRILL = 2, 4
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,10 +43,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--level", choices=LEVELS, default="middle", help="the level you interview for"
     )
     mock.add_argument(
-        "--questions", type=int, default=5, metavar="N", help="how many questions (default 5)"
+        "--questions",
+        type=QUESTIONS.parse_whole,
+        default=5,
+        metavar="N",
+        help="how many questions (default 5)",
     )
-    mock.add_argument("--minutes", type=float, metavar="M", help="overall time limit")
-    mock.add_argument("--seed", type=int, metavar="S", help="make the draw reproducible")
+    mock.add_argument("--minutes", type=MINUTES.parse, metavar="M", help="overall time limit")
+    mock.add_argument(
+        "--seed", type=SEED.parse_whole, metavar="S", help="make the draw reproducible"
+    )
     mock.add_argument(
         "--interviewer",
         action="store_true",
@@ -175,20 +182,53 @@ def dispatch(target: str, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command and return its exit status. A usage error is 2 (argparse's message);
+    no exception of grill's own reaches the user as a traceback: one that escapes a command is
+    a single line naming it, and exit status 4 (`GRILL_TRACEBACK=1` shows the traceback)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:  # --help, or a usage error argparse has already explained
+        return exit.code if isinstance(exit.code, int) else EXIT_USAGE
     target = getattr(args, "target", "app.commands.practice:run")
     if args.command is None:
         args.due, args.pack = False, []
     try:
         with ending_cleanly():
-            return dispatch(target, args)
+            status = dispatch(target, args)
+            sys.stdout.flush()  # a full or broken standard output fails here, not at exit
+            return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         # The reader went away (`grill export | head`): not an error worth a traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         return 0
+    except Exception as error:
+        return internal_error(args.command or "practice", error)
+
+
+def internal_error(command: str, error: Exception) -> int:
+    """One line for an exception that escaped a command (`checkers.cli.fault_line`), exit
+    status 4; the traceback only when asked for (GRILL_TRACEBACK=1)."""
+    if os.environ.get("GRILL_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(error, file=sys.stderr)
+    if isinstance(error, OSError):
+        _silence_stdout()  # whatever is still buffered must not fail again at exit
+    try:
+        print(fault_line(command, error), file=sys.stderr)
+    except OSError:  # standard error itself is gone
+        pass
+    return EXIT_GRILL
+
+
+def _silence_stdout() -> None:
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no real standard output (tests capture it)
+        pass
 
 
 if __name__ == "__main__":

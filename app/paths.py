@@ -1,15 +1,19 @@
 """Where grill keeps user data and finds packs.
 
-`GRILL_HOME` overrides the per-OS data directory (tests, several profiles); `GRILL_PACKS`
-adds pack folders, separated by os.pathsep.
+`GRILL_HOME` overrides the per-OS data directory (tests, several profiles), and then holds the
+cache too; `GRILL_PACKS` adds pack folders, separated by os.pathsep.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
+
+if TYPE_CHECKING:
+    from questions.cache import PackCache
 
 SHIPPED_PACKS = Path(__file__).resolve().parent.parent / "questions"
 
@@ -21,6 +25,24 @@ def data_dir() -> Path:
         if home
         else Path(platformdirs.user_data_dir("grill", appauthor=False))
     )
+
+
+def cache_dir() -> Path:
+    """The pack cache's folder: `GRILL_HOME/cache` when GRILL_HOME is set, else the per-OS
+    cache folder (`~/.cache/grill` on Linux). Deleting it is always safe."""
+    home = os.environ.get("GRILL_HOME")
+    return (
+        Path(home).expanduser() / "cache"
+        if home
+        else Path(platformdirs.user_cache_dir("grill", appauthor=False))
+    )
+
+
+def pack_cache() -> PackCache:
+    """What a start needs of each pack file, kept between runs (`questions.cache`)."""
+    from questions.cache import PackCache
+
+    return PackCache(cache_dir() / "packs")
 
 
 def user_packs_dir() -> Path:

@@ -13,10 +13,13 @@ def main(argv: list[str] | None = None) -> int:
         description="Grade a PyTorch training-loop snippet for retained autograd graphs.",
     )
     add_check_arguments(parser)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:  # --help, or a usage error argparse has already explained
+        return exit.code if isinstance(exit.code, int) else 2
     try:
         with ending_cleanly():
-            return run(args)
+            return run(args)  # no exception of grill's own escapes it
     except KeyboardInterrupt:
         return 130
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
-import stat
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, Unpack, cast
 
+from checkers.inputs import SECONDS, STEPS, FileRefused, OutOfRange, format_cap, read_file
 from checkers.judge import judge
 from checkers.judge.contract import Observed, check
 from checkers.measurements import GradePayload, Measurements
@@ -31,6 +31,10 @@ DEFAULT_SECONDS = 60.0
 """The budget of one run unless told otherwise (a code task's `Grading` says its own)."""
 FINISH_MARGIN_S = 20.0
 """Wall time beyond the budget for the final scan and the result, before the run is killed."""
+MAX_SNIPPET_BYTES = 1_000_000
+"""The largest snippet graded: a training loop is a few KB. JSON writes a byte as at most six
+(`\\u0001`), so a snippet this size always fits in the sandbox's job message
+(`protocol.MAX_CONTROL_BYTES`, 64 MiB), and one over it is a usage error before anything is sent."""
 
 
 class UsageError(ValueError):
@@ -92,7 +96,9 @@ def grade_source(
     """Grade `source` (a complete training-loop snippet) in the sandbox.
 
     A snippet that cannot be graded (refused, raised, timed out, hit a limit, or the sandbox
-    could not start) comes back as a not-graded Verdict carrying the reason, never raises.
+    could not start) comes back as a not-graded Verdict carrying the reason. Only a request
+    that is wrong itself raises, UsageError, before anything runs: a budget out of range
+    (`checked_budget`) or a snippet over `MAX_SNIPPET_BYTES` (`checked_source`).
     """
     return _graded(
         source,
@@ -260,6 +266,7 @@ def _graded(
     peak: bool = False,
 ) -> tuple[Verdict, Observed | None]:
     seconds = checked_budget(seconds, steps)
+    source = checked_source(source, filename)
     sandbox = sandbox or shared_sandbox(device)
     try:
         sandbox.start()
@@ -281,14 +288,18 @@ def _graded(
 
 
 def checked_budget(seconds: float | None, steps: int | None) -> float:
-    """The time budget in seconds (the default when None); UsageError for one that cannot run
-    anything, before any worker starts."""
+    """The time budget in seconds (the default when None), with `steps`, checked against
+    their ranges (`inputs.SECONDS`, `inputs.STEPS`): UsageError, saying the range, for a
+    number that cannot run anything (0, negative, NaN, infinite, past an hour of budget or
+    100,000 steps), before any worker starts."""
     seconds = DEFAULT_SECONDS if seconds is None else seconds
-    if seconds <= 0:
-        raise UsageError(f"the time budget must be positive, not {seconds:g} s")
-    if steps is not None and steps < 1:
-        raise UsageError(f"--steps must be at least 1, not {steps}")
-    return seconds
+    try:
+        SECONDS.check(seconds)
+        if steps is not None:
+            STEPS.check(steps)
+    except OutOfRange as error:
+        raise UsageError(str(error)) from None
+    return float(seconds)
 
 
 def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, Observed | None]:
@@ -330,42 +341,45 @@ def grade_file(path: str | Path, **options: Unpack[_FileOptions]) -> Verdict:
 
 
 def read_snippet(path: str | Path) -> str:
+    """The snippet in `path`, read through grill's one reader (a plain file of at most
+    `MAX_SNIPPET_BYTES`, UTF-8 text); UsageError naming the file otherwise."""
     path = Path(path)
     try:
-        return path.read_text(encoding="utf-8")
+        raw = read_file(path, role="a snippet", cap=MAX_SNIPPET_BYTES)
+    except FileRefused as refused:
+        raise UsageError(str(refused)) from None
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a directory, not a Python file") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start} cannot be decoded)") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
-MAX_FIX_BYTES = 1024 * 1024
-"""The largest file taken as a code task's fix: a task's whole starter is a few kilobytes."""
+def checked_source(source: str, filename: str = "<snippet>") -> str:
+    """`source` when the sandbox can take it: at most `MAX_SNIPPET_BYTES` of UTF-8, so that its
+    job message, however JSON escapes it, stays under the sandbox's `MAX_CONTROL_BYTES`;
+    UsageError naming the cap otherwise, before anything starts or is sent."""
+    if len(source) > MAX_SNIPPET_BYTES:  # each character is at least a byte: no need to encode
+        size = f"over {MAX_SNIPPET_BYTES:,} bytes"
+    else:
+        encoded = len(source.encode("utf-8", "surrogatepass"))
+        if encoded <= MAX_SNIPPET_BYTES:
+            return source
+        size = f"{encoded:,} bytes"
+    raise UsageError(
+        f"{filename}: the snippet is {size}; grill grades snippets of at most "
+        f"{format_cap(MAX_SNIPPET_BYTES)}"
+    )
 
 
 def read_fix(path: str | Path, *, parse: bool = True) -> str:
     """A code task's fix from `path`, as `grill check --task` and `grill task watch` take it:
-    `read_snippet`'s text, which must also be a plain file of at most `MAX_FIX_BYTES`, not
-    empty, not binary, and (`parse`) parse as Python. UsageError (one line naming the file)
-    otherwise."""
+    `read_snippet`'s text, which must also not be empty, not binary, and (`parse`) parse as
+    Python. UsageError (one line naming the file) otherwise."""
     path = Path(path)
-    try:
-        status = path.stat()
-    except OSError:
-        status = None  # read_snippet says why (no such file, no permission)
-    if status is not None and stat.S_ISDIR(status.st_mode):
-        raise UsageError(f"{path}: is a directory, not a Python file")
-    if status is not None and not stat.S_ISREG(status.st_mode):
-        raise UsageError(f"{path}: not a plain file (a pipe, socket or device)")
-    if status is not None and status.st_size > MAX_FIX_BYTES:
-        raise UsageError(
-            f"{path}: {status.st_size / 1024 / 1024:.1f} MB is too large for a code task's fix"
-            f" (at most {MAX_FIX_BYTES // 1024 // 1024} MB)"
-        )
     source = read_snippet(path)
     if not source.strip():
         raise UsageError(f"{path}: is empty; a fix is the whole task's code, the starter changed")

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from checkers.inputs import SECONDS, STEPS
 from checkers.verdict import DEVICES, EXIT_GRILL, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -40,7 +43,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seconds",
-        type=float,
+        type=SECONDS.parse,
         default=None,
         metavar="S",
         help="time budget per file (default 60): the run is watched to its end"
@@ -48,7 +51,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--steps",
-        type=int,
+        type=STEPS.parse_whole,
         default=None,
         metavar="N",
         help="stop watching after N optimizer steps (default: run to the end)",
@@ -70,9 +73,48 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Grade each file; print its report (or JSON line); return the worst exit status."""
-    from checkers.api import UsageError, checked_budget, grade_source, grading_sandbox, read_snippet
+    """Grade each file; print its report (or JSON line); return the worst exit status.
+
+    No exception of grill's own reaches the user: a sandbox that cannot start (no CUDA device
+    for `--device cuda`, say) is one plain line and exit 4, and so is any other fault."""
+    try:
+        return _run(args)
+    except Exception as exc:  # a fault of grill's own: say so, with its own exit status
+        return _fault(exc)
+
+
+def fault_line(command: str, error: Exception, while_doing: str = "") -> str:
+    """The one line for an exception that escaped a command (`grill COMMAND: ...`), whichever
+    command: an OSError (a full disk, standard output on /dev/full) says what the system said;
+    anything else is a bug in grill, and says so."""
+    if isinstance(error, OSError):
+        where = f" ({error.filename})" if error.filename else ""
+        return f"grill {command}: {error.strerror or error}{where}; the command stopped there"
+    return (
+        f"grill {command}: internal error{while_doing} ({type(error).__name__}: {error}); this "
+        "is a bug in grill: please report it (GRILL_TRACEBACK=1 prints where it happened)"
+    )
+
+
+def _fault(error: Exception, while_doing: str = "") -> int:
+    if os.environ.get("GRILL_TRACEBACK"):
+        traceback.print_exception(error, file=sys.stderr)
+    print(fault_line("check", error, while_doing), file=sys.stderr)
+    return EXIT_GRILL
+
+
+def _run(args: argparse.Namespace) -> int:
+    from checkers.api import (
+        UsageError,
+        checked_budget,
+        checked_source,
+        grade_source,
+        grading_sandbox,
+        read_snippet,
+    )
     from checkers.report import render
+    from checkers.sandbox import SandboxError
+    from checkers.verdict import Verdict
 
     if getattr(args, "task", None):
         print(
@@ -83,12 +125,22 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:  # every usage error is found before a worker starts (seconds of torch import)
         checked_budget(args.seconds, args.steps)
-        sources = [(path, read_snippet(path)) for path in args.files]
+        sources = [(path, checked_source(read_snippet(path), path)) for path in args.files]
     except UsageError as exc:
         print(f"grill check: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     worst = 0
-    with grading_sandbox(args.device, warm=len(sources) > 1) as sandbox:
+    sandbox = grading_sandbox(args.device, warm=len(sources) > 1)
+    try:
+        try:
+            sandbox.start()
+        except SandboxError as exc:
+            print(f"grill check: {exc}", file=sys.stderr)
+            if args.json:  # each file still gets its line, saying why it was not graded
+                for path, _ in sources:
+                    failed = Verdict.not_graded("error", args.device, str(exc), kind=exc.kind)
+                    print(json.dumps({"file": path, **failed.to_dict()}))
+            return EXIT_GRILL
         for index, (path, source) in enumerate(sources):
             started = time.monotonic()
             try:
@@ -101,11 +153,7 @@ def run(args: argparse.Namespace) -> int:
                     sandbox=sandbox,
                 )
             except Exception as exc:  # a fault of grill's own: say so, with its own exit status
-                print(
-                    f"grill check: internal error while grading {path}: {type(exc).__name__}: {exc}",
-                    file=sys.stderr,
-                )
-                return EXIT_GRILL
+                return _fault(exc, f" while grading {path}")
             if args.json:
                 print(json.dumps({"file": path, **verdict.to_dict()}))
             else:
@@ -121,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
                     time.monotonic() - started,
                 )
             worst = max(worst, verdict.exit_code)
+    finally:
+        sandbox.close()
     return worst
 
 

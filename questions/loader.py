@@ -10,14 +10,25 @@ from __future__ import annotations
 
 import gc
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from questions.cache import CachedManifest, FolderCache, PackCache, hashing
 from questions.codecheck import python_problems
 from questions.folders import Listing, list_folder, searched, unreadable_folder
-from questions.model import FORMAT_VERSION, Card, Library, LoadedCard, Manifest, Pack, Problem
+from questions.model import (
+    FORMAT_VERSION,
+    Card,
+    CardSummary,
+    CardUnavailable,
+    Library,
+    LoadedCard,
+    Manifest,
+    Pack,
+    Problem,
+)
 from questions.validation import validate_document
 from questions.yamldoc import YamlDocument, position, read_yaml
 
@@ -51,16 +62,20 @@ class _PackResult:
     id_positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
 
 
-def load_library(paths: Iterable[Path | str]) -> Library:
+def load_library(paths: Iterable[Path | str], cache: PackCache | None = None) -> Library:
     """Load every pack found on `paths` (e.g. `app.paths.pack_search_path()`).
 
     Each entry may be a pack folder or a folder of packs; entries that do not exist are
     skipped, since the user's pack folder usually does not. Card ids must be unique across
     everything loaded: a later duplicate is reported and left out, as is a later pack with a
     name already taken.
+
+    With a `cache` (`questions.cache`), a file whose cache entry still holds is not read: its
+    card comes from the entry and is read whole only when opened. The result is the same
+    library (tests compare them); `grill lint` reads every file.
     """
     with _cycle_collection_paused():
-        return _load_library(paths)
+        return _load_library(paths, cache)
 
 
 @contextmanager
@@ -77,7 +92,7 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load_library(paths: Iterable[Path | str]) -> Library:
+def _load_library(paths: Iterable[Path | str], cache: PackCache | None) -> Library:
     library = Library()
     seen_roots: set[Path] = set()
     first_pack: dict[str, Path] = {}
@@ -88,7 +103,10 @@ def _load_library(paths: Iterable[Path | str]) -> Library:
             if real in seen_roots:
                 continue
             seen_roots.add(real)
-            result = _read_pack(listing)
+            folder_cache = cache.folder(root) if cache is not None else None
+            result = _read_pack(listing, folder_cache)
+            if folder_cache is not None:
+                folder_cache.save()
             library.problems += result.problems
             if result.pack is None:
                 continue
@@ -106,7 +124,7 @@ def _load_library(paths: Iterable[Path | str]) -> Library:
             first_pack[name] = root
             kept = []
             for loaded in result.pack.cards:
-                card_id = loaded.card.id
+                card_id = loaded.id
                 if card_id in first_card:
                     library.problems.append(
                         Problem(
@@ -177,19 +195,18 @@ def pack_folders(entry: Path, problems: list[Problem]) -> list[Listing]:
 
 def card_files(listing: Listing) -> list[Path]:
     """What the loader reads as cards; entries that are not plain files are reported when read."""
-    return sorted(
-        path
-        for path in (*listing.files, *listing.folders)
-        if path.suffix == CARD_SUFFIX
-        and path.name != MANIFEST_NAME
-        and not path.name.startswith(".")
-    )
+    found = []
+    for path in (*listing.files, *listing.folders):
+        name = path.name
+        if name.endswith(CARD_SUFFIX) and name != MANIFEST_NAME and not name.startswith("."):
+            found.append((name, path))
+    return [path for _, path in sorted(found)]  # one folder's: by name is by path
 
 
-def _read_pack(listing: Listing) -> _PackResult:
+def _read_pack(listing: Listing, cache: FolderCache | None = None) -> _PackResult:
     """The pack in a folder already listed and known to hold `pack.yaml`."""
     root = listing.folder
-    manifest = _read_manifest(root / MANIFEST_NAME)
+    manifest = _manifest_through(cache, root / MANIFEST_NAME)
     if manifest.newer:
         return _PackResult(
             None, manifest.problems
@@ -200,7 +217,7 @@ def _read_pack(listing: Listing) -> _PackResult:
     name = manifest.manifest.name if manifest.manifest is not None else ""
     cards = []
     for path in card_files(listing):
-        card = _read_card(path, name)
+        card = _card_through(cache, path, name)
         result.problems += card.problems
         result.id_positions[path] = card.id_position
         if card.card is not None:
@@ -210,15 +227,80 @@ def _read_pack(listing: Listing) -> _PackResult:
     return result
 
 
-def _read_manifest(path: Path) -> _ManifestResult:
+def _manifest_through(cache: FolderCache | None, path: Path) -> _ManifestResult:
+    """The manifest from its cache entry when that holds, else read (and remembered)."""
+    if cache is None:
+        return _read_manifest(path)
+    cached, status = cache.manifest(path)
+    if cached is not None:
+        return _ManifestResult(cached.manifest, cached.problems, cached.name_position, cached.newer)
+    digest: list[str] = []
+    result = _read_manifest(path, seen=hashing(digest))
+    cache.remember_manifest(
+        path,
+        status,
+        digest[0] if digest else None,
+        CachedManifest(result.manifest, result.problems, result.name_position, result.newer),
+    )
+    return result
+
+
+def _card_through(cache: FolderCache | None, path: Path, pack: str) -> _CardResult:
+    """The card from its cache entry when that holds (read whole only when opened), else read
+    (and remembered)."""
+    if cache is None:
+        return _read_card(path, pack)
+    cached, status = cache.card(path)
+    if cached is not None:
+        loaded = None
+        if cached.summary is not None:
+            summary = cached.summary
+            loaded = LoadedCard.listed(
+                summary, path, pack, lambda: _whole_card(path, pack, summary)
+            )
+        return _CardResult(loaded, cached.problems, cached.id_position)
+    digest: list[str] = []
+    result = _read_card(path, pack, seen=hashing(digest))
+    cache.remember_card(
+        path,
+        status,
+        digest[0] if digest else None,
+        result.card.summary if result.card is not None else None,
+        result.problems,
+        result.id_position,
+    )
+    return result
+
+
+def _whole_card(path: Path, pack: str, summary: CardSummary | None) -> Card:
+    """A card listed from the cache, read whole as it is opened. Its file may have changed
+    since the start: a card that still loads is taken as it is now; one that no longer does
+    (or now has another id) is CardUnavailable, saying why."""
+    result = _read_card(path, pack)
+    if result.card is None:
+        first = result.problems[0] if result.problems else None
+        why = f": {first}" if first is not None else ""
+        raise CardUnavailable(
+            f"{path} changed since grill started and no longer loads{why} (grill lint lists "
+            "every problem)"
+        )
+    if summary is not None and result.card.id != summary.id:
+        raise CardUnavailable(
+            f"{path} changed since grill started: it now holds the card "
+            f"'{result.card.id}', not '{summary.id}'"
+        )
+    return result.card.card
+
+
+def _read_manifest(path: Path, seen: Callable[[bytes], None] | None = None) -> _ManifestResult:
     try:
-        return _check_manifest(path)
+        return _check_manifest(path, seen)
     except Exception as error:  # a fault in a check costs this pack alone, never the others
         return _ManifestResult(None, [_internal_error(path, error)])
 
 
-def _check_manifest(path: Path) -> _ManifestResult:
-    doc, problems = read_yaml(path)
+def _check_manifest(path: Path, seen: Callable[[bytes], None] | None = None) -> _ManifestResult:
+    doc, problems = read_yaml(path, seen=seen)
     if doc is None:
         return _ManifestResult(None, problems)
     newer = _newer_format(doc)
@@ -231,15 +313,15 @@ def _check_manifest(path: Path) -> _ManifestResult:
     )
 
 
-def _read_card(path: Path, pack: str) -> _CardResult:
+def _read_card(path: Path, pack: str, seen: Callable[[bytes], None] | None = None) -> _CardResult:
     try:
-        return _check_card(path, pack)
+        return _check_card(path, pack, seen)
     except Exception as error:  # a fault in a check costs this card alone, never the others
         return _CardResult(None, [_internal_error(path, error)])
 
 
-def _check_card(path: Path, pack: str) -> _CardResult:
-    doc, problems = read_yaml(path)
+def _check_card(path: Path, pack: str, seen: Callable[[bytes], None] | None = None) -> _CardResult:
+    doc, problems = read_yaml(path, seen=seen)
     if doc is None:
         return _CardResult(None, problems)
     card, invalid = validate_document(Card, doc)

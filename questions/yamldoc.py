@@ -7,9 +7,8 @@ positions and the chance to report duplicates.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import cast
 import yaml
 from yaml.constructor import SafeConstructor
 
+from checkers.inputs import FileRefused, read_file
 from questions.model import Problem
 from questions.problems import ProblemList
 
@@ -214,13 +214,16 @@ def describe_loc(loc: Loc) -> str:
     return text
 
 
-def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
-    """Parse one file whose top level must be a mapping; never raises for bad content."""
+def read_yaml(
+    path: Path, *, seen: Callable[[bytes], None] | None = None
+) -> tuple[YamlDocument | None, list[Problem]]:
+    """Parse one file whose top level must be a mapping; never raises for bad content.
+    `seen` is handed the file's bytes once read (the pack cache hashes them)."""
     shown = str(path)
     try:
         raw = _read_plain_file(path)
-    except _NotReadable as refusal:
-        return None, [Problem(shown, 1, 1, *refusal.args)]
+    except FileRefused as refusal:
+        return None, [_refusal_problem(shown, refusal)]
     except OSError as error:
         return None, [
             Problem(
@@ -231,6 +234,8 @@ def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
                 "check that it exists and is readable",
             )
         ]
+    if seen is not None:
+        seen(raw)
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark is not part of the first line's columns
     except UnicodeDecodeError as error:
@@ -238,36 +243,24 @@ def read_yaml(path: Path) -> tuple[YamlDocument | None, list[Problem]]:
     return parse_yaml(text, shown)
 
 
-class _NotReadable(Exception):
-    """A path that is not a plain file of card size: (message, hint)."""
-
-
 def _read_plain_file(path: Path) -> bytes:
-    """The file's bytes; refuses folders, pipes and devices (reading a pipe would wait forever)
-    and files too large to be a card, without reading them."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise _NotReadable(
-                "this is a folder, not a file",
-                "rename the folder so its name does not end in .yaml",
-            )
-        if not stat.S_ISREG(mode):
-            raise _NotReadable(
-                "this is not a plain file (a pipe, socket or device)",
-                "replace it with a plain text file, or remove it",
-            )
-        with os.fdopen(descriptor, "rb", closefd=False) as file:
-            raw = file.read(MAX_FILE_BYTES + 1)
-    finally:
-        os.close(descriptor)
-    if len(raw) > MAX_FILE_BYTES:
-        raise _NotReadable(
-            f"the file is larger than {MAX_FILE_BYTES:,} bytes, far more than a card holds",
-            "a card is a few KB of text: check that this is the right file",
-        )
-    return raw
+    """The file's bytes, through grill's one reader: folders, pipes and devices are refused
+    without being read (reading a pipe would wait forever), and so are files too large to be a
+    card."""
+    return read_file(path, role="a card or manifest", cap=MAX_FILE_BYTES)
+
+
+def _refusal_problem(path: str, refusal: FileRefused) -> Problem:
+    if refusal.too_large:
+        message = f"the file is larger than {MAX_FILE_BYTES:,} bytes, far more than a card holds"
+        hint = "a card is a few KB of text: check that this is the right file"
+    elif refusal.what == "a folder":
+        message = "this is a folder, not a file"
+        hint = "rename the folder so its name does not end in .yaml"
+    else:
+        message = "this is not a plain file (a pipe, socket or device)"
+        hint = "replace it with a plain text file, or remove it"
+    return Problem(path, 1, 1, message, f"{refusal.reason}; {refusal.rule}: {hint}")
 
 
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Problem]]:

@@ -15,3 +15,8 @@ def test_help_imports_neither_torch_nor_textual(imported_after):
 @pytest.mark.parametrize("module", ["questions.model", "checkers.verdict", "checkers.cli"])
 def test_headless_modules_do_not_import_textual_or_torch(imported_after, module):
     assert imported_after(f"import {module}").of("textual", "torch") == []
+
+
+def test_the_input_checks_import_no_library(imported_after):
+    """`checkers.inputs` is shared by every package and by `grill --help`'s parser."""
+    assert imported_after("import checkers.inputs").of("torch", "pydantic", "textual", "yaml") == []

@@ -4,7 +4,9 @@ or 2, raises nothing, places every problem at a file and line, and answers withi
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import socket
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -144,3 +146,87 @@ def test_lint_of_any_mutated_card_places_every_problem(isolated_home, tmp_path, 
     assert (status == 1) == bool(problems)
     for problem in problems:
         assert Path(problem["path"]).name in (name, "pack.yaml") and problem["line"] >= 1, problem
+
+
+DEVICES = ["/dev/zero", "/dev/null", "/dev/urandom", "/dev/full"]
+CAP = 1_000_000
+
+
+def _special(kind: str, path: Path, size: int, device: str) -> None:
+    """Put something that is not a card-sized plain file where a card (or the manifest) is."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to(device)
+    elif kind == "socket":
+        here = os.getcwd()
+        os.chdir(path.parent)  # an AF_UNIX path is limited to about 100 bytes
+        try:
+            server = socket.socket(socket.AF_UNIX)
+            server.bind(path.name)
+            server.close()
+        finally:
+            os.chdir(here)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "sparse":
+        with path.open("wb") as file:
+            file.truncate(size)
+    else:  # a plain file of about the cap (the sparse files cover the large sizes), a comment
+        path.write_bytes(b"#" * (min(size, CAP + 1) - 1) + b"\n")
+
+
+@settings(
+    max_examples=60,
+    deadline=timedelta(seconds=20),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    kind=st.sampled_from(["fifo", "device", "socket", "folder", "sparse", "plain"]),
+    size=st.sampled_from([CAP - 1, CAP, CAP + 1, 100 * 1024 * 1024, 3]),
+    device=st.sampled_from(DEVICES),
+    where=st.sampled_from(["card", "manifest"]),
+)
+def test_lint_refuses_what_is_no_card_sized_plain_file_at_once_saying_what_it_is(
+    isolated_home, tmp_path, capsys, kind, size, device, where
+):
+    """A pipe, a socket, a folder, a device (linked to under a card's name) or a file over the
+    cap, where a card or the manifest is, is one problem at 1:1 whose hint says what it is and
+    the cap (issue 24), and is never read: a FIFO with no writer or /dev/zero would not end
+    within the deadline. A plain file up to the cap is read as a card."""
+    pack = Path(tempfile.mkdtemp(dir=tmp_path)) / "pack"
+    pack.mkdir()
+    name = "pack.yaml" if where == "manifest" else SHIPPED_CARDS[0].name
+    if where == "card":
+        shutil.copy(SHIPPED_CARDS[0].parent / "pack.yaml", pack / "pack.yaml")
+    _special(kind, pack / name, size, device)
+    capsys.readouterr()
+
+    status = main(["lint", "--json", str(pack)])
+
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    if where == "manifest" and kind == "folder":
+        assert status == 2, err  # no pack.yaml file: no pack here at all
+        return
+    problems = json.loads(out)
+    assert status == 1 and problems
+    mine = [p for p in problems if Path(p["path"]).name == name]
+    assert mine, problems
+    shown = min(size, CAP + 1) if kind == "plain" else size
+    if kind in ("plain", "sparse") and shown <= CAP:
+        # read as a card: a comment only, or zeros (control characters), each a card's problem
+        assert all("larger than" not in p["message"] for p in mine), mine
+        assert all("not a plain file" not in p["hint"] for p in mine), mine
+        return
+    assert (mine[0]["line"], mine[0]["column"]) == (1, 1), problems
+    what = {
+        "fifo": "a named pipe (FIFO), not a plain file",
+        "device": "a character device, not a plain file",
+        "socket": "a socket, not a plain file",
+        "folder": "a folder, not a plain file",
+        "sparse": f"{shown:,} bytes;",
+        "plain": f"{shown:,} bytes;",
+    }[kind]
+    assert f"it is {what}" in mine[0]["hint"], mine[0]
+    assert "at most 1,000,000 bytes" in mine[0]["hint"], mine[0]

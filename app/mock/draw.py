@@ -64,7 +64,7 @@ def weight(standing: Standing) -> float:
 def eligible(cards: Sequence[LoadedCard], level: Level) -> list[LoadedCard]:
     """Cards usually asked at `level` or below: a junior interview skips principal questions."""
     ceiling = LEVELS.index(level)
-    return [c for c in cards if LEVELS.index(c.card.level) <= ceiling]
+    return [c for c in cards if LEVELS.index(c.summary.level) <= ceiling]
 
 
 def draw(
@@ -83,14 +83,14 @@ def draw(
     if count < 1:
         raise ValueError(f"the number of questions must be at least 1, not {count}")
     standings = standings or {}
-    ordered = sorted(cards, key=lambda c: c.card.id)
-    keys = {c.card.id: _key(rng, standings.get(c.card.id, Standing())) for c in ordered}
-    by_key = sorted(ordered, key=lambda c: keys[c.card.id], reverse=True)
+    ordered = sorted(cards, key=lambda c: c.id)
+    keys = {c.id: _key(rng, standings.get(c.id, Standing())) for c in ordered}
+    by_key = sorted(ordered, key=lambda c: keys[c.id], reverse=True)
     pool = eligible(by_key, level)
     chosen = pool[:count]
-    if any(c.card.code_task for c in chosen):
+    if any(c.summary.code_task for c in chosen):
         return chosen
-    coded = [c for c in pool if c.card.code_task] or [c for c in by_key if c.card.code_task]
+    coded = [c for c in pool if c.summary.code_task] or [c for c in by_key if c.summary.code_task]
     if not coded:
         return chosen
     return [*chosen[: count - 1], coded[0]] if len(chosen) >= count else [*chosen, coded[0]]

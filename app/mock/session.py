@@ -156,8 +156,8 @@ class MockSession:
     ) -> None:
         if not cards:
             raise ValueError("a mock interview needs at least one question")
-        if minutes is not None and minutes <= 0:
-            raise ValueError(f"--minutes must be positive, not {minutes:g}")
+        if minutes is not None and not (math.isfinite(minutes) and minutes > 0):
+            raise ValueError(f"--minutes must be positive and finite, not {minutes:g}")
         self.cards = list(cards)
         self.level, self.role, self.seed = level, role, seed
         self.minutes = minutes

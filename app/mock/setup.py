@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from app.mock.draw import ProgressSource, draw, eligible, standings_from
+from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.mock.session import MockSession
-from questions.model import Level, Library, LoadedCard, UnknownPack
+from checkers.inputs import OutOfRange
+from questions.model import CardUnavailable, Level, Library, LoadedCard, UnknownPack
 
 
 class MockSetupError(Exception):
@@ -39,27 +41,33 @@ def build_session(
     history: ProgressSource | None = None,
     now: datetime | None = None,
 ) -> MockSession:
-    """Draw the questions and wrap them in a session ready to start.
+    """Draw the questions and wrap them in a session ready to start; MockSetupError, saying
+    the range, for a number out of it (`app.mock.limits`).
 
     With a `history` (anything with `.progress(card_id)`) and `now`, due and weak cards are
     drawn more often.
     """
-    if questions < 1:
-        raise MockSetupError(f"the number of questions must be at least 1, not {questions}")
-    if minutes is not None and minutes <= 0:
-        raise MockSetupError(
-            f"the time limit must be a positive number of minutes, not {minutes:g}"
-        )
+    try:
+        QUESTIONS.check(questions)
+        if minutes is not None:
+            MINUTES.check(minutes)
+        if seed is not None:
+            SEED.check(seed)
+    except OutOfRange as error:
+        raise MockSetupError(str(error)) from None
     if not eligible(cards, level):
         raise MockSetupError(f"no card at {level} level or below in the chosen packs")
     standings = None
     if history is not None and now is not None:
-        standings = standings_from(history, [c.card.id for c in cards], now)
+        standings = standings_from(history, [c.id for c in cards], now)
     chosen = draw(cards, questions, level=level, rng=random.Random(seed), standings=standings)
-    return MockSession(
-        chosen,
-        level=level,
-        role="interviewer" if interviewer else "candidate",
-        minutes=minutes,
-        seed=seed,
-    )
+    try:
+        return MockSession(
+            chosen,
+            level=level,
+            role="interviewer" if interviewer else "candidate",
+            minutes=minutes,
+            seed=seed,
+        )
+    except CardUnavailable as error:  # a drawn card's file stopped loading since the start
+        raise MockSetupError(str(error)) from None

@@ -25,7 +25,7 @@ class CardFilter:
     """Every word must appear in the card's id, question, tags or key points (any case)."""
 
     def matches(self, loaded: LoadedCard, *, due: set[str], seen: Set[str]) -> bool:
-        card = loaded.card
+        card = loaded.summary
         if self.pack is not None and loaded.pack != self.pack:
             return False
         if self.level is not None and card.level != self.level:
@@ -40,8 +40,8 @@ class CardFilter:
 
 
 def searchable_text(loaded: LoadedCard) -> str:
-    card = loaded.card
-    parts = [card.id, card.question, *card.tags, *(point.point for point in card.key_points)]
+    card = loaded.summary
+    parts = [card.id, card.question, *card.tags, *card.key_points]
     return " ".join(parts).lower()
 
 
@@ -52,7 +52,7 @@ def filter_cards(
 
 
 def all_tags(cards: Iterable[LoadedCard]) -> list[str]:
-    return sorted({tag for loaded in cards for tag in loaded.card.tags})
+    return sorted({tag for loaded in cards for tag in loaded.summary.tags})
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,8 @@ def pack_summaries(library: Library, *, due: set[str], seen: Set[str]) -> list[P
             name=pack.manifest.name,
             title=pack.manifest.title,
             cards=len(pack.cards),
-            seen=sum(loaded.card.id in seen for loaded in pack.cards),
-            due=sum(loaded.card.id in due for loaded in pack.cards),
+            seen=sum(loaded.id in seen for loaded in pack.cards),
+            due=sum(loaded.id in due for loaded in pack.cards),
         )
         for pack in library.packs
     ]
@@ -79,5 +79,5 @@ def pack_summaries(library: Library, *, due: set[str], seen: Set[str]) -> list[P
 
 def order_by_queue(cards: Sequence[LoadedCard], queue: Sequence[str]) -> list[LoadedCard]:
     """The cards named in `queue`, in the queue's order (ids no longer loaded are dropped)."""
-    by_id = {loaded.card.id: loaded for loaded in cards}
+    by_id = {loaded.id: loaded for loaded in cards}
     return [by_id[card_id] for card_id in queue if card_id in by_id]

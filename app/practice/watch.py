@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import os
 import queue
-import stat
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from checkers.api import MAX_FIX_BYTES, UsageError, read_fix
+from checkers.api import MAX_SNIPPET_BYTES, UsageError, read_fix
+from checkers.inputs import FileRefused, read_file
 from checkers.verdict import Verdict
 
 POLL_S = 0.05
@@ -71,10 +71,13 @@ def look(path: Path) -> bytes | tuple[int, ...] | None:
     (times alone miss two saves of the same length within the file system's clock tick), else
     its status; None when it is missing."""
     try:
+        return read_file(path, role="a fix", cap=MAX_SNIPPET_BYTES)
+    except FileRefused:
+        pass  # not a plain file, or too large: its status tells a change
+    except OSError:
+        return None
+    try:
         status = os.stat(path)
-        if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_FIX_BYTES:
-            with open(path, "rb") as file:
-                return file.read(MAX_FIX_BYTES + 1)
     except OSError:
         return None
     return (status.st_mode, status.st_ino, status.st_size, status.st_mtime_ns)

@@ -35,7 +35,7 @@ from app.clock import (
     utc_now,
 )
 from app.progress.attempt import Attempt, SessionKind
-from app.progress.errors import HistoryError, error_for
+from app.progress.errors import HistoryError, disk_problem, error_for, space_needed
 from app.progress.file_check import check_before_writing, check_usable
 from app.progress.rating import RATINGS, Rating
 from app.progress.records import attempt_from_dict, attempt_to_dict
@@ -46,6 +46,8 @@ BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write transaction before saying the file is locked."""
 
 DEFAULT_NEW_PER_DAY = 10
+MAX_SETTING_BYTES = 64 * 1024
+"""A setting is a word or a number; a longer value (another program's) is never read."""
 """New cards introduced per day when the `new_per_day` setting is unset."""
 
 _JSON_COLUMNS = ("phase_seconds", "key_points_hit", "key_points_missed", "red_flags_said", "code")
@@ -216,27 +218,40 @@ class History:
         if existing:
             check_usable(path, BUSY_TIMEOUT_S)
         connection = None
+        needed = space_needed(path)
+        if not existing:  # before connecting, which makes the file
+            problem = disk_problem(path, needed)
+            if problem is not None:
+                raise problem
         try:
             connection = sqlite3.connect(
                 path, isolation_level=None, timeout=BUSY_TIMEOUT_S, check_same_thread=False
             )
             connection.text_factory = _decode_text
-            upgrading = existing and (
-                connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
-                or schema_version(connection) < SCHEMA_VERSION
-            )
-            if upgrading:  # switching to WAL and migrating both write
+            in_wal = existing and connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            migrating = existing and schema_version(connection) < SCHEMA_VERSION
+            upgrading = existing and (migrating or not in_wal)
+            if upgrading:
+                # Switching to WAL and migrating both write: nothing is changed unless the
+                # disk can take the whole change (a full disk, a read-only mount, no inodes).
+                problem = disk_problem(path, needed)
+                if problem is not None:
+                    raise problem
+            if upgrading:
                 check_before_writing(connection, path)
-            connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
-            migrate(connection)
+            if migrating:  # first, in the file's own journal mode: a failure rolls back whole
+                migrate(connection)
+            if not in_wal:  # only once the file is at the current version
+                connection.execute("PRAGMA journal_mode = WAL")
+            migrate(connection)  # a fresh file's tables (or one another grill just migrated)
         except (sqlite3.Error, HistoryError) as error:
             if connection is not None:
                 connection.close()
             if isinstance(error, HistoryError):
                 raise
-            raise error_for(path, error, BUSY_TIMEOUT_S) from error
+            raise error_for(path, error, BUSY_TIMEOUT_S, needed=needed) from error
         return cls(connection, path, checked_for_writing=not existing or upgrading)
 
     def close(self) -> None:
@@ -381,6 +396,12 @@ class History:
 
     def attempts(self, card_id: str | None = None) -> list[Attempt]:
         """Attempts oldest first, for one card or all; rows grill cannot read go to `unreadable`."""
+        return list(self.iter_attempts(card_id))
+
+    def iter_attempts(self, card_id: str | None = None) -> Iterator[Attempt]:
+        """`attempts()` one at a time, read from the file as they are asked for, so a history
+        of any size is walked in constant memory (`grill export`). The connection is held
+        until the iteration ends."""
         with self.reading() as connection:
             if card_id is None:
                 rows = connection.execute(f"{_SELECT_ATTEMPTS} ORDER BY started_at, id")
@@ -388,13 +409,13 @@ class History:
                 rows = connection.execute(
                     f"{_SELECT_ATTEMPTS} WHERE card_id = ? ORDER BY started_at, id", (card_id,)
                 )
-            found = []
             for row in rows:
                 try:
-                    found.append(_attempt_from_row(row))
+                    attempt = _attempt_from_row(row)
                 except _UnreadableRow as unreadable:
                     self.unreadable[row[0]] = str(unreadable)
-            return found
+                    continue
+                yield attempt
 
     def due_dates(self) -> dict[str, datetime]:
         """When each card seen before comes back, in one read (cards never practised are absent)."""
@@ -456,9 +477,20 @@ class History:
     # -- settings ------------------------------------------------------------------------
 
     def get_setting(self, key: str, default: Any = None) -> Any:
+        """The stored value, or `default` when there is none grill can read: one over
+        `MAX_SETTING_BYTES` (never read whole), or text that is not JSON (another program's)."""
         with self.reading() as connection:
-            row = connection.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+            row = connection.execute(
+                "SELECT length(CAST(value AS BLOB)) <= ?, CASE WHEN length(CAST(value AS BLOB)) "
+                "<= ? THEN value END FROM settings WHERE key = ?",
+                (MAX_SETTING_BYTES, MAX_SETTING_BYTES, key),
+            ).fetchone()
+        if row is None or not row[0] or not isinstance(row[1], str):
+            return default
+        try:
+            return json.loads(row[1], parse_constant=_not_a_number)
+        except (ValueError, RecursionError):
+            return default
 
     def set_setting(self, key: str, value: Any) -> None:
         """Values are stored as JSON; anything json.dumps refuses raises ValueError."""

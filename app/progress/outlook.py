@@ -67,8 +67,8 @@ def compute_outlook(history: History, cards: Sequence[LoadedCard], *, now: datet
         db.execute("DELETE FROM temp.outlook_groups")
         db.executemany(
             "INSERT INTO temp.outlook_groups VALUES (?, ?, ?)",
-            [(c.card.id, "pack", c.pack) for c in cards]
-            + [(c.card.id, "tag", tag) for c in cards for tag in c.card.tags],
+            [(c.id, "pack", c.pack) for c in cards]
+            + [(c.id, "tag", tag) for c in cards for tag in c.summary.tags],
         )
         mastered = _per_group(
             db,
@@ -88,7 +88,7 @@ def compute_outlook(history: History, cards: Sequence[LoadedCard], *, now: datet
             "GROUP BY g.kind, g.name",
         )
         horizon = stamp(day_start(today + timedelta(days=FORECAST_DAYS)))
-        loaded = {c.card.id for c in cards}
+        loaded = {c.id for c in cards}
         due = Counter(
             max(today, local_day(parse_stamp(when)))
             for card_id, when in db.execute(
@@ -97,7 +97,7 @@ def compute_outlook(history: History, cards: Sequence[LoadedCard], *, now: datet
             if card_id in loaded
         )
     sizes = Counter(("pack", c.pack) for c in cards) + Counter(
-        ("tag", t) for c in cards for t in c.card.tags
+        ("tag", t) for c in cards for t in c.summary.tags
     )
 
     def groups(kind: str) -> tuple[Mastery, ...]:

@@ -162,7 +162,7 @@ def compute_stats(
         db.execute("DELETE FROM temp.stats_cards")
         db.executemany(
             "INSERT OR IGNORE INTO temp.stats_cards VALUES (?, ?, ?, ?)",
-            [(c.card.id, c.pack, c.card.basic.seconds, c.card.solid.seconds) for c in cards or ()],
+            [(c.id, c.pack, c.summary.basic_seconds, c.summary.solid_seconds) for c in cards or ()],
         )
         unknown = ALL_PACKS if cards is None else OTHER_PACK
         attempts = db.execute("SELECT count(*) FROM temp.stats_attempts").fetchone()[0]

@@ -122,11 +122,11 @@ class GrillApp(App):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="library")
     def _load_library(self) -> None:
-        from app.paths import pack_search_path
+        from app.paths import pack_cache, pack_search_path
         from questions.loader import load_library
 
         try:
-            library = load_library(pack_search_path())
+            library = load_library(pack_search_path(), cache=pack_cache())
         except Exception as error:  # shown on home like any load problem, never as a traceback
             library = Library(
                 problems=[Problem("<pack search path>", 0, 0, f"could not load packs: {error}")]
@@ -158,10 +158,11 @@ class GrillApp(App):
             self.push_screen(HelpDialog(self.screen))
 
     def practise(self, queue: Sequence[LoadedCard]) -> None:
-        from app.ui.screens.practice import PracticeScreen
+        from app.ui.screens.practice import practice_screen
 
-        if queue:
-            self.push_screen(PracticeScreen(list(queue)))
+        screen = practice_screen(self, list(queue))
+        if screen is not None:
+            self.push_screen(screen)
 
     def start_mock(self, cards: Sequence[LoadedCard], questions: int = 5) -> None:
         """Draw a mock as `grill mock` does (weak and due cards first) and open its first screen."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
+from checkers.inputs import Range
 from checkers.verdict import DEVICES, Device
 from questions.model import LEVELS, Level
 
@@ -21,6 +22,7 @@ THEMES: tuple[Theme, ...] = get_args(Theme)
 TEXTUAL_THEMES: dict[Theme, str] = {"dark": "textual-dark", "light": "textual-light"}
 FORMER_NAMES = {"level": "tier"}
 """Setting -> the name an older grill stored it under."""
+NEW_PER_DAY = Range("new cards per day", 0, 500, whole=True)
 
 
 @dataclass(frozen=True)
@@ -41,14 +43,7 @@ class Settings:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {self.level!r}")
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
-        if (
-            isinstance(self.new_per_day, bool)
-            or not isinstance(self.new_per_day, int)
-            or not 0 <= self.new_per_day <= 500
-        ):
-            raise ValueError(
-                f"new cards per day must be a whole number from 0 to 500, not {self.new_per_day!r}"
-            )
+        NEW_PER_DAY.check(self.new_per_day)  # OutOfRange is a ValueError
         if self.theme not in THEMES:
             raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
         if not isinstance(self.welcomed, bool):

@@ -6,12 +6,15 @@ the CLI can hold a Sandbox without paying for torch.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
+import re
 import secrets
 import selectors
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import threading
@@ -74,6 +77,7 @@ class Sandbox:
         self._process: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._workdir: str | None = None
+        self._workdir_lock: int | None = None
         self._stderr_tail = bytearray()
         self._lock = threading.Lock()
         self._start_lock = threading.Lock()
@@ -160,13 +164,21 @@ class Sandbox:
 
     def _make_workdir(self) -> None:
         """Name the folder before making it, so a signal that ends the process at any point
-        finds it to remove (mkdtemp makes the folder before its caller learns the name)."""
-        self._workdir = os.path.join(tempfile.gettempdir(), f"grill-sandbox-{secrets.token_hex(8)}")
+        finds it to remove (mkdtemp makes the folder before its caller learns the name).
+
+        Its name carries this process's id, and the process holds a lock on it for as long
+        as it lives (`_claim`); first, the folders of processes that died without removing
+        theirs (a SIGKILL mid-batch) are swept (`sweep_stale_workdirs`)."""
+        sweep_stale_workdirs()
+        self._workdir = os.path.join(
+            tempfile.gettempdir(), f"{WORKDIR_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
+        )
         try:
             os.mkdir(self._workdir, 0o700)
         except FileExistsError:  # not ours to remove
             self._workdir = None
             raise
+        self._workdir_lock = _claim(self._workdir)
 
     def _launch(
         self,
@@ -275,6 +287,11 @@ class Sandbox:
             control = cast(socket.socket, self._control)  # start() has started the worker
             protocol.send(control, request, (out_write, result_write))
             sent = True
+        except protocol.MessageTooLarge as exc:  # the callers' own caps should never allow it
+            for fd in (out_read, result_read):
+                os.close(fd)
+            error = ErrorInfo(kind="internal", message=f"the run was not sent: {exc}")
+            return Outcome("error", None, "", error, self.device or "cpu", 0.0)
         except OSError:
             sent = False
         finally:
@@ -316,6 +333,9 @@ class Sandbox:
         if self._workdir:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
+        if self._workdir_lock is not None:
+            os.close(self._workdir_lock)
+            self._workdir_lock = None
         _started.discard(self)
 
 
@@ -541,6 +561,88 @@ def drain(fd: int) -> None:
             pass
     except BlockingIOError:
         pass
+
+
+WORKDIR_PREFIX = "grill-sandbox-"
+_WORKDIR_NAME = re.compile(rf"{WORKDIR_PREFIX}(\d+)-[0-9a-f]{{16}}")
+"""`grill-sandbox-<the owner's process id>-<16 hex digits>`: the only names a sweep touches."""
+
+
+def _claim(folder: str) -> int | None:
+    """Hold a lock on the work folder for as long as this process lives: the kernel lets go
+    of it however the process ends (SIGKILL included), which is how a sweep tells a folder
+    whose owner is gone. The descriptor is closed on exec, so no worker inherits the lock."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # a file system without locks: the process id in the name still guards it
+        pass
+    return descriptor
+
+
+def sweep_stale_workdirs(folder: str | None = None) -> list[str]:
+    """Remove the work folders in the temporary folder whose owning process is gone, and say
+    which. A folder is stale only when all of these hold: its name is one a sandbox makes
+    (`_WORKDIR_NAME`), it is a real folder (not a link) owned by this user (or by the
+    unprivileged user a root worker runs as), no process holds its lock, and the process its
+    name carries no longer exists. Anything else is left alone."""
+    folder = folder or tempfile.gettempdir()
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    owners = {os.geteuid()} | (
+        {isolation_layer.unprivileged_ids()[0]} if os.geteuid() == 0 else set()
+    )
+    for entry in entries:
+        named = _WORKDIR_NAME.fullmatch(entry.name)
+        if named is None:
+            continue
+        try:
+            status = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(status.st_mode) or status.st_uid not in owners:
+            continue
+        if _alive(int(named.group(1))) or not _unlocked(entry.path):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        if not os.path.lexists(entry.path):
+            removed.append(entry.path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # gone, or an id past any real one
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def _unlocked(path: str) -> bool:
+    """True when no process holds the folder's lock (taking and dropping it at once)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # no locks here: the process id decides alone
+        return True
+    finally:
+        os.close(descriptor)
+    return True
 
 
 _started: set[Sandbox] = set()

@@ -26,6 +26,11 @@ class ProtocolError(Exception):
     """The other end sent something malformed, too large, or hung up."""
 
 
+class MessageTooLarge(ProtocolError):
+    """A message this end was asked to send is over `MAX_CONTROL_BYTES`: nothing was sent (the
+    other end would refuse it and the connection be lost)."""
+
+
 class RunRequest(TypedDict):
     """The parent's `run` request, as the worker and the run's child read it."""
 
@@ -43,7 +48,13 @@ class RunRequest(TypedDict):
 
 
 def send(sock: socket.socket, message: Mapping[str, object], fds: tuple[int, ...] = ()) -> None:
+    """Send one message; MessageTooLarge, with nothing sent, for one over `MAX_CONTROL_BYTES`."""
     body = json.dumps(message).encode()
+    if len(body) > MAX_CONTROL_BYTES:
+        raise MessageTooLarge(
+            f"a message of {len(body):,} bytes is over the sandbox's cap of "
+            f"{MAX_CONTROL_BYTES:,} bytes; nothing was sent"
+        )
     if fds:
         socket.send_fds(sock, [HEADER.pack(len(body))], list(fds))
     else:

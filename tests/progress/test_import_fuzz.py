@@ -201,3 +201,119 @@ def test_any_export_file_is_imported_or_refused_with_each_problem_placed(
         for line in lines:
             problem = line.removeprefix("grill import: ").removeprefix(f"{export}: ")
             assert PLACE.match(problem), line
+
+
+def read_whole(path: Path) -> tuple[list, list[str]]:
+    """What reading the export whole with `json.loads` finds (grill's reader before it was
+    streamed): the oracle the streamed reader must agree with, problem for problem."""
+    from app.progress import transfer
+
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
+        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+        line = before.count(b"\n") + 1
+        return [], [
+            f"line {line} column {column}: not UTF-8 text (byte "
+            f"0x{raw[error.start]:02x} cannot be decoded)"
+        ]
+    try:
+        document = json.loads(text, parse_int=transfer._whole_number)
+    except json.JSONDecodeError as error:
+        return [], [f"line {error.lineno} column {error.colno}: not valid JSON ({error.msg})"]
+    except RecursionError:
+        return [], ["nested too deeply to be a grill export"]
+    try:
+        transfer._check_envelope(path, document)
+    except transfer.ExportFileError as error:
+        return [], error.problems
+    attempts, problems, first = [], [], {}
+    for index, item in enumerate(document["attempts"]):
+        where = f"attempts[{index}]"
+        unstorable = transfer._unstorable(item, where)
+        if unstorable:
+            problems += unstorable
+            continue
+        attempt_id = item.get("id") if isinstance(item, dict) else None
+        if isinstance(attempt_id, str) and attempt_id in first:
+            problems.append(
+                f"{where}.id: {attempt_id!r} is also the id of attempts[{first[attempt_id]}]; "
+                "each attempt has its own id"
+            )
+            continue
+        if isinstance(attempt_id, str):
+            first[attempt_id] = index
+        attempt, found = transfer._validated(item, where)
+        problems += found
+        if attempt is not None:
+            attempts.append(attempt)
+    return ([], problems) if problems else (attempts, [])
+
+
+@settings(
+    max_examples=300,
+    deadline=timedelta(seconds=5),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    text=mutated_exports(),
+    chunk=st.sampled_from([1, 2, 3, 5, 7, 64, 1 << 20]),
+    layout=st.sampled_from(["as is", "indented", "crlf", "bytes"]),
+)
+def test_the_streamed_reader_finds_what_reading_the_file_whole_finds(
+    tmp_path, monkeypatch, text, chunk, layout
+):
+    """Chunks as small as a byte cut strings, numbers, words and UTF-8 characters in two."""
+    from app.progress import transfer
+
+    monkeypatch.setattr(transfer, "READ_CHUNK", chunk)
+    if layout == "indented":
+        try:
+            text = json.dumps(json.loads(text), indent=1, ensure_ascii=False)
+        except (ValueError, RecursionError):
+            pass
+    elif layout == "crlf":
+        text = text.replace(", ", ",\r\n  ")
+    export = tmp_path / "export.json"
+    data = text.encode("utf-8", "surrogatepass")
+    if layout == "bytes":
+        data = data.replace(b"detach", b"d\xe9tach", 1)
+    export.write_bytes(data)
+    expected_attempts, expected_problems = read_whole(export)
+    try:
+        attempts = transfer.read_export(export)
+    except transfer.ExportFileError as error:
+        assert error.problems == expected_problems
+    else:
+        assert expected_problems == []
+        assert attempts == expected_attempts
+
+
+def test_a_byte_that_is_not_utf8_after_what_stops_the_reading_is_still_the_problem(
+    tmp_path, monkeypatch
+):
+    """Found by the fuzz test above: nesting too deep (or a value over its cap) stopped the
+    streamed reader at once, so it said 'nested too deeply' where reading the file whole says
+    that a byte further on (in a chunk not yet read) is not UTF-8, which outranks every other
+    problem."""
+    from app.progress import transfer
+
+    monkeypatch.setattr(transfer, "READ_CHUNK", 4096)
+    export = tmp_path / "export.json"
+    for stops in (b"[" * 100_000, b'"' + b"x" * (transfer.MAX_ATTEMPT_CHARS + 10)):
+        export.write_bytes(
+            b'{"format": "grill-history", "version": 1, "attempts": [{"answer_text": '
+            + stops
+            + b" " * 100_000
+            + b' "d\xe9tach"}]}'
+        )
+        _, expected = read_whole(export)
+        assert expected and "not UTF-8" in expected[0]
+        try:
+            transfer.read_export(export)
+        except transfer.ExportFileError as error:
+            assert error.problems == expected
+        else:
+            raise AssertionError("read without a problem")

@@ -206,3 +206,15 @@ def test_a_program_that_ends_without_closing_its_sandbox_leaves_no_folder(tmp_pa
     )
     assert (ended.returncode, ended.stdout) == (129, "started\n"), ended.stderr[-2000:]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_over_the_message_cap_is_refused_unsent_and_the_worker_stays(sandbox):
+    """The grading API refuses such a snippet first; the sandbox itself never sends one."""
+    from checkers.sandbox import protocol
+
+    worker = worker_pid(sandbox)
+    outcome = sandbox.run(SNIPPET, {"source": "x" * protocol.MAX_CONTROL_BYTES})
+    assert (outcome.status, outcome.error.kind) == ("error", "internal")
+    assert "nothing was sent" in outcome.error.message
+    assert worker_pid(sandbox) == worker
+    assert sandbox.run(SNIPPET, {"source": "result = 6"}).result == {"result": 6}

@@ -170,6 +170,10 @@ async def test_library_loads_in_the_background_when_not_given(history, runner, c
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
+        for _ in range(1000):  # until the loaded message is handled (a condition, not a time)
+            if app.library is not None and table_rows(app):
+                break
+            await pilot.pause()
         assert app.library is not None
         assert {"no-grad", "retain-graph", "running-loss"} <= set(listed_ids(app)), (
             "GRILL_PACKS is searched"
@@ -417,3 +421,25 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
         assert "Due today: 1\n0 reviews · 1 new" in str(
             app.screen.query_one("#home-due", Static).render()
         )
+
+
+async def test_a_long_list_holds_at_most_max_rows_and_says_how_many_match(make_app, monkeypatch):
+    """Issue 24, failure 8: Textual's DataTable adds and measures every row, so 10,000 cards made
+    home take seconds each time the list was filled. Past MAX_ROWS the first are listed, a line
+    says how many match, and practising the list still takes every matching card."""
+    from app.ui.screens import home
+
+    monkeypatch.setattr(home, "MAX_ROWS", 2)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        note = app.screen.query_one("#home-empty", Static)
+        assert table_rows(app) == 2 and len(listed_ids(app)) == 3
+        assert note.display and "The first 2 of 3 matching cards" in str(note.render())
+        table = app.screen.query_one("#home-cards", DataTable)
+        table.move_cursor(row=1)
+        await pilot.pause()
+        assert app.screen.selected_card is app.screen.shown[1]
+        await pilot.press("slash", *"retain")
+        await pilot.pause()
+        assert table_rows(app) == 1 and not note.display

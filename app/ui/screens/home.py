@@ -31,6 +31,11 @@ from questions.model import LEVELS, Library, LoadedCard
 ALL_PACKS = "*all*"
 STATUS_LABELS = {"all": "Due, new and later", "due": "Due today", "new": "Never practised"}
 LEVEL_WIDTH, STATUS_WIDTH = 9, 11
+MAX_ROWS = 500
+"""The most cards the list holds as rows. Textual's DataTable adds and measures every row it is
+given (about 0.3 ms a row), so 10,000 cards took seconds each time the list was filled; past
+this many, the first are listed and a line says how many match. Practising the list (`p`, enter)
+still takes every card that matches."""
 
 
 class HomeScreen(GrillScreen):
@@ -156,8 +161,8 @@ class HomeScreen(GrillScreen):
                 table.loading = False
                 table.focus()
             cards = app.library.cards
-            self.due = app.due_queue([loaded.card.id for loaded in cards])
-            self.due_dates = app.due_dates([loaded.card.id for loaded in cards])
+            self.due = app.due_queue([loaded.id for loaded in cards])
+            self.due_dates = app.due_dates([loaded.id for loaded in cards])
             self._fill_packs()
             self._fill_tags(all_tags(cards))
             self._fill_due()
@@ -195,7 +200,7 @@ class HomeScreen(GrillScreen):
 
     def _fill_due(self) -> None:
         queue = self.queue()
-        new = sum(loaded.card.id not in self.due_dates for loaded in queue)
+        new = sum(loaded.id not in self.due_dates for loaded in queue)
         where = "" if self.card_filter.pack is None else " in this pack"
         text = f"[b]Due today{where}: {len(queue)}[/b]\n{count(len(queue) - new, 'review')} · {new} new"
         if queue:
@@ -235,8 +240,8 @@ class HomeScreen(GrillScreen):
         question.width = max(20, table.size.width - (LEVEL_WIDTH + 2) - (STATUS_WIDTH + 2) - 2 - 2)
         question.auto_width = False
         now = self.grill.now()
-        for loaded in self.shown:
-            card = loaded.card
+        for loaded in self.shown[:MAX_ROWS]:
+            card = loaded.summary
             table.add_row(
                 Text(card.question),
                 card.level,
@@ -244,13 +249,19 @@ class HomeScreen(GrillScreen):
                 key=card.id,
             )
         empty = self.query_one("#home-empty", Static)
-        empty.display = not self.shown
-        empty.update(
-            "No card matches the search and filters: c clears them."
-            if self.library.cards
-            else "No cards are loaded."
-        )
-        if selected is not None and selected in self.shown:
+        empty.display = not self.shown or len(self.shown) > MAX_ROWS
+        if len(self.shown) > MAX_ROWS:
+            empty.update(
+                f"The first {MAX_ROWS:,} of {len(self.shown):,} matching cards are listed: "
+                "search (/) or filter to narrow them."
+            )
+        else:
+            empty.update(
+                "No card matches the search and filters: c clears them."
+                if self.library.cards
+                else "No cards are loaded."
+            )
+        if selected is not None and selected in self.shown[:MAX_ROWS]:
             table.move_cursor(row=self.shown.index(selected))
         self._fill_preview()
 
@@ -261,7 +272,7 @@ class HomeScreen(GrillScreen):
         selected = self.selected_card
         preview.display = selected is not None
         if selected is not None:
-            card = selected.card
+            card = selected.summary
             preview.update(
                 card_text(card.question)
                 + Content.styled(
@@ -274,9 +285,10 @@ class HomeScreen(GrillScreen):
     @property
     def selected_card(self) -> LoadedCard | None:
         table = self.query_one("#home-cards", DataTable)
-        if not self.shown or table.cursor_row is None or table.cursor_row >= len(self.shown):
+        row = table.cursor_row
+        if row is None or row >= min(len(self.shown), table.row_count):
             return None
-        return self.shown[table.cursor_row]
+        return self.shown[row]
 
     def on_resize(self) -> None:
         """Give the question column what the other columns leave, once the new layout is known."""

@@ -23,6 +23,7 @@ from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.dialogs.confirm import ConfirmDialog
 from app.ui.widgets.code_task import CodeTaskPanel
+from app.ui.widgets.editor import BoundedTextArea
 
 TICK_SECONDS = 0.25
 STEP_NAMES = {"answer": "answer", "code": "code task", "follow_up": "follow-up"}
@@ -266,8 +267,9 @@ class MockScreen(MockStepsScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="mock-prompt")
-        yield TextArea(
+        yield BoundedTextArea(
             id="mock-answer",
+            fill_lines=True,
             soft_wrap=True,
             placeholder="Type your answer. ctrl+n when done; the clock keeps running.",
         )

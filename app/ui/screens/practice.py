@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
@@ -21,10 +21,11 @@ from app.ui.card_text import card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.widgets.clock import AnswerClock
 from app.ui.widgets.code_task import CodeTaskPanel
+from app.ui.widgets.editor import BoundedTextArea
 from app.ui.widgets.reveal import RevealSection
 from app.wording import comes_back, count
 from checkers.verdict import Device, Verdict
-from questions.model import LEVELS, LoadedCard
+from questions.model import LEVELS, CardUnavailable, LoadedCard
 
 STEP_NAMES = {
     "key_points": "key points",
@@ -176,8 +177,9 @@ class PracticeScreen(GrillScreen):
 
     def _answer_pane(self) -> ComposeResult:
         with VerticalScroll(id="practice-scroll"):
-            yield TextArea(
+            yield BoundedTextArea(
                 id="practice-answer",
+                fill_lines=True,
                 soft_wrap=True,
                 placeholder="Type your answer, or think it through, then reveal (ctrl+n).",
             )
@@ -352,8 +354,9 @@ class PracticeScreen(GrillScreen):
         if self.card.code_task is not None:
             self.code_panel.cancel()
         ratings = (*self.ratings, attempt.rating)
-        if self.position + 1 < len(self.queue):
-            self.app.switch_screen(PracticeScreen(self.queue, self.position + 1, ratings))
+        following = practice_screen(self.app, self.queue, self.position + 1, ratings)
+        if following is not None:
+            self.app.switch_screen(following)
         else:
             self.app.pop_screen()
             self.app.notify(queue_summary(ratings), title="Queue done")
@@ -384,6 +387,22 @@ class PracticeScreen(GrillScreen):
             return "[dim]All revealed. ctrl+g (or ctrl+n) to self-grade.[/dim]"
         step = self.plan[self.revealed]
         return f"[dim]ctrl+n reveals the {STEP_NAMES[step.kind]} · ctrl+g self-grades now[/dim]"
+
+
+def practice_screen(
+    app: App[object], queue: list[LoadedCard], position: int = 0, ratings: tuple[Rating, ...] = ()
+) -> PracticeScreen | None:
+    """The screen for the first card from `position` on that can be read whole now; a card
+    listed at the start whose file has since stopped loading is skipped, saying why."""
+    while position < len(queue):
+        try:
+            _ = queue[position].card  # read whole now, so the screen never meets a bad file
+        except CardUnavailable as error:
+            app.notify(str(error), title="Card skipped", severity="warning", markup=False)
+            position += 1
+            continue
+        return PracticeScreen(queue, position, ratings)
+    return None
 
 
 def queue_summary(ratings: tuple[Rating, ...]) -> str:

@@ -18,6 +18,7 @@ from app.progress.rating import GRADED_FAILURES
 from app.ui.card_text import card_text
 from app.ui.code_runner import CodeRunner
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
+from app.ui.widgets.editor import BoundedTextArea
 from app.ui.widgets.verdict_panel import VerdictPanel
 from checkers.verdict import Device, Verdict
 from questions.model import CodeTask
@@ -97,7 +98,7 @@ class CodeTaskPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="code-split"):
-            yield TextArea.code_editor(
+            yield BoundedTextArea.code_editor(
                 self._initial, language="python", show_line_numbers=True, id="code-editor"
             )
             # The newest result comes first and the task's prompt last: a finished run then

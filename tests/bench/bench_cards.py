@@ -1,0 +1,160 @@
+"""10,000 cards against 1,000, side by side in one run (issue 24, failure 8).
+
+For a pack of 1,000 and one of 10,000 copies of the 2 KB fixture card, each loaded beside the
+shipped packs as a user's pack (GRILL_PACKS):
+- cold `grill lint` of the pack (no cache: lint reads every file): linear means the ratio is 10;
+- `grill stats`, cold (the pack cache emptied first) and warm (goal: under 1 s);
+- the app started in a pseudo-terminal until home lists the pack's cards, warm (goal: under
+  1 s; the run's bare Textual app and python start are printed beside it);
+- `load_library` in process, warm, and per card.
+Each figure is the median of several runs (fastest to slowest), wall and CPU; on a machine
+whose cores are shared, the wall time stretches and the CPU time much less.
+Run: .venv/bin/python tests/bench/bench_cards.py
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(Path(__file__).parent)]
+
+from bench_startup import MINIMAL_APP, time_to_marker  # noqa: E402
+
+from questions.cache import RACY_NS  # noqa: E402
+
+FIXTURE_CARD = ROOT / "tests" / "fixtures" / "packs" / "good" / "detach-metrics.yaml"
+SIZES = (1_000, 10_000)
+GRILL = Path(sys.executable).parent / "grill"
+TITLE = "Benchpack"
+RUNS = {"lint": 3, "stats cold": 2, "stats warm": 5, "start warm": 5, "load warm": 5}
+
+
+def write_pack(folder: Path, cards: int) -> None:
+    folder.mkdir(parents=True)
+    (folder / "pack.yaml").write_text(
+        f"name: bench\ntitle: {TITLE}\ndescription: Generated cards.\nformat_version: 1\n"
+    )
+    text = FIXTURE_CARD.read_text()
+    for index in range(cards):
+        card_id = f"bench-card-{index:05d}"
+        (folder / f"{card_id}.yaml").write_text(
+            text.replace(f"id: {FIXTURE_CARD.stem}", f"id: {card_id}", 1)
+        )
+
+
+def timed_command(argv: list[str], env: dict[str, str], runs: int, before=None):
+    """Wall and CPU seconds of each run; `before` runs ahead of each (emptying the cache)."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime)
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+    return walls, cpus
+
+
+def in_process_load(env: dict[str, str], runs: int) -> list[float]:
+    code = (
+        "import time, os\n"
+        "from app.paths import pack_cache, pack_search_path\n"
+        "from questions.loader import load_library\n"
+        "times = []\n"
+        f"for _ in range({runs}):\n"
+        "    start = time.perf_counter()\n"
+        "    library = load_library(pack_search_path(), cache=pack_cache())\n"
+        "    times.append(time.perf_counter() - start)\n"
+        "assert not any(card.is_read for card in library.cards)\n"
+        "print(' '.join(map(str, times)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return [float(t) for t in done.stdout.split()]
+
+
+def spread(times: list[float]) -> str:
+    return f"{statistics.median(times):7.3f} s ({min(times):.3f} to {max(times):.3f})"
+
+
+def main() -> None:
+    figures: dict[int, dict[str, tuple[list[float], list[float]]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in SIZES:
+            write_pack(Path(tmp) / f"cards-{size}" / "bench", size)
+        # Files just written are 'just changed' to the cache for RACY_NS (see questions/cache.py).
+        time.sleep(RACY_NS / 1e9 + 0.1)
+        for size in SIZES:
+            pack = Path(tmp) / f"cards-{size}"
+            home = Path(tmp) / f"home-{size}"
+            env = {**os.environ, "GRILL_HOME": str(home), "GRILL_PACKS": str(pack)}
+
+            def empty_cache(home: Path = home) -> None:
+                shutil.rmtree(home / "cache", ignore_errors=True)
+
+            found = figures[size] = {}
+            found["lint"] = timed_command(
+                [sys.executable, "-m", "app.cli", "lint", str(pack / "bench")], env, RUNS["lint"]
+            )
+            stats = [sys.executable, "-m", "app.cli", "stats"]
+            found["stats cold"] = timed_command(stats, env, RUNS["stats cold"], empty_cache)
+            found["stats warm"] = timed_command(stats, env, RUNS["stats warm"])
+            welcomed = (
+                "from app.progress.history import History\n"
+                "with History.open() as h: h.set_setting('welcomed', True)\n"
+            )
+            subprocess.run([sys.executable, "-c", welcomed], env=env, cwd=ROOT, check=True)
+            starts = [
+                time_to_marker([str(GRILL)], TITLE.encode(), env) for _ in range(RUNS["start warm"])
+            ]
+            found["start warm"] = (starts, [])
+            found["load warm"] = (in_process_load(env, RUNS["load warm"]), [])
+        bare = [time_to_marker([sys.executable, "-c", "print('x')"], None, dict(os.environ))]
+        minimal = [time_to_marker([sys.executable, "-c", MINIMAL_APP], b"Packs", dict(os.environ))]
+
+    small, large = SIZES
+    print(f"one pack of {small:,} and one of {large:,} copies of the 2 KB fixture card, beside the")
+    print("shipped packs; medians (fastest to slowest), wall and CPU; 2 shared cores here")
+    print(f"{'':34}{f'{small:,} cards':>32}{f'{large:,} cards':>32}  ratio (wall)")
+    for name in ("lint", "stats cold", "stats warm", "start warm", "load warm"):
+        cells = []
+        for size in SIZES:
+            walls, cpus = figures[size][name]
+            cell = spread(walls) + (f" CPU {statistics.median(cpus):.2f}" if cpus else "")
+            cells.append(cell)
+        ratio = statistics.median(figures[large][name][0]) / statistics.median(
+            figures[small][name][0]
+        )
+        label = {
+            "lint": "grill lint (cold; linear: 10)",
+            "stats cold": "grill stats, cache emptied",
+            "stats warm": "grill stats, warm (goal < 1 s)",
+            "start warm": "app to home listing them, warm",
+            "load warm": "load_library in process, warm",
+        }[name]
+        print(f"{label:34}{cells[0]:>32}{cells[1]:>32}  {ratio:5.2f}")
+    per_card = {size: statistics.median(figures[size]["lint"][1]) / size * 1e3 for size in SIZES}
+    print(
+        f"cold lint CPU per card: {per_card[small]:.2f} ms and {per_card[large]:.2f} ms "
+        f"(ratio {per_card[large] / per_card[small]:.2f}; linear: 1)"
+    )
+    print(f"python start {bare[0]:.3f} s; a minimal Textual app painted {minimal[0]:.3f} s")
+    warm = statistics.median(figures[large]["start warm"][0])
+    print(f"goal: warm start with {large:,} cards under 1 s: {'met' if warm < 1 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
