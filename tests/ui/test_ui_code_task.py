@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pilot_wait import drained, until, until_screen
 from textual.widgets import OptionList, Static
 from ui_fakes import SIZE
 
@@ -44,20 +45,33 @@ TIMEOUT = Verdict.not_graded("timeout", "cpu", "The run took longer than 30 s.")
 
 async def open_code_task(app, pilot) -> CodeTaskPanel:
     app.practise([app.library.card("running-loss")])
-    await pilot.pause()
+    screen = await until_screen(pilot, PracticeScreen)
+    panel = await until(pilot, lambda: screen.query_one(CodeTaskPanel))
     await pilot.press("ctrl+o")
-    await pilot.pause()
-    return app.screen.query_one(CodeTaskPanel)
+    await until(pilot, lambda: app.focused is panel.editor)
+    return panel
 
 
 async def finish_runs(app, pilot) -> None:
+    """Every run asked for has finished, and its result (or its failure) is on screen."""
     await app.workers.wait_for_complete()
-    await pilot.pause()
+    await until(pilot, lambda: not app.screen.query_one(CodeTaskPanel).running)
+    await drained(pilot)
 
 
 async def run_once(app, pilot) -> None:
+    """Press ctrl+r and wait for that run's result: each run counts once it has finished."""
+    panel = app.screen.query_one(CodeTaskPanel)
+    before = panel.completed_runs, panel.run_number
     await pilot.press("ctrl+r")
-    await finish_runs(app, pilot)
+    await until(pilot, lambda: panel.run_number > before[1])
+    await until(
+        pilot,
+        lambda: (
+            not panel.running
+            and (panel.completed_runs > before[0] or panel.query_one("#code-status").display)
+        ),
+    )
 
 
 def text(widget) -> str:
@@ -160,8 +174,8 @@ async def test_selecting_a_retained_object_moves_the_cursor_to_its_line(make_app
         await run_once(app, pilot)
         panel.query_one("#verdict-retained", OptionList).focus()
         await pilot.press("down", "enter")
+        await until(pilot, lambda: app.focused is panel.editor)
         assert panel.editor.cursor_location == (6, 0)
-        assert app.focused is panel.editor
 
 
 async def test_a_refusal_shows_its_message_and_selects_the_line(make_app, runner):
@@ -183,12 +197,12 @@ async def test_cancel_stops_the_run_at_once_and_drops_its_result(make_app, runne
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         await pilot.press("ctrl+r")
-        await pilot.pause()
-        assert panel.running and panel.has_class("-running")
+        await until(pilot, lambda: panel.running and panel.has_class("-running"))
         await pilot.press("ctrl+o", "ctrl+o")
+        await until(pilot, lambda: app.focused is panel.editor)
         assert panel.running
         await pilot.press("escape")
-        assert runner.cancels == 1
+        await until(pilot, lambda: runner.cancels == 1)
         assert not panel.running and not panel.has_class("-running")
         assert isinstance(app.screen, PracticeScreen)
         await finish_runs(app, pilot)
@@ -208,7 +222,7 @@ async def test_a_cancelled_run_leaves_no_earlier_verdict_under_it(make_app, runn
         panel.editor.insert("while True:\n    pass\n", (0, 0))
         runner.block = True
         await pilot.press("ctrl+r")
-        await pilot.pause()
+        await until(pilot, lambda: panel.running)
         await pilot.press("escape")
         await finish_runs(app, pilot)
         assert "Cancelled" in text(panel.query_one("#code-status"))
@@ -226,14 +240,12 @@ async def test_a_verdict_is_marked_as_an_earlier_versions_once_the_code_changes(
         await run_once(app, pilot)
         assert not result.has_class("-stale") and panel.verdict == CLEAN
         await pilot.press("ctrl+l")
-        await pilot.pause()
-        assert result.has_class("-stale") and panel.verdict is None
+        await until(pilot, lambda: result.has_class("-stale"))
+        assert panel.verdict is None
         assert result.query_one("#verdict-stale").display
         panel.editor.load_text(runner.sources[-1])
-        await pilot.pause()
-        assert not result.has_class("-stale") and panel.verdict == CLEAN, (
-            "undoing the change restores it"
-        )
+        await until(pilot, lambda: not result.has_class("-stale"))
+        assert panel.verdict == CLEAN, "undoing the change restores it"
 
 
 async def test_a_verdict_for_changed_code_does_not_count_in_the_self_grade(make_app, runner):
@@ -244,8 +256,7 @@ async def test_a_verdict_for_changed_code_does_not_count_in_the_self_grade(make_
         await run_once(app, pilot)
         panel.editor.insert("# later edit\n", (0, 0))
         await pilot.press("ctrl+g")
-        dialog = app.screen
-        assert isinstance(dialog, SelfGradeDialog)
+        dialog = await until_screen(pilot, SelfGradeDialog)
         assert dialog.suggestion.code == "not run"
         assert "no run of the code as it stands" in text(dialog.query_one("#self-grade-rating"))
 
@@ -258,6 +269,7 @@ async def test_a_grader_failure_is_shown_whole_without_a_class_name(make_app, ru
         panel = await open_code_task(app, pilot)
         await run_once(app, pilot)
         status = panel.query_one("#code-status", Static)
+        await until(pilot, lambda: status.size.height >= 2)
         assert text(status) == (
             "Not graded, and nothing ran: CUDA was requested, but this machine has no "
             "NVIDIA GPU device"
@@ -273,8 +285,10 @@ async def test_the_solution_waits_for_a_run_and_says_so(make_app, runner):
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         await pilot.press("ctrl+s")
+        await until(
+            pilot, lambda: "opens after your first run" in text(panel.query_one("#code-status"))
+        )
         assert not isinstance(app.screen, SolutionDialog)
-        assert "opens after your first run" in text(panel.query_one("#code-status"))
 
 
 async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, runner, library):
@@ -285,17 +299,18 @@ async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, run
         panel.editor.insert("# my change\n", (0, 0))
         await run_once(app, pilot)
         await pilot.press("ctrl+s")
-        dialog = app.screen
-        assert isinstance(dialog, SolutionDialog)
+        dialog = await until_screen(pilot, SolutionDialog)
         diff = text(dialog.query_one("#solution-diff")).splitlines()
         assert "-# my change" in diff and "+    running += loss.item()" in diff
         assert dialog.query_one("#solution-code", Static).content.code == (
             library.card("running-loss").card.code_task.solution.rstrip()
         )
         await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
         assert app.screen.query_one(CodeTaskPanel).editor.text.startswith("# my change")
         await pilot.press("ctrl+l")
-        assert panel.editor.text == library.card("running-loss").card.code_task.starter
+        starter = library.card("running-loss").card.code_task.starter
+        await until(pilot, lambda: panel.editor.text == starter)
 
 
 async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, runner, history):
@@ -305,17 +320,17 @@ async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, runner, hist
         await open_code_task(app, pilot)
         await run_once(app, pilot)
         await pilot.press("ctrl+g")
-        dialog = app.screen
-        assert isinstance(dialog, SelfGradeDialog)
+        dialog = await until_screen(pilot, SelfGradeDialog)
         dialog.query_one("#self-grade-points").select_all()
-        await pilot.pause()
-        assert "Suggested: Hard" in text(dialog.query_one("#self-grade-rating"))
+        await until(
+            pilot, lambda: "Suggested: Hard" in text(dialog.query_one("#self-grade-rating"))
+        )
         assert dialog.query_one("#self-grade-easy").disabled
         await pilot.press("4")
+        await drained(pilot)
         assert isinstance(app.screen, SelfGradeDialog), "a rating above the cap is refused"
         await pilot.press("2")
-        await pilot.pause()
-        attempt = history.attempts("running-loss")[0]
+        attempt = (await until(pilot, lambda: history.attempts("running-loss")))[0]
         assert attempt.rating == "hard"
         assert attempt.code is not None and attempt.code.verdict == "leak"
         assert attempt.code.retained_paths == ("running",)

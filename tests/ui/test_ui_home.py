@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pilot_wait import until, until_screen
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 from ui_fakes import SIZE
 
@@ -26,8 +27,7 @@ def table_rows(app: GrillApp) -> int:
 async def test_home_lists_every_card_with_pack_counts(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, HomeScreen)
+        await until_screen(pilot, HomeScreen)
         assert sorted(listed_ids(app)) == ["no-grad", "retain-graph", "running-loss"]
         assert table_rows(app) == 3
         packs = app.screen.query_one("#home-packs", OptionList)
@@ -50,48 +50,42 @@ async def test_filters_narrow_the_list_by_level_tag_and_status(make_app, history
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = app.screen
+        screen = await until_screen(pilot, HomeScreen)
         screen.query_one("#home-level", Select).value = "senior"
-        await pilot.pause()
-        assert listed_ids(app) == ["retain-graph"]
+        await until(pilot, lambda: listed_ids(app) == ["retain-graph"])
         screen.query_one("#home-level", Select).clear()
         screen.query_one("#home-tag", Select).value = "memory"
-        await pilot.pause()
-        assert listed_ids(app) == ["running-loss"]
+        await until(pilot, lambda: listed_ids(app) == ["running-loss"])
         screen.query_one("#home-tag", Select).clear()
         screen.query_one("#home-status", Select).value = "new"
-        await pilot.pause()
-        assert sorted(listed_ids(app)) == ["retain-graph", "running-loss"]
+        await until(pilot, lambda: sorted(listed_ids(app)) == ["retain-graph", "running-loss"])
         assert table_rows(app) == 2
 
 
 async def test_search_by_typing_after_slash(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("slash")
-        assert app.focused is app.screen.query_one("#home-search", Input)
+        await until(pilot, lambda: app.focused is app.screen.query_one("#home-search", Input))
         await pilot.press(*"retain")
-        await pilot.pause()
-        assert listed_ids(app) == ["retain-graph"]
+        await until(pilot, lambda: listed_ids(app) == ["retain-graph"])
         await pilot.press("enter")
-        assert app.focused is app.screen.query_one("#home-cards", DataTable)
+        await until(pilot, lambda: app.focused is app.screen.query_one("#home-cards", DataTable))
 
 
 async def test_a_search_that_matches_nothing_says_so(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        empty = app.screen.query_one("#home-empty", Static)
+        empty = (await until_screen(pilot, HomeScreen)).query_one("#home-empty", Static)
         assert not empty.display
-        await pilot.press("slash", *"zzz")
-        await pilot.pause()
-        assert table_rows(app) == 0
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"zzz")
+        await until(pilot, lambda: table_rows(app) == 0)
         assert empty.display and "No card matches" in str(empty.render())
         await pilot.press(*["backspace"] * 3)
-        await pilot.pause()
-        assert table_rows(app) and not empty.display
+        await until(pilot, lambda: table_rows(app) and not empty.display)
 
 
 async def test_load_problems_are_listed_with_file_and_line(library, make_app):
@@ -101,7 +95,7 @@ async def test_load_problems_are_listed_with_file_and_line(library, make_app):
     )
     app = make_app(library=broken)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         box = app.screen.query_one("#home-problems")
         assert box.display
         text = str(app.screen.query_one("#home-problems-text", Static).render())
@@ -115,39 +109,37 @@ async def test_a_corrupt_history_is_shown_and_cards_stay_browsable(
     (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
     app = GrillApp(library, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        banner = app.screen.query_one("#home-history-error", Static)
+        banner = (await until_screen(pilot, HomeScreen)).query_one("#home-history-error", Static)
         assert banner.display
         assert "history.db" in str(banner.render())
         assert table_rows(app) == 3
         await pilot.press("p")
-        assert isinstance(app.screen, PracticeScreen)
+        await until_screen(pilot, PracticeScreen)
 
 
 async def test_due_key_practises_todays_queue(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("d")
-        assert isinstance(app.screen, PracticeScreen)
-        assert len(app.screen.queue) == 3
+        assert len((await until_screen(pilot, PracticeScreen)).queue) == 3
 
 
 async def test_settings_are_saved_and_the_theme_key_toggles_and_remembers(make_app, history):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         assert app.theme == "textual-dark"
         await pilot.press("t")
-        assert app.theme == "textual-light"
+        await until(pilot, lambda: app.theme == "textual-light")
         assert history.get_setting("theme") == "light"
         await pilot.press("o")
-        assert isinstance(app.screen, SettingsDialog)
-        app.screen.query_one("#settings-level", Select).value = "senior"
-        field = app.screen.query_one("#settings-new-per-day", Input)
+        dialog = await until_screen(pilot, SettingsDialog)
+        dialog.query_one("#settings-level", Select).value = "senior"
+        field = dialog.query_one("#settings-new-per-day", Input)
         field.value = "2"
         await pilot.press("ctrl+s")
-        assert isinstance(app.screen, HomeScreen)
+        await until_screen(pilot, HomeScreen)
         assert history.get_setting("level") == "senior"
         assert history.get_setting("new_per_day") == 2
         assert "Due today: 2" in str(app.screen.query_one("#home-due", Static).render())
@@ -156,29 +148,33 @@ async def test_settings_are_saved_and_the_theme_key_toggles_and_remembers(make_a
 async def test_settings_refuse_a_bad_number_and_say_why(make_app, history):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("o")
-        app.screen.query_one("#settings-new-per-day", Input).value = "-4"
+        dialog = await until_screen(pilot, SettingsDialog)
+        dialog.query_one("#settings-new-per-day", Input).value = "-4"
         await pilot.press("ctrl+s")
-        assert isinstance(app.screen, SettingsDialog)
-        assert "whole number from 0 to 500" in str(app.screen.query_one("#settings-error").render())
+        await until(
+            pilot,
+            lambda: (
+                "whole number from 0 to 500" in str(dialog.query_one("#settings-error").render())
+            ),
+        )
+        assert app.screen is dialog
         assert history.get_setting("new_per_day") is None
 
 
 async def test_library_loads_in_the_background_when_not_given(history, runner, clock):
     app = GrillApp(None, history, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert app.library is not None
+        await until(pilot, lambda: app.library is not None and table_rows(app) > 0)
         assert {"no-grad", "retain-graph", "running-loss"} <= set(listed_ids(app)), (
             "GRILL_PACKS is searched"
         )
         assert table_rows(app) == len(app.library.cards)
         second = listed_ids(app)[1]
         await pilot.press("down", "p")
-        assert isinstance(app.screen, PracticeScreen)
-        assert app.screen.card.id == second, "the list has focus once loaded"
+        practice = await until_screen(pilot, PracticeScreen)
+        assert practice.card.id == second, "the list has focus once loaded"
 
 
 async def test_mock_key_starts_a_mock_at_the_settings_level(make_app, history):
@@ -187,12 +183,11 @@ async def test_mock_key_starts_a_mock_at_the_settings_level(make_app, history):
     history.set_setting("level", "senior")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("m")
-        await pilot.pause()
-        assert isinstance(app.screen, MockScreen)
-        assert app.screen.session.level == "senior"
-        assert len(app.screen.session.cards) == 3
+        mock = await until_screen(pilot, MockScreen)
+        assert mock.session.level == "senior"
+        assert len(mock.session.cards) == 3
 
 
 async def test_stats_key_opens_the_statistics_with_this_history(make_app, history):
@@ -209,12 +204,11 @@ async def test_stats_key_opens_the_statistics_with_this_history(make_app, histor
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("s")
-        assert isinstance(app.screen, StatsScreen)
-        assert app.screen.stats.attempts == 1
+        assert (await until_screen(pilot, StatsScreen)).stats.attempts == 1
         await pilot.press("escape")
-        assert isinstance(app.screen, HomeScreen)
+        await until_screen(pilot, HomeScreen)
 
 
 def header_text(app: GrillApp) -> str:
@@ -227,20 +221,15 @@ async def test_each_screen_names_itself_in_the_header(make_app):
     """Each screen owns its subtitle, so nothing has to restore it when a screen closes."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert "Home" in header_text(app)
+        await until(pilot, lambda: "Home" in header_text(app))
         await pilot.press("s")
-        await pilot.pause()
-        assert "Statistics" in header_text(app)
+        await until(pilot, lambda: "Statistics" in header_text(app))
         await pilot.press("escape")
-        await pilot.pause()
-        assert "Home" in header_text(app)
+        await until(pilot, lambda: "Home" in header_text(app))
         app.practise([app.library.card("no-grad")])
-        await pilot.pause()
-        assert "Practice · card 1 of 1" in header_text(app)
+        await until(pilot, lambda: "Practice · card 1 of 1" in header_text(app))
         await pilot.press("escape")
-        await pilot.pause()
-        assert "Home" in header_text(app)
+        await until(pilot, lambda: "Home" in header_text(app))
 
 
 async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, history):
@@ -253,20 +242,21 @@ async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, his
     point, flag = "keeps [/b] losses[17] alive", "says [bold]gc[/bold] frees it"
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("s")
+        first = await until_screen(pilot, StatsScreen)
         stats = replace(
-            app.screen.stats,
+            first.stats,
             missed_key_points=(Missed("no-grad", point, 2),),
             red_flags_said=(Missed("no-grad", flag, 1),),
         )
-        outlook = app.screen.outlook
-        app.screen.dismiss()
-        await pilot.pause()
+        outlook = first.outlook
+        first.dismiss()
+        await until_screen(pilot, HomeScreen)
         app.push_screen(StatsScreen(stats, outlook))
-        await pilot.pause()
-        assert str(app.screen.query_one("#stats-missed", Static).render()) == f"2× no-grad: {point}"
-        assert str(app.screen.query_one("#stats-flags", Static).render()) == f"1× no-grad: {flag}"
+        screen = await until_screen(pilot, StatsScreen)
+        assert str(screen.query_one("#stats-missed", Static).render()) == f"2× no-grad: {point}"
+        assert str(screen.query_one("#stats-flags", Static).render()) == f"1× no-grad: {flag}"
 
 
 async def test_a_history_failing_mid_session_is_reported_and_dropped(
@@ -281,11 +271,10 @@ async def test_a_history_failing_mid_session_is_reported_and_dropped(
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         monkeypatch.setattr(history, "due_queue", broken)
         app.screen.refresh_all()
-        await pilot.pause()
-        assert app.history is None
+        await until(pilot, lambda: app.history is None)
         banner = app.screen.query_one("#home-history-error", Static)
         assert banner.display and "the disk went away" in str(banner.render())
         assert table_rows(app) == 3
@@ -306,7 +295,7 @@ async def test_pack_titles_and_questions_that_look_like_markup_are_listed_verbat
     )
     app = make_app(library=strange)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(1).prompt.plain.startswith(f"{odd}\n3 cards")
         assert str(app.screen.query_one("#home-cards", DataTable).get_row_at(0)[0]) == odd
@@ -331,45 +320,49 @@ async def test_due_practises_the_queue_of_the_pack_chosen_on_the_left(library, m
     """`d` takes the selected pack's queue, not every pack's."""
     app = make_app(library=two_packs(library))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        app.screen.query_one("#home-packs", OptionList).highlighted = 2
-        await pilot.pause()
-        assert "Due today in this pack: 1" in str(
-            app.screen.query_one("#home-due", Static).render()
+        home = await until_screen(pilot, HomeScreen)
+        home.query_one("#home-packs", OptionList).highlighted = 2
+        await until(
+            pilot,
+            lambda: (
+                "Due today in this pack: 1" in str(home.query_one("#home-due", Static).render())
+            ),
         )
         await pilot.press("d")
-        assert isinstance(app.screen, PracticeScreen)
-        assert [c.card.id for c in app.screen.queue] == ["running-loss"]
+        practice = await until_screen(pilot, PracticeScreen)
+        assert [c.card.id for c in practice.queue] == ["running-loss"]
 
 
 async def test_one_key_clears_the_search_and_every_filter(library, make_app):
     app = make_app(library=two_packs(library))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = app.screen
+        screen = await until_screen(pilot, HomeScreen)
         screen.query_one("#home-packs", OptionList).highlighted = 1
         screen.query_one("#home-level", Select).value = "senior"
-        await pilot.press("slash", *"zzz", "enter")
-        await pilot.pause()
-        assert table_rows(app) == 0
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"zzz", "enter")
+        await until(pilot, lambda: table_rows(app) == 0 and screen.card_filter.text == "zzz")
+        await until(pilot, lambda: isinstance(app.focused, DataTable))
         await pilot.press("c")
-        await pilot.pause()
+        await until(pilot, lambda: table_rows(app) == 3)
         assert screen.card_filter.pack is None and screen.card_filter.level is None
         assert screen.query_one("#home-search", Input).value == ""
-        assert table_rows(app) == 3
 
 
 async def test_the_selected_question_is_shown_whole_at_80_columns(make_app):
     """The question column cuts questions at 80 columns; the selected one is shown whole below."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        selected = app.screen.selected_card.card
-        preview = app.screen.query_one("#home-preview", Static)
+        home = await until_screen(pilot, HomeScreen)
+        selected = home.selected_card.card
+        preview = home.query_one("#home-preview", Static)
         assert str(preview.render()).startswith(selected.question)
         await pilot.press("down")
-        await pilot.pause()
-        assert str(preview.render()).startswith(app.screen.selected_card.card.question)
+        await until(pilot, lambda: home.selected_card.card != selected)
+        await until(
+            pilot, lambda: str(preview.render()).startswith(home.selected_card.card.question)
+        )
 
 
 async def test_status_says_when_a_card_comes_back(make_app, history):
@@ -390,7 +383,7 @@ async def test_status_says_when_a_card_comes_back(make_app, history):
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         table = app.screen.query_one("#home-cards", DataTable)
         status = {c.card.id: str(table.get_row_at(n)[2]) for n, c in enumerate(app.screen.shown)}
         assert status["no-grad"].startswith("in ") and status["no-grad"].endswith(("days", "weeks"))
@@ -408,7 +401,7 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
     )
     app = make_app(library=one)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(0).prompt.plain == "All packs  1 card"
         assert packs.get_option_at_index(1).prompt.plain.endswith("1 card\n0 seen · 1 queued today")

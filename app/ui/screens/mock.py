@@ -71,6 +71,9 @@ class MockStepsScreen(GrillScreen):
         self._panel: CodeTaskPanel | None = None
         """The code step's panel once fully mounted: the clock ticks while a panel is still
         being composed or removed, and must not read one then."""
+        self.shown: Step | None = None
+        """The step whose layout is complete (what to type into is on screen); None before
+        the first one and after the last."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -91,7 +94,7 @@ class MockStepsScreen(GrillScreen):
         if self.session.state == "ready":
             self.session.start()
         self.set_interval(TICK_SECONDS, self.tick_clock)
-        await self.show_step(self.session.current)
+        await self._show(self.session.current)
 
     # -- the clock -------------------------------------------------------------------------
 
@@ -180,9 +183,15 @@ class MockStepsScreen(GrillScreen):
             return
         self._cancel_code_run()
         if event == "finished":
+            self.shown = None
             self.finish()
         else:
-            await self.show_step(self.session.current)
+            await self._show(self.session.current)
+
+    async def _show(self, step: Step | None) -> None:
+        self.shown = None
+        await self.show_step(step)
+        self.shown = step
 
     async def show_step(self, step: Step | None) -> None:
         """Lay out the step now current; subclasses extend it."""
