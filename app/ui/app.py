@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from app.mock.session import MockSession
     from app.progress.attempt import Attempt
     from app.progress.history import History
+    from app.progress.queue import TodaysQueue
     from app.progress.rating import Rating
 
 
@@ -171,18 +172,25 @@ class GrillApp(App):
             return
         self.push_screen(mock_screen(session, None))
 
-    def due_queue(self, card_ids: list[str]) -> list[str]:
-        """Today's queue; without a history every card is new, so the new-card limit applies."""
+    def todays_queue(self, library: Library) -> TodaysQueue:
+        """Today's queue of each pack and of every pack; without a history every card is new,
+        so the new-card limits apply."""
+        packs = {pack.manifest.name: [c.card.id for c in pack.cards] for pack in library.packs}
+        per_day, per_pack = self.settings.new_per_day, self.settings.new_per_pack
         if self.history is not None:
             from app.progress.history import HistoryError
 
             try:
-                return self.history.due_queue(
-                    card_ids, now=self.now(), new_per_day=self.settings.new_per_day
+                return self.history.todays_queue(
+                    packs, now=self.now(), new_per_day=per_day, new_per_pack=per_pack
                 )
             except HistoryError as error:
                 self._lose_history(error)
-        return card_ids[: self.settings.new_per_day]
+        from app.clock import end_of_local_day
+        from app.progress.queue import build_queue
+
+        cutoff = end_of_local_day(self.now())
+        return build_queue(packs, {}, cutoff=cutoff, new_per_day=per_day, new_per_pack=per_pack)
 
     def due_dates(self, card_ids: list[str]) -> dict[str, datetime]:
         """When each card seen before comes back; cards never practised are absent."""

@@ -31,7 +31,9 @@ class Settings:
     device: Device = "auto"
     """Where code tasks run: `auto` takes CUDA when the machine has it."""
     new_per_day: int = 10
-    """How many never-seen cards join the due queue each day."""
+    """How many never-seen cards join today's queues each day, over every pack."""
+    new_per_pack: int = 10
+    """How many of them one pack may give each day (Anki's per-deck limit)."""
     theme: Theme = "dark"
     welcomed: bool = False
     """Whether the first-run screen was shown and closed."""
@@ -41,14 +43,11 @@ class Settings:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {self.level!r}")
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
-        if (
-            isinstance(self.new_per_day, bool)
-            or not isinstance(self.new_per_day, int)
-            or not 0 <= self.new_per_day <= 500
-        ):
-            raise ValueError(
-                f"new cards per day must be a whole number from 0 to 500, not {self.new_per_day!r}"
-            )
+        for name, value in (("", self.new_per_day), (" per pack", self.new_per_pack)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 500:
+                raise ValueError(
+                    f"new cards per day{name} must be a whole number from 0 to 500, not {value!r}"
+                )
         if self.theme not in THEMES:
             raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
         if not isinstance(self.welcomed, bool):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from pilot_wait import until, until_screen
@@ -33,7 +34,7 @@ async def test_home_lists_every_card_with_pack_counts(make_app):
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.option_count == 2
         assert packs.get_option_at_index(1).prompt.plain.endswith(
-            "3 cards\n0 seen · 3 queued today"
+            "3 cards · 0 seen\n0 reviews · 3 new"
         )
         assert "Due today: 3" in str(app.screen.query_one("#home-due", Static).render())
 
@@ -138,10 +139,12 @@ async def test_settings_are_saved_and_the_theme_key_toggles_and_remembers(make_a
         dialog.query_one("#settings-level", Select).value = "senior"
         field = dialog.query_one("#settings-new-per-day", Input)
         field.value = "2"
+        dialog.query_one("#settings-new-per-pack", Input).value = "5"
         await pilot.press("ctrl+s")
         await until_screen(pilot, HomeScreen)
         assert history.get_setting("level") == "senior"
         assert history.get_setting("new_per_day") == 2
+        assert history.get_setting("new_per_pack") == 5
         assert "Due today: 2" in str(app.screen.query_one("#home-due", Static).render())
 
 
@@ -272,7 +275,7 @@ async def test_a_history_failing_mid_session_is_reported_and_dropped(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until_screen(pilot, HomeScreen)
-        monkeypatch.setattr(history, "due_queue", broken)
+        monkeypatch.setattr(history, "todays_queue", broken)
         app.screen.refresh_all()
         await until(pilot, lambda: app.history is None)
         banner = app.screen.query_one("#home-history-error", Static)
@@ -404,9 +407,60 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
         await until_screen(pilot, HomeScreen)
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(0).prompt.plain == "All packs  1 card"
-        assert packs.get_option_at_index(1).prompt.plain.endswith("1 card\n0 seen · 1 queued today")
+        assert packs.get_option_at_index(1).prompt.plain.endswith(
+            "1 card · 0 seen\n0 reviews · 1 new"
+        )
         problems = str(app.screen.query_one("#home-problems-text", Static).render())
         assert problems.startswith("1 problem loading packs")
         assert "Due today: 1\n0 reviews · 1 new" in str(
             app.screen.query_one("#home-due", Static).render()
+        )
+
+
+async def test_on_day_one_each_pack_offers_its_own_new_cards(library, make_app, history):
+    """With a daily limit smaller than the first pack, the second pack still has its new card
+    (the limit applied to one queue over every pack gave all of it to the first pack)."""
+    history.set_setting("new_per_day", 2)
+    app = make_app(library=two_packs(library))
+    async with app.run_test(size=SIZE) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        packs = home.query_one("#home-packs", OptionList)
+        assert packs.get_option_at_index(2).prompt.plain.endswith(
+            "1 card · 0 seen\n0 reviews · 1 new"
+        )
+        assert [c.card.id for c in home.queue()] == ["no-grad", "running-loss"], "a pack in turn"
+        packs.highlighted = 2
+        await until(pilot, lambda: home.card_filter.pack == "other")
+        await pilot.press("d")
+        practice = await until_screen(pilot, PracticeScreen)
+        assert [c.card.id for c in practice.queue] == ["running-loss"]
+
+
+async def test_home_says_why_a_pack_has_no_new_card_today(library, make_app, history):
+    from ui_fakes import NOW
+
+    history.set_setting("new_per_day", 1)
+    history.record(
+        Attempt(
+            card_id="no-grad",
+            mode="practice",
+            rating="easy",
+            level="middle",
+            phase_seconds={},
+            started_at=NOW - timedelta(hours=1),
+        )
+    )
+    app = make_app(library=two_packs(library))
+    async with app.run_test(size=SIZE) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        home.query_one("#home-packs", OptionList).highlighted = 2
+        due = home.query_one("#home-due", Static)
+        await until(pilot, lambda: "Due today in this pack: 0" in str(due.render()))
+        assert "Today's new cards are done (1 a day; o changes it)" in str(due.render())
+        await pilot.press("d")
+        notice = await until(
+            pilot, lambda: [n.message for n in app._notifications if "Nothing is due" in n.message]
+        )
+        assert notice[0].startswith(
+            "Nothing is due today in this pack: today's new cards are done (1 a day"
         )

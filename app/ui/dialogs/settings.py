@@ -53,10 +53,18 @@ class SettingsDialog(GrillDialog[Settings | None]):
                 compact=True,
                 id="settings-device",
             )
-            yield Label("New cards per day (0 to 500)")
+            yield Label("New cards per day, over every pack (0 to 500)")
             yield Input(
                 str(s.new_per_day),
                 id="settings-new-per-day",
+                type="integer",
+                compact=True,
+                validators=[Integer(minimum=0, maximum=500)],
+            )
+            yield Label("New cards per day from one pack (0 to 500)")
+            yield Input(
+                str(s.new_per_pack),
+                id="settings-new-per-pack",
                 type="integer",
                 compact=True,
                 validators=[Integer(minimum=0, maximum=500)],
@@ -77,19 +85,25 @@ class SettingsDialog(GrillDialog[Settings | None]):
     @on(Button.Pressed, "#settings-save")
     def action_save(self) -> None:
         new_per_day = self.query_one("#settings-new-per-day", Input)
-        result = new_per_day.validate(new_per_day.value)
-        if result is not None and not result.is_valid:
-            self.query_one("#settings-error", Label).update(
-                "New cards per day must be a whole number from 0 to 500."
-            )
-            new_per_day.focus()
-            return
+        new_per_pack = self.query_one("#settings-new-per-pack", Input)
+        for field, what in (
+            (new_per_day, "New cards per day"),
+            (new_per_pack, "New cards per pack"),
+        ):
+            result = field.validate(field.value)
+            if result is not None and not result.is_valid:
+                self.query_one("#settings-error", Label).update(
+                    f"{what} must be a whole number from 0 to 500."
+                )
+                field.focus()
+                return
         self.dismiss(
             replace(
                 self.settings,
                 level=self._chosen("#settings-level"),
                 device=self._chosen("#settings-device"),
                 new_per_day=int(new_per_day.value),
+                new_per_pack=int(new_per_pack.value),
                 theme=self._chosen("#settings-theme"),
             )
         )

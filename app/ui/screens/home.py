@@ -23,6 +23,7 @@ from app.practice.catalog import (
     order_by_queue,
     pack_summaries,
 )
+from app.progress.queue import DayCounts, TodaysQueue
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.wording import count, due_status
@@ -99,8 +100,14 @@ class HomeScreen(GrillScreen):
         super().__init__()
         self.card_filter = CardFilter()
         self.shown: list[LoadedCard] = []
-        self.due: list[str] = []
+        self.today = TodaysQueue()
+        """Today's queue of each pack and of every pack."""
         self.due_dates: dict[str, datetime] = {}
+
+    @property
+    def due(self) -> tuple[str, ...]:
+        """Today's queue of the pack chosen on the left (every pack's when none is)."""
+        return self.today.of(self.card_filter.pack)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -156,7 +163,7 @@ class HomeScreen(GrillScreen):
                 table.loading = False
                 table.focus()
             cards = app.library.cards
-            self.due = app.due_queue([loaded.card.id for loaded in cards])
+            self.today = app.todays_queue(app.library)
             self.due_dates = app.due_dates([loaded.card.id for loaded in cards])
             self._fill_packs()
             self._fill_tags(all_tags(cards))
@@ -175,14 +182,18 @@ class HomeScreen(GrillScreen):
     def _fill_packs(self) -> None:
         packs = self.query_one("#home-packs", OptionList)
         highlighted = packs.highlighted
-        summaries = pack_summaries(self.library, due=set(self.due), seen=self.due_dates.keys())
+        in_a_queue = {c for queue in self.today.per_pack.values() for c in queue}
+        summaries = pack_summaries(self.library, due=in_a_queue, seen=self.due_dates.keys())
         packs.clear_options()
         total = sum(s.cards for s in summaries)
         packs.add_option(
             Option(Content.assemble("All packs  ", (count(total, "card"), "dim")), id=ALL_PACKS)
         )
         for s in summaries:
-            counts = f"{count(s.cards, 'card')}\n{s.seen} seen · {s.due} queued today"
+            counts = (
+                f"{count(s.cards, 'card')} · {s.seen} seen\n"
+                f"{day_counts(self.today.counts_of(s.name))}"
+            )
             packs.add_option(Option(Content.assemble(s.title, "\n", (counts, "dim")), id=s.name))
         packs.highlighted = highlighted if highlighted is not None else 0
 
@@ -194,13 +205,32 @@ class HomeScreen(GrillScreen):
             select.value = current
 
     def _fill_due(self) -> None:
-        queue = self.queue()
-        new = sum(loaded.card.id not in self.due_dates for loaded in queue)
-        where = "" if self.card_filter.pack is None else " in this pack"
-        text = f"[b]Due today{where}: {len(queue)}[/b]\n{count(len(queue) - new, 'review')} · {new} new"
-        if queue:
-            text += "\n[dim]d starts the queue[/dim]"
+        pack = self.card_filter.pack
+        where = "" if pack is None else " in this pack"
+        text = Content.assemble(
+            (f"Due today{where}: {len(self.queue())}", "bold"),
+            "\n",
+            day_counts(self.today.counts_of(pack)),
+        )
+        note = "d starts the queue" if self.queue() else self._why_nothing_new()
+        if note:
+            text += Content.styled(f"\n{note}", "dim")
         self.query_one("#home-due", Static).update(text)
+
+    def _why_nothing_new(self) -> str:
+        """Why the chosen pack offers no new card today, when it still has cards never seen."""
+        pack = self.card_filter.pack
+        unseen = [
+            c
+            for c in self.library.cards
+            if pack in (None, c.pack) and c.card.id not in self.due_dates
+        ]
+        if not unseen or self.today.counts_of(pack).new:
+            return ""
+        settings = self.grill.settings
+        if self.today.new_left == 0:
+            return f"Today's new cards are done ({settings.new_per_day} a day; o changes it)"
+        return f"This pack's new cards are done for today ({settings.new_per_pack} a day; o changes it)"
 
     def queue(self) -> list[LoadedCard]:
         """Today's queue, kept to the pack chosen on the left."""
@@ -339,7 +369,11 @@ class HomeScreen(GrillScreen):
         queue = self.queue()
         if not queue:
             where = "" if self.card_filter.pack is None else " in this pack"
-            self.notify(f"Nothing is due today{where}. Pick a card and press p to practise anyway.")
+            why = self._why_nothing_new()
+            self.notify(
+                f"Nothing is due today{where}{f': {why[0].lower()}{why[1:]}' if why else ''}. "
+                "Pick a card and press p to practise anyway."
+            )
             return
         self.grill.practise(queue)
 
@@ -362,3 +396,9 @@ class HomeScreen(GrillScreen):
 
     def action_settings(self) -> None:
         self.grill.open_settings()
+
+
+def day_counts(counts: DayCounts) -> str:
+    """`2 reviews · 1 learning · 5 new`: what a queue holds today (learning once there is some)."""
+    learning = f" · {counts.learning} learning" if counts.learning else ""
+    return f"{count(counts.reviews, 'review')}{learning} · {counts.new} new"
