@@ -63,7 +63,15 @@ class MockReportScreen(GrillScreen):
     def on_mount(self) -> None:
         recorded = attempts(self.report)
         problem = self.grill.record(recorded)
-        self.recorded = problem or f"{count(len(recorded), 'answer')} recorded in your history."
+        skipped = self.report.skipped
+        self.recorded = problem or (
+            f"{count(len(recorded), 'answer')} recorded in your history"
+            + (
+                f"; {count(skipped, 'skipped question')} not (nothing was answered)."
+                if skipped
+                else "."
+            )
+        )
         self._show_status()
         if self.report_path is not None:
             self._export(self.report_path)
