@@ -178,16 +178,28 @@ async def test_selecting_a_retained_object_moves_the_cursor_to_its_line(make_app
         assert panel.editor.cursor_location == (6, 0)
 
 
-async def test_a_refusal_shows_its_message_and_selects_the_line(make_app, runner):
+async def test_a_refusal_shows_its_message_and_offers_its_line_without_moving_the_cursor(
+    make_app, runner
+):
+    """The cursor stays where the candidate left it; enter on the offered line goes there."""
     runner.verdict = REFUSED
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
+        panel.editor.move_cursor((5, 4))
         await run_once(app, pilot)
         result = panel.query_one(VerdictPanel)
         assert result.has_class("-not-graded")
         assert text(result.query_one("#verdict-headline")) == "REFUSED (line 3) on cpu"
         assert "'torch.os' is not available" in text(result.query_one("#verdict-message"))
+        assert panel.editor.cursor_location == (5, 4) and panel.editor.selected_text == ""
+        assert app.focused is panel.editor
+        where = result.query_one("#verdict-where", OptionList)
+        assert where.display and "line 3" in str(where.get_option_at_index(0).prompt)
+        where.focus()
+        await until(pilot, lambda: app.focused is where)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.focused is panel.editor)
         assert panel.editor.selected_text == "running = 0"
 
 
@@ -337,25 +349,123 @@ async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, runner, hist
         assert "code" in attempt.phase_seconds
 
 
-async def test_each_failed_run_offers_one_more_card_hint_and_a_clean_one_hides_them(
+async def test_hints_come_one_at_a_time_on_f2_and_the_graders_after_the_cards(
     make_app, runner, library
 ):
-    """Hints follow the verdict they answer."""
+    """A failed run no longer shows the grader's hint (which gives the fix away) above the
+    card's first: each f2 shows the card's next hint, then the grader's for the last run."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         hints = panel.query_one("#code-hints")
-        assert not hints.display
+        result = panel.query_one(VerdictPanel)
         first, second = library.card("running-loss").card.code_task.hints
         runner.verdict = LEAK
         await run_once(app, pilot)
-        assert text(hints) == f"Card hint 1 of 2: {first}"
+        assert not hints.display and result.has_hint and not result.hint_shown
+        assert "f2 shows a hint (2 left)" in text(result.query_one("#verdict-keys"))
+        await pilot.press("f2")
+        await until(pilot, lambda: text(hints) == f"Card hint 1 of 2: {first}")
+        assert app.focused is panel.editor, "typing goes on in the editor"
         runner.verdict = TIMEOUT
         await run_once(app, pilot)
-        assert not hints.display, "a timeout says nothing about the leak"
+        assert text(hints) == f"Card hint 1 of 2: {first}", "a hint asked for stays"
         runner.verdict = LEAK
         await run_once(app, pilot)
-        assert text(hints) == f"Card hint 1 of 2: {first}\nCard hint 2 of 2: {second}"
-        runner.verdict = CLEAN
+        await pilot.press("f2")
+        await until(
+            pilot, lambda: text(hints) == f"Card hint 1 of 2: {first}\nCard hint 2 of 2: {second}"
+        )
+        assert not result.hint_shown
+        assert "f2 opens the grader's hint" in text(result.query_one("#verdict-keys"))
+        await pilot.press("f2")
+        await until(pilot, lambda: result.hint_shown)
+        await pilot.press("f2")
+        notice = await until(
+            pilot, lambda: [n.message for n in app._notifications if n.title == "No more hints"]
+        )
+        assert notice == ["Every hint is shown; ctrl+s shows the reference solution."]
+
+
+async def test_the_graders_hint_opens_on_request_before_the_cards(make_app, runner):
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
         await run_once(app, pilot)
-        assert not hints.display
+        result = panel.query_one(VerdictPanel)
+        result.query_one("#verdict-hint-box CollapsibleTitle").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: result.hint_shown)
+        assert not panel.query_one("#code-hints").display
+
+
+async def test_f6_moves_between_the_editor_and_the_result_and_tab_indents(make_app, runner):
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
+        side = panel.query_one("#code-side")
+        await pilot.press("f6")
+        await until(pilot, lambda: app.focused is side)
+        await pilot.press("f6")
+        await until(pilot, lambda: app.focused is panel.editor)
+        panel.editor.move_cursor((0, 0))
+        await pilot.press("tab")
+        await until(pilot, lambda: panel.editor.text.startswith("    import torch"))
+
+
+async def test_the_result_names_the_runs_time_and_peak_memory(make_app, runner):
+    from dataclasses import replace
+
+    runner.verdict = replace(LEAK, extra={"timings": {"run": 1.234}, "peak_bytes": 3 * 1024**2})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
+        cost = panel.query_one("#verdict-cost")
+        assert cost.display
+        assert text(cost) == "Ran 1.23 s · peak memory 3.0 MB above the start"
+        runner.verdict = REFUSED
+        await run_once(app, pilot)
+        assert not cost.display, "nothing ran to measure"
+
+
+async def test_cuda_without_a_gpu_is_said_once_in_the_apps_terms(make_app, runner, monkeypatch):
+    """No `--device cpu or auto` (a flag of grill check) and no "nothing ran" twice: what to do
+    in the app, once, whether the warm start or the run found it out."""
+    from app.ui.code_runner import NO_CUDA, DeviceMissing
+
+    def no_cuda(*args, **kwargs):
+        raise DeviceMissing(NO_CUDA)
+
+    monkeypatch.setattr(runner, "warm", no_cuda)
+    monkeypatch.setattr(runner, "grade", no_cuda)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        status = panel.query_one("#code-status", Static)
+        await until(pilot, lambda: text(status) == NO_CUDA)
+        await run_once(app, pilot)
+        shown = text(status)
+        assert shown == f"Not graded: {NO_CUDA}"
+        assert "Settings (o on home)" in shown and "--device" not in shown
+        assert shown.count("did not run") + shown.count("nothing ran") == 1
+
+
+def test_the_runner_turns_the_sandboxs_device_error_into_the_apps_words(monkeypatch, library):
+    import pytest
+
+    import checkers.api
+    from app.ui.code_runner import NO_CUDA, DeviceMissing, SandboxRunner
+    from checkers.sandbox import SandboxError
+
+    class NoGpuSandbox:
+        def start(self):
+            raise SandboxError("No CUDA device ... (--device cpu or auto).", kind="device")
+
+    monkeypatch.setattr(checkers.api, "grading_sandbox", lambda device: NoGpuSandbox())
+    with pytest.raises(DeviceMissing, match="choose cpu for code tasks in Settings") as raised:
+        SandboxRunner().warm("cuda")
+    assert str(raised.value) == NO_CUDA

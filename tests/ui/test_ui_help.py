@@ -29,6 +29,7 @@ from app.progress.history import History
 from app.ui.app import GrillApp
 from app.ui.base import MIN_HEIGHT, MIN_WIDTH, GrillDialog, GrillScreen, TooSmallNotice
 from app.ui.commands import ScreenCommands
+from app.ui.dialogs.confirm import LeaveCardDialog
 from app.ui.dialogs.help import HelpDialog
 from app.ui.dialogs.welcome import WelcomeDialog
 from app.ui.screens.home import HomeScreen
@@ -174,20 +175,21 @@ async def test_the_palette_gives_each_command_its_key_and_what_it_does(make_app)
         assert not any(text.endswith("command") for text in hits.values())
 
 
-async def test_a_screens_notice_does_not_follow_you_to_the_next_screen(make_app):
-    """Practice's "Leave this card? … esc again leaves" is gone once the Stats screen opens."""
+async def test_a_screens_notice_does_not_follow_you_to_the_next_screen(make_app, runner):
+    """Practice's notices (a run's "No more hints", say) are gone once the Stats screen opens."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until_screen(pilot, HomeScreen)
         app.practise([app.library.card("no-grad")])
         await until_screen(pilot, PracticeScreen)
+        app.screen.notify("a notice of the card's", title="Card notice")
         await pilot.press(*"draft", "escape")
-        await until(pilot, lambda: any(n.title == "Leave this card?" for n in app._notifications))
-        await pilot.press("escape")
+        await until_screen(pilot, LeaveCardDialog)
+        await pilot.press("enter")
         await until_screen(pilot, HomeScreen)
         await pilot.press("s")
         await until_screen(pilot, StatsScreen)
-        assert not any(n.title == "Leave this card?" for n in app._notifications)
+        assert not any(n.title == "Card notice" for n in app._notifications)
 
 
 async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(

@@ -464,3 +464,27 @@ async def test_home_says_why_a_pack_has_no_new_card_today(library, make_app, his
         assert notice[0].startswith(
             "Nothing is due today in this pack: today's new cards are done (1 a day"
         )
+
+
+async def test_settings_warn_when_the_device_chosen_is_not_on_this_machine(
+    make_app, history, monkeypatch
+):
+    import app.ui.code_runner as code_runner
+    import app.ui.dialogs.settings as settings_dialog
+
+    monkeypatch.setattr(code_runner, "cuda_device_present", lambda: False)
+    monkeypatch.setattr(settings_dialog, "cuda_device_present", lambda: False)
+    grill = make_app()
+    async with grill.run_test(size=SIZE) as pilot:
+        await until_screen(pilot, HomeScreen)
+        await pilot.press("o")
+        dialog = await until_screen(pilot, SettingsDialog)
+        warning = dialog.query_one("#settings-device-warning")
+        assert not warning.display
+        dialog.query_one("#settings-device", Select).value = "cuda"
+        await until(pilot, lambda: warning.display)
+        assert "no CUDA device" in str(warning.render())
+        await pilot.press("ctrl+s")
+        await until_screen(pilot, HomeScreen)
+        assert history.get_setting("device") == "cuda"
+        assert any(n.title == "Saved: device cuda" for n in grill._notifications)

@@ -6,6 +6,7 @@ from pilot_wait import drained, until, until_screen
 from textual.widgets import SelectionList, Static
 from ui_fakes import SIZE
 
+from app.ui.dialogs.confirm import LeaveCardDialog
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.screens.home import HomeScreen
 from app.ui.screens.practice import PracticeScreen
@@ -231,13 +232,21 @@ async def test_escape_with_a_typed_answer_asks_before_leaving(make_app):
         practise(app, ["no-grad"])
         await until_screen(pilot, PracticeScreen)
         await pilot.press(*"my answer", "escape")
-        await drained(pilot)
+        await until_screen(pilot, LeaveCardDialog)
+        await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
         assert isinstance(app.screen, PracticeScreen) and app.screen.answer_text == "my answer"
         await pilot.press("escape")
+        await until_screen(pilot, LeaveCardDialog)
+        await pilot.press("enter")
         await until_screen(pilot, HomeScreen)
 
 
-async def test_escape_with_edited_code_asks_again_after_more_typing(make_app):
+async def test_escape_with_edited_code_asks_in_a_dialog_that_keys_typed_after_do_not_pass(
+    make_app,
+):
+    """The question is a dialog, not a corner notice: the keys typed next go to it, not into
+    the code, and no letter leaves (a `y` typed on is not a yes)."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until_screen(pilot, HomeScreen)
@@ -245,12 +254,32 @@ async def test_escape_with_edited_code_asks_again_after_more_typing(make_app):
         screen = await until_screen(pilot, PracticeScreen)
         await until(pilot, lambda: screen.code_panel)
         await pilot.press("ctrl+o")
-        await until(pilot, lambda: app.focused is screen.code_panel.editor)
+        editor = screen.code_panel.editor
+        await until(pilot, lambda: app.focused is editor)
         await pilot.press("x", "escape")
+        await until_screen(pilot, LeaveCardDialog)
+        await pilot.press(*"yes")
         await drained(pilot)
-        assert isinstance(app.screen, PracticeScreen)
+        assert isinstance(app.screen, LeaveCardDialog), "letters neither leave nor type"
+        await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
+        assert editor.text.startswith("x") and "yes" not in editor.text
         await pilot.press("y", "escape")
-        await drained(pilot)
-        assert isinstance(app.screen, PracticeScreen), "typing since the warning asks again"
+        await until_screen(pilot, LeaveCardDialog)
+        assert isinstance(app.screen, LeaveCardDialog), "typing since the warning asks again"
+        await pilot.press("enter")
+        await until_screen(pilot, HomeScreen)
+
+
+async def test_escape_after_a_run_with_the_code_unchanged_leaves_at_once(make_app, runner):
+    """Nothing would be lost: no question."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until_screen(pilot, HomeScreen)
+        practise(app, ["running-loss"])
+        screen = await until_screen(pilot, PracticeScreen)
+        panel = await until(pilot, lambda: screen.code_panel)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: panel.completed_runs == 1)
         await pilot.press("escape")
         await until_screen(pilot, HomeScreen)

@@ -13,8 +13,11 @@ from textual.validation import Integer
 from textual.widgets import Button, Input, Label, Select
 
 from app.ui.base import GrillDialog
+from app.ui.code_runner import cuda_device_present
 from app.ui.settings import DEVICES, THEMES, Settings
 from questions.model import LEVELS
+
+NO_CUDA_HERE = "This machine has no CUDA device: code tasks set to cuda will not run."
 
 
 class SettingsDialog(GrillDialog[Settings | None]):
@@ -53,6 +56,7 @@ class SettingsDialog(GrillDialog[Settings | None]):
                 compact=True,
                 id="settings-device",
             )
+            yield Label("", id="settings-device-warning", markup=False)
             yield Label("New cards per day, over every pack (0 to 500)")
             yield Input(
                 str(s.new_per_day),
@@ -81,6 +85,19 @@ class SettingsDialog(GrillDialog[Settings | None]):
             with Horizontal(id="settings-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", compact=True, id="settings-save")
                 yield Button("Cancel (esc)", compact=True, id="settings-cancel")
+
+    def on_mount(self) -> None:
+        self._warn_about_device(self.settings.device)
+
+    @on(Select.Changed, "#settings-device")
+    def _device_changed(self, event: Select.Changed) -> None:
+        self._warn_about_device(event.value)
+
+    def _warn_about_device(self, device: object) -> None:
+        warning = self.query_one("#settings-device-warning", Label)
+        missing = device == "cuda" and not cuda_device_present()
+        warning.update(NO_CUDA_HERE if missing else "")
+        warning.display = missing
 
     @on(Button.Pressed, "#settings-save")
     def action_save(self) -> None:

@@ -37,7 +37,7 @@ STEP_NAMES = {
     "follow_up_answer": "follow-up answer",
     "red_flags": "red flags",
 }
-CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution"}
+CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution", "hint", "switch_pane"}
 
 
 class PracticeScreen(GrillScreen):
@@ -104,6 +104,24 @@ class PracticeScreen(GrillScreen):
             priority=True,
             tooltip="Cancel a run; otherwise leave the card (asks first if you typed).",
         ),
+        # Not in the footer, which is full at 80 columns: the result names them.
+        Binding(
+            "f2",
+            "hint",
+            "Hint",
+            priority=True,
+            show=False,
+            tooltip="The card's next hint for the code task; then the grader's, for the last run.",
+        ),
+        Binding(
+            "f6",
+            "switch_pane",
+            "Pane",
+            priority=True,
+            show=False,
+            tooltip="Move between the code editor and the result, to scroll or choose in it "
+            "(tab indents in the editor).",
+        ),
     ]
 
     def __init__(
@@ -119,7 +137,6 @@ class PracticeScreen(GrillScreen):
         """The level whose tier answer is revealed: the settings', switchable for this card."""
         self.timer = PhaseTimer(self.grill.clock)
         self._phase_before_code = "answer"
-        self._leave_armed = False
         self.sub_title = f"Practice · card {position + 1} of {len(queue)} · {self.loaded.pack}"
 
     def compose(self) -> ComposeResult:
@@ -229,6 +246,18 @@ class PracticeScreen(GrillScreen):
         self._show_tab("tab-code")
         self.code_panel.reset()
 
+    def action_hint(self) -> None:
+        self._show_tab("tab-code")
+        why_none = self.code_panel.show_next_hint()
+        if why_none:
+            self.notify(why_none, title="No more hints", markup=False)
+
+    def action_switch_pane(self) -> None:
+        if self.query_one("#practice-tabs", TabbedContent).active != "tab-code":
+            self._show_tab("tab-code")
+            return
+        self.code_panel.switch_pane()
+
     def action_show_solution(self) -> None:
         self._show_tab("tab-code")
         panel = self.code_panel
@@ -242,15 +271,28 @@ class PracticeScreen(GrillScreen):
     def action_escape(self) -> None:
         if self.card.code_task is not None and self.code_panel.cancel():
             return
-        if self._has_work() and not self._leave_armed:
-            # esc also cancels runs, so a press meant for a run that just ended must not discard work.
-            self._leave_armed = True
-            self.notify(
-                "Your answer and code are not recorded. esc again leaves; ctrl+g self-grades.",
-                title="Leave this card?",
-                severity="warning",
+        if self._has_work():
+            # A dialog, not a notice: keys typed after esc go to it, never into the code.
+            from app.ui.dialogs.confirm import LeaveCardDialog
+
+            self.app.push_screen(
+                LeaveCardDialog(
+                    "Leave this card?",
+                    "What you typed and the code you changed are not recorded. Stay and press "
+                    "ctrl+g to self-grade the card instead.",
+                ),
+                self._confirm_leave,
             )
             return
+        self._leave()
+
+    def _confirm_leave(self, leave: bool | None) -> None:
+        if leave:
+            self._leave()
+
+    def _leave(self) -> None:
+        if self.card.code_task is not None:
+            self.code_panel.cancel()
         self.app.clear_notifications()
         self.app.pop_screen()
 
@@ -260,10 +302,6 @@ class PracticeScreen(GrillScreen):
         return bool(self.answer_text.strip()) or (
             code_task is not None and self.code_panel.editor.text != code_task.starter
         )
-
-    @on(TextArea.Changed)
-    def _disarm_leave(self) -> None:
-        self._leave_armed = False
 
     def action_self_grade(self) -> None:
         self.query_one(AnswerClock).stop()
