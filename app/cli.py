@@ -20,6 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="grill",
         description="Interview practice in the terminal. With no command, opens the app.",
     )
+    parser.add_argument(
+        "--version", action=_PrintVersion, nargs=0, help="print grill's version and exit"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, target: str, help: str) -> argparse.ArgumentParser:
@@ -70,12 +73,36 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument(
         "--run",
         action="store_true",
-        help="also grade each code task: starter must leak, solution must be clean",
+        help="also grade each code task: the starter must fail as its starter_fails says (leak,"
+        " or wrong: the task's contract broken) and the solution must grade clean",
     )
 
-    new = command("new", "app.commands.new:run", "write a card skeleton to fill in")
-    new.add_argument("pack_dir", metavar="PACK_DIR")
-    new.add_argument("card_id", metavar="CARD_ID")
+    new = command(
+        "new",
+        "app.commands.new:run",
+        "write a card skeleton to fill in (never overwrites a file)",
+    )
+    new.add_argument(
+        "pack_dir",
+        metavar="PACK_DIR",
+        help="the pack's folder, made if missing; a pack.yaml and the JSON Schemas are written"
+        " into it when it has none",
+    )
+    new.add_argument(
+        "card_id",
+        metavar="CARD_ID",
+        help="the new card's id and file name: lower-case words joined by hyphens, such as"
+        " retained-graph",
+    )
+
+    schema = command(
+        "schema",
+        "app.commands.schema:run",
+        "copy the card and pack JSON Schemas into a pack's folder, for editors",
+    )
+    schema.add_argument(
+        "dir", nargs="?", default=".", metavar="DIR", help="the pack's folder (default: here)"
+    )
 
     stats = command("stats", "app.commands.stats:run", "print progress figures")
     stats.add_argument("--json", action="store_true", help="as JSON")
@@ -96,6 +123,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.add_argument("file", metavar="FILE")
     return parser
+
+
+class _PrintVersion(argparse.Action):
+    """`--version`, looked up only when asked for (reading the installed metadata costs startup)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"grill {grill_version()}")
+        parser.exit()
+
+
+def grill_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("grill")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
 
 
 def dispatch(target: str, args: argparse.Namespace) -> int:
