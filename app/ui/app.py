@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from app.clock import utc_now
 from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from app.ui.code_runner import CodeRunner, SandboxRunner
-from app.ui.commands import ScreenCommands
+from app.ui.commands import PaletteCommands
 from app.ui.messages import LibraryLoaded
 from app.ui.settings import Settings
 from questions.model import Library, LoadedCard, Problem
@@ -45,7 +45,7 @@ RUNNER_CLOSE_WAIT_S = 10.0
 class GrillApp(App):
     TITLE = "grill"
     CSS_PATH = "grill.tcss"
-    COMMANDS = App.COMMANDS | {ScreenCommands}
+    COMMANDS = {PaletteCommands}
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS = [
@@ -115,6 +115,14 @@ class GrillApp(App):
             self.call_after_refresh(self._load_library)
         elif self._start_with_due:
             self._open_due_queue()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's system commands but its theme picker, which set themes grill neither
+        offers nor remembers beside grill's own Theme (t, and Settings); and its key panel,
+        which F1's help replaces."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Theme", "Keys"):
+                yield command
 
     def _welcomed(self, _: None) -> None:
         self.settings = replace(self.settings, welcomed=True)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pilot_wait import until_screen
+from pilot_wait import until, until_screen
 from ui_fakes import SIZE
 
-from app.ui.commands import ScreenCommands
+from app.ui.commands import ScreenCommands, screen_commands
 from app.ui.screens.home import HomeScreen
 from app.ui.screens.practice import PracticeScreen
 
@@ -60,3 +60,29 @@ async def test_textuals_own_keys_are_not_listed_as_the_screens_commands(make_app
         await until_screen(pilot, PracticeScreen)
         practice = await command_names(app)
         assert not {"Focus Next", "Focus Previous", "Copy selected text", "Quit"} & practice
+
+
+async def test_the_palette_lists_grills_commands_first_and_one_theme(make_app):
+    """Textual's provider answered first with its own theme picker, a second Theme beside grill's."""
+    from textual.command import CommandList, CommandPalette
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        grills = {command.name for command in screen_commands(home)}
+        await pilot.press("ctrl+p")
+        palette = await until_screen(pilot, CommandPalette)
+        listed = palette.query_one(CommandList)
+        names = await until(
+            pilot,
+            lambda: (
+                listed.option_count > len(grills)
+                and [
+                    str(listed.get_option_at_index(i).prompt).split("\n")[0]
+                    for i in range(listed.option_count)
+                ]
+            ),
+        )
+        assert set(names[: len(grills)]) == grills, names
+        assert names.count("Theme") == 1
+        assert "Quit" in names[len(grills) :], "Textual's other commands follow"

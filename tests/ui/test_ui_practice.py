@@ -283,3 +283,26 @@ async def test_escape_after_a_run_with_the_code_unchanged_leaves_at_once(make_ap
         await until(pilot, lambda: panel.completed_runs == 1)
         await pilot.press("escape")
         await until_screen(pilot, HomeScreen)
+
+
+async def test_the_answer_clock_holds_while_the_code_task_is_open(make_app, clock):
+    """It times the answer, as its budgets do, not the minutes spent on the code."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        practise(app, ["running-loss"])
+        screen = await until_screen(pilot, PracticeScreen)
+        answer_clock = screen.query_one(AnswerClock)
+        panel = await until(pilot, lambda: screen.code_panel)
+        clock.advance(10)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: app.focused is panel.editor)
+        assert not answer_clock.running
+        clock.advance(300)
+        assert answer_clock.elapsed == 10
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: answer_clock.running)
+        clock.advance(5)
+        assert answer_clock.elapsed == 15
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: screen.revealed == 1)
+        assert answer_clock.elapsed == 15 and not answer_clock.running

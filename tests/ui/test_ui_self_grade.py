@@ -115,3 +115,55 @@ async def test_finishing_a_queue_counts_its_ratings_without_praise_for_agains(ma
         )
         assert [n.message for n in done] == ["2 cards rated: 2 Again."]
         assert not any("Well done" in n.title or "(s)" in n.message for n in app._notifications)
+
+
+async def test_at_100x30_both_lists_show_their_heading_and_items(make_app, library):
+    """A long card: the red flags' heading no longer sits over a list cut off below it."""
+    from questions.model import KeyPoint, LoadedCard, RedFlag
+
+    original = library.card("no-grad")
+    long_text = "a key point long enough to wrap at this width " * 2
+    card = original.card.model_copy(
+        update={
+            "key_points": [KeyPoint(point=f"{n}: {long_text}") for n in range(7)],
+            "red_flags": [RedFlag(flag=f"flag {n}: {long_text}") for n in range(5)],
+        }
+    )
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.practise([LoadedCard(card, original.path, original.pack)])
+        await until_screen(pilot, PracticeScreen)
+        await pilot.press("ctrl+g")
+        dialog = await until_screen(pilot, SelfGradeDialog)
+        frame = dialog.query_one("#self-grade").region
+        points, flags = (dialog.query_one(s) for s in ("#self-grade-points", "#self-grade-flags"))
+        await until(pilot, lambda: flags.region.height >= 2)
+        headings = list(dialog.query(".self-grade-heading"))
+        for heading, items in zip(headings, (points, flags), strict=True):
+            assert frame.contains_region(heading.region) and frame.contains_region(items.region)
+            assert items.region.y == heading.region.bottom, "the heading stands over its items"
+        assert frame.contains_region(dialog.query_one("#self-grade-buttons").region)
+
+
+async def test_the_notice_says_the_same_interval_as_the_button(make_app, history):
+    """ "Hard · 6m" on the button was "back in 5 min" in the notice: the notice counted from a
+    later moment, and the two rounded 5.5 minutes differently."""
+    from datetime import timedelta
+
+    from ui_fakes import NOW
+
+    moments = iter([NOW + timedelta(seconds=s) for s in range(0, 600, 20)])
+    app = make_app(now=lambda: next(moments))
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await open_dialog(app, pilot, "no-grad")
+        button = str(dialog.query_one("#self-grade-hard", Button).label)
+        minutes = button.rsplit("· ", 1)[1].removesuffix("m")
+        await pilot.press("2")
+        toast = await until(
+            pilot,
+            lambda: next(
+                (n.message for n in app._notifications if n.message.startswith("Rated")), None
+            ),
+        )
+        assert toast == f"Rated Hard · back in {minutes} min."
+    assert history.attempts("no-grad")[0].rating == "hard"

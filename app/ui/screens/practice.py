@@ -7,6 +7,7 @@ the ratings given so far travel along so the end of the queue can say how it wen
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 
 from textual import on
 from textual.app import ComposeResult
@@ -231,11 +232,14 @@ class PracticeScreen(GrillScreen):
 
     @on(TabbedContent.TabActivated, "#practice-tabs")
     def _track_code_time(self, event: TabbedContent.TabActivated) -> None:
+        answer_clock = self.query_one(AnswerClock)
         if event.pane.id == "tab-code":
             self._phase_before_code = self.timer.phase
             self.timer.switch("code")
+            answer_clock.pause()
         else:
             self.timer.switch(self._phase_before_code)
+            answer_clock.resume()
         self._focus_pane(event.pane.id or "")
 
     def action_run_code(self) -> None:
@@ -338,7 +342,10 @@ class PracticeScreen(GrillScreen):
         if problem:
             self.notify(problem, severity="warning", markup=False)
         else:
-            self.notify(f"Rated {attempt.rating.capitalize()}{self._back_when()}.", timeout=3)
+            self.notify(
+                f"Rated {attempt.rating.capitalize()}{self._back_when(attempt.started_at)}.",
+                timeout=3,
+            )
         if self.card.code_task is not None:
             self.code_panel.cancel()
         ratings = (*self.ratings, attempt.rating)
@@ -348,9 +355,11 @@ class PracticeScreen(GrillScreen):
             self.app.pop_screen()
             self.app.notify(queue_summary(ratings), title="Queue done")
 
-    def _back_when(self) -> str:
+    def _back_when(self, rated_at: datetime) -> str:
+        """When the card is back, counted from the rating as its button counted it: from the
+        time it was given, not from the moment the notice is written."""
         due = self.grill.due_dates([self.card.id]).get(self.card.id)
-        return f" · back {comes_back(due, self.grill.now())}" if due else ""
+        return f" · back {comes_back(due, rated_at)}" if due else ""
 
     def _verdict(self) -> Verdict | None:
         """The verdict of the code as it stands: a result for code changed since does not count."""
