@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 
     from app.mock.session import MockSession
     from app.progress.attempt import Attempt
-    from app.progress.history import History
+    from app.progress.history import CardFlags, History
     from app.progress.queue import TodaysQueue
     from app.progress.rating import Rating
+    from app.ui.screens.practice import LastRating
 
 
 RUNNER_CLOSE_WAIT_S = 10.0
@@ -92,6 +93,7 @@ class GrillApp(App):
         self._start_screen = start_screen
         self._start_with_due = start_with_due
         self._runner_closing: threading.Thread | None = None
+        self.last_rating: LastRating | None = None
 
     def on_mount(self) -> None:
         if self.history is None:
@@ -231,6 +233,64 @@ class GrillApp(App):
                 return next_due(self.history, card_id, at)
             except HistoryError as error:
                 self._lose_history(error)
+        return None
+
+    def card_flags(self) -> dict[str, CardFlags]:
+        """The cards suspended or buried; none without a history."""
+        if self.history is not None:
+            from app.progress.history import HistoryError
+
+            try:
+                return self.history.card_flags()
+            except HistoryError as error:
+                self._lose_history(error)
+        return {}
+
+    def set_suspended(self, card_id: str, suspended: bool) -> str | None:
+        """Suspend a card (or bring it back); None when done, else why not."""
+        return self._change_flags(lambda history: history.set_suspended(card_id, suspended))
+
+    def bury(self, card_id: str, *, until_tomorrow: bool = True) -> str | None:
+        """Keep a card out of the queues until the start of tomorrow (or bring it back now)."""
+        from app.clock import end_of_local_day
+
+        until = end_of_local_day(self.now()) if until_tomorrow else None
+        return self._change_flags(lambda history: history.bury(card_id, until))
+
+    def _change_flags(self, change: Callable[[History], None]) -> str | None:
+        if self.history is None:
+            return "Not possible: the history, which keeps it, is unavailable."
+        from app.progress.history import HistoryError
+
+        try:
+            change(self.history)
+        except HistoryError as error:
+            return f"Not saved: {error}"
+        return None
+
+    def undo_last_rating(self) -> str | None:
+        """Take back the last practice rating and open its card again; None when done, else
+        a sentence saying why not."""
+        last = self.last_rating
+        if last is None:
+            return "Nothing to undo: no card was rated since grill started."
+        if self.history is None:
+            return "Cannot undo: the history is unavailable."
+        from app.progress.history import HistoryError
+        from app.ui.screens.practice import PracticeScreen
+
+        try:
+            self.history.undo(last.attempt_id)
+        except HistoryError as error:
+            return f"Could not undo: {error}"
+        self.last_rating = None
+        screen = PracticeScreen(list(last.queue), last.position, last.ratings_before)
+        if isinstance(self.screen, PracticeScreen):
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+        card = last.queue[last.position].card.id
+        self.notify(f"Rating of {card} taken back: the card is as it was before it.", timeout=4)
         return None
 
     def _lose_history(self, error: Exception) -> None:

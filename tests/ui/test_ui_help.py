@@ -12,6 +12,7 @@ from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 from ui_fakes import SIZE
 
+import app.ui.dialogs.card_actions
 import app.ui.dialogs.confirm
 import app.ui.dialogs.help
 import app.ui.dialogs.self_grade
@@ -50,6 +51,7 @@ SCREEN_MODULES = [
     app.ui.dialogs.solution,
     app.ui.dialogs.welcome,
     app.ui.dialogs.confirm,
+    app.ui.dialogs.card_actions,
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -28,6 +29,9 @@ from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.wording import count, due_status
 from questions.model import LEVELS, Library, LoadedCard
+
+if TYPE_CHECKING:
+    from app.progress.history import CardFlags
 
 ALL_PACKS = "*all*"
 STATUS_LABELS = {"all": "Due, new and later", "due": "Due today", "new": "Never practised"}
@@ -94,6 +98,28 @@ class HomeScreen(GrillScreen):
             show=False,
             tooltip="Back from the search to the card list.",
         ),
+        # Not in the footer, which is full at 80 columns: the help and the palette list them.
+        Binding(
+            "x",
+            "suspend",
+            "Suspend",
+            show=False,
+            tooltip="Suspend the selected card (out of every queue), or bring it back.",
+        ),
+        Binding(
+            "b",
+            "bury",
+            "Bury",
+            show=False,
+            tooltip="Bury the selected card until tomorrow, or bring it back now.",
+        ),
+        Binding(
+            "u,ctrl+z",
+            "undo",
+            "Undo",
+            show=False,
+            tooltip="Take back the last rating given in practice, and open its card again.",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -103,6 +129,8 @@ class HomeScreen(GrillScreen):
         self.today = TodaysQueue()
         """Today's queue of each pack and of every pack."""
         self.due_dates: dict[str, datetime] = {}
+        self.flags: dict[str, CardFlags] = {}
+        """Cards suspended or buried."""
 
     @property
     def due(self) -> tuple[str, ...]:
@@ -164,6 +192,7 @@ class HomeScreen(GrillScreen):
                 table.focus()
             cards = app.library.cards
             self.today = app.todays_queue(app.library)
+            self.flags = app.card_flags()
             self.due_dates = app.due_dates([loaded.card.id for loaded in cards])
             self._fill_packs()
             self._fill_tags(all_tags(cards))
@@ -267,12 +296,7 @@ class HomeScreen(GrillScreen):
         now = self.grill.now()
         for loaded in self.shown:
             card = loaded.card
-            table.add_row(
-                Text(card.question),
-                card.level,
-                due_status(self.due_dates.get(card.id), now),
-                key=card.id,
-            )
+            table.add_row(Text(card.question), card.level, self._status(card.id, now), key=card.id)
         empty = self.query_one("#home-empty", Static)
         empty.display = not self.shown
         empty.update(
@@ -283,6 +307,14 @@ class HomeScreen(GrillScreen):
         if selected is not None and selected in self.shown:
             table.move_cursor(row=self.shown.index(selected))
         self._fill_preview()
+
+    def _status(self, card_id: str, now: datetime) -> str:
+        flags = self.flags.get(card_id)
+        if flags is not None and flags.suspended:
+            return "suspended"
+        if flags is not None and flags.hides(now):
+            return "buried"
+        return due_status(self.due_dates.get(card_id), now)
 
     @on(DataTable.RowHighlighted, "#home-cards")
     def _fill_preview(self) -> None:
@@ -376,6 +408,45 @@ class HomeScreen(GrillScreen):
             )
             return
         self.grill.practise(queue)
+
+    def action_suspend(self) -> None:
+        selected = self.selected_card
+        if selected is None:
+            return
+        card_id = selected.card.id
+        suspended = not (card_id in self.flags and self.flags[card_id].suspended)
+        problem = self.grill.set_suspended(card_id, suspended)
+        self._after_flag_change(
+            problem,
+            f"Suspended {card_id}: in no queue until x brings it back."
+            if suspended
+            else f"{card_id} is back in the queues.",
+        )
+
+    def action_bury(self) -> None:
+        selected = self.selected_card
+        if selected is None:
+            return
+        card_id = selected.card.id
+        flags = self.flags.get(card_id)
+        bury = not (flags is not None and flags.hides(self.grill.now()) and not flags.suspended)
+        problem = self.grill.bury(card_id, until_tomorrow=bury)
+        self._after_flag_change(
+            problem,
+            f"Buried {card_id} until tomorrow." if bury else f"{card_id} is back in the queues.",
+        )
+
+    def _after_flag_change(self, problem: str | None, done: str) -> None:
+        if problem:
+            self.notify(problem, severity="warning", markup=False)
+            return
+        self.notify(done, timeout=3, markup=False)
+        self.refresh_all()
+
+    def action_undo(self) -> None:
+        why_not = self.grill.undo_last_rating()
+        if why_not:
+            self.notify(why_not, markup=False)
 
     def action_focus_search(self) -> None:
         self.query_one("#home-search", Input).focus()

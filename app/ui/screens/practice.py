@@ -7,6 +7,7 @@ the ratings given so far travel along so the end of the queue can say how it wen
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime
 
 from textual import on
@@ -39,6 +40,17 @@ STEP_NAMES = {
     "red_flags": "red flags",
 }
 CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution", "hint", "switch_pane"}
+
+
+@dataclass(frozen=True)
+class LastRating:
+    """The rating recorded last in practice, and where it was given: what undo takes back."""
+
+    attempt_id: str
+    queue: tuple[LoadedCard, ...]
+    position: int
+    ratings_before: tuple[Rating, ...]
+    """The queue's ratings before it, for the end-of-queue tally."""
 
 
 class PracticeScreen(GrillScreen):
@@ -113,6 +125,22 @@ class PracticeScreen(GrillScreen):
             priority=True,
             show=False,
             tooltip="The card's next hint for the code task; then the grader's, for the last run.",
+        ),
+        Binding(
+            "ctrl+z",
+            "undo",
+            "Undo",
+            priority=True,
+            show=False,
+            tooltip="Undo your last edit; with none left, take back the last rating (as in Anki).",
+        ),
+        Binding(
+            "f4",
+            "card_actions",
+            "Skip, bury, suspend",
+            priority=True,
+            show=False,
+            tooltip="Skip this card, bury it until tomorrow, or suspend it; nothing is rated.",
         ),
         Binding(
             "f6",
@@ -307,6 +335,54 @@ class PracticeScreen(GrillScreen):
             code_task is not None and self.code_panel.editor.text != code_task.starter
         )
 
+    def action_undo(self) -> None:
+        """The editor's undo while it has edits to take back; then the last rating's."""
+        focused = self.focused
+        if isinstance(focused, TextArea) and focused.history.undo_stack:
+            focused.action_undo()
+            return
+        why_not = self.grill.undo_last_rating()
+        if why_not:
+            self.notify(why_not, markup=False)
+
+    def action_card_actions(self) -> None:
+        from app.ui.dialogs.card_actions import CardActionsDialog
+
+        self.app.push_screen(
+            CardActionsDialog(self.card.id, work_lost=self._has_work()), self._card_action
+        )
+
+    def _card_action(self, action: str | None) -> None:
+        if action is None:
+            return
+        card_id = self.card.id
+        if action == "skip":
+            self._next_card(self.ratings, f"Skipped {card_id}: it stays in today's queue.")
+            return
+        if action == "bury":
+            problem = self.grill.bury(card_id)
+            done = f"Buried {card_id}: it is back tomorrow."
+        else:
+            problem = self.grill.set_suspended(card_id, True)
+            done = f"Suspended {card_id}: out of every queue until x on home brings it back."
+        if problem:
+            self.notify(problem, severity="warning", markup=False)
+            return
+        self._next_card(self.ratings, done)
+
+    def _next_card(self, ratings: tuple[Rating, ...], notice: str) -> None:
+        """On to the next card of the queue, or home after the last one."""
+        if self.card.code_task is not None:
+            self.code_panel.cancel()
+        self.app.clear_notifications()
+        self.notify(notice, timeout=4, markup=False)
+        if self.position + 1 < len(self.queue):
+            self.app.switch_screen(PracticeScreen(self.queue, self.position + 1, ratings))
+        else:
+            self.app.pop_screen()
+            if ratings:
+                self.app.notify(queue_summary(ratings), title="Queue done")
+
     def action_self_grade(self) -> None:
         self.query_one(AnswerClock).stop()
         key_points_hit, red_flags_said = pretick(self.card, self.answer_text)
@@ -342,9 +418,13 @@ class PracticeScreen(GrillScreen):
         if problem:
             self.notify(problem, severity="warning", markup=False)
         else:
+            self.grill.last_rating = LastRating(
+                attempt.id, tuple(self.queue), self.position, self.ratings
+            )
             self.notify(
                 f"Rated {attempt.rating.capitalize()}{self._back_when(attempt.started_at)}.",
-                timeout=3,
+                title="Recorded · ctrl+z takes it back",
+                timeout=4,
             )
         if self.card.code_task is not None:
             self.code_panel.cancel()
