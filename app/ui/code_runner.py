@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 
 NO_CUDA = (
-    "This machine has no CUDA device, so your code did not run: choose cpu for code tasks in "
-    "Settings (o on home)."
+    "This machine has no CUDA device, so your code cannot run on cuda: choose cpu for code "
+    "tasks in Settings (o on home)."
 )
 """What the app says when code is to run on CUDA where there is none, in the app's own terms
 (the sandbox's message names `grill check`'s --device flag)."""

@@ -284,3 +284,29 @@ async def test_the_clock_ticking_while_a_code_panel_is_built_or_removed_reads_no
         panel.editor.load_text("print('my fix')\n")
         screen.sync_step()  # once mounted, the panel is read as before
         assert session.current_record.text == "print('my fix')\n"
+
+
+async def test_f8_a_second_into_a_question_skips_it_and_records_nothing_for_it(
+    cards, clock, history
+):
+    """The scenario of issue 25: f8 one second after the question appeared made the card due."""
+    session = MockSession(
+        [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
+    )
+    app, _ = app_for(session, history, clock, MockScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await until_screen(pilot, MockScreen)
+        await until(pilot, lambda: screen.shown)
+        clock.advance(1)
+        await pilot.press("f8")
+        await until_screen(pilot, ConfirmDialog)
+        await pilot.press("enter")
+        await until_screen(pilot, MockReviewScreen)
+        await pilot.press("ctrl+s")
+        report = await until_screen(pilot, MockReportScreen)
+        status = await until(pilot, lambda: text_of(app, "#report-status"))
+    assert report.report.score.questions[0].skipped
+    assert status.startswith(
+        "0 answers recorded in your history (1 question skipped, not recorded)."
+    )
+    assert history.attempts() == [] and history.progress("no-grad-eval") is None

@@ -164,3 +164,41 @@ async def test_home_counts_cards_in_learning_apart(make_app, history):
         assert packs.get_option_at_index(1).prompt.plain.endswith(
             "3 cards · 1 seen\n0 reviews · 1 learning · 2 new"
         )
+
+
+async def test_undoing_one_edit_too_many_asks_before_leaving_this_cards_work(make_app, history):
+    from app.ui.dialogs.confirm import LeaveCardDialog
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until_screen(pilot, HomeScreen)
+        app.practise([app.library.card(c) for c in ("no-grad", "running-loss")])
+        first = await until_screen(pilot, PracticeScreen)
+        await rate(pilot, "1")
+        second = await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, PracticeScreen) and app.screen is not first and app.screen
+            ),
+        )
+        panel = await until(pilot, lambda: second.code_panel)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: app.focused is panel.editor)
+        await pilot.press("x")
+        await until(pilot, lambda: panel.editor.text.startswith("x"))
+        second.query_one("#practice-answer").load_text("an answer typed before")
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: not panel.editor.text.startswith("x"))
+        await pilot.press("ctrl+z")
+        await until_screen(pilot, LeaveCardDialog)
+        await pilot.press("escape")
+        assert await until_screen(pilot, PracticeScreen) is second
+        assert len(history.attempts()) == 1, "nothing taken back"
+        await pilot.press("ctrl+z")
+        await until_screen(pilot, LeaveCardDialog)
+        await pilot.press("enter")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, PracticeScreen) and app.screen.card.id == "no-grad",
+        )
+        assert history.attempts() == []

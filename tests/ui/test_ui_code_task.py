@@ -427,6 +427,11 @@ async def test_the_result_names_the_runs_time_and_peak_memory(make_app, runner):
         cost = panel.query_one("#verdict-cost")
         assert cost.display
         assert text(cost) == "Ran 1.23 s · peak memory 3.0 MB above the start"
+        runner.verdict = replace(LEAK, extra={"timings": {"run": 12.5}})
+        await run_once(app, pilot)
+        assert text(cost) == "Ran 12.5 s · peak memory 118.0 KB above the first step", (
+            "without a peak measured around torch calls, the highest step sample"
+        )
         runner.verdict = REFUSED
         await run_once(app, pilot)
         assert not cost.display, "nothing ran to measure"
@@ -449,9 +454,9 @@ async def test_cuda_without_a_gpu_is_said_once_in_the_apps_terms(make_app, runne
         await until(pilot, lambda: text(status) == NO_CUDA)
         await run_once(app, pilot)
         shown = text(status)
-        assert shown == f"Not graded: {NO_CUDA}"
+        assert shown == f"Not graded. {NO_CUDA}"
         assert "Settings (o on home)" in shown and "--device" not in shown
-        assert shown.count("did not run") + shown.count("nothing ran") == 1
+        assert shown.count("cannot run") == 1 and "nothing ran" not in shown
 
 
 def test_the_runner_turns_the_sandboxs_device_error_into_the_apps_words(monkeypatch, library):

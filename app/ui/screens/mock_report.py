@@ -64,13 +64,9 @@ class MockReportScreen(GrillScreen):
         recorded = attempts(self.report)
         problem = self.grill.record(recorded)
         skipped = self.report.skipped
+        skipped_note = f" ({count(skipped, 'question')} skipped, not recorded)" if skipped else ""
         self.recorded = problem or (
-            f"{count(len(recorded), 'answer')} recorded in your history"
-            + (
-                f"; {count(skipped, 'skipped question')} not (nothing was answered)."
-                if skipped
-                else "."
-            )
+            f"{count(len(recorded), 'answer')} recorded in your history{skipped_note}."
         )
         self._show_status()
         if self.report_path is not None:

@@ -341,6 +341,26 @@ class PracticeScreen(GrillScreen):
         if isinstance(focused, TextArea) and focused.history.undo_stack:
             focused.action_undo()
             return
+        last = self.grill.last_rating
+        if last is not None and self._has_work():
+            # Undoing one edit too many must not throw away the rest of this card's work.
+            from app.ui.dialogs.confirm import LeaveCardDialog
+
+            rated = last.queue[last.position].card.id
+            self.app.push_screen(
+                LeaveCardDialog(
+                    "Take back the last rating?",
+                    f"This opens {rated} again, as it was before you rated it. What you typed "
+                    "on this card and the code you changed are not recorded.",
+                ),
+                self._confirm_undo,
+            )
+            return
+        self._confirm_undo(True)
+
+    def _confirm_undo(self, undo: bool | None) -> None:
+        if not undo:
+            return
         why_not = self.grill.undo_last_rating()
         if why_not:
             self.notify(why_not, markup=False)

@@ -212,7 +212,7 @@ class CodeTaskPanel(Vertical):
             return
         self._finish_run()
         if message.missing_device or "nothing ran" in message.message:
-            self._set_status(f"Not graded: {message.message}")
+            self._set_status(f"Not graded. {message.message}")
         else:
             self._set_status(f"Not graded, and nothing ran: {message.message}")
 

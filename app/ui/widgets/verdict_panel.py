@@ -52,8 +52,12 @@ def cost(verdict: Verdict) -> str:
     parts = []
     if isinstance(run, (int, float)):
         parts.append(f"ran {run:.2f} s" if run < 10 else f"ran {run:.1f} s")
-    if isinstance(peak, int) and verdict.graded:
+    if isinstance(peak, int) and peak > 0 and verdict.graded:
+        # Measured around every torch call, where the task has a memory budget.
         parts.append(f"peak memory {human_bytes(peak)} above the start")
+    elif verdict.graded and verdict.samples:
+        # Otherwise the highest of the per-step samples the chart draws.
+        parts.append(f"peak memory {human_bytes(max(verdict.samples))} above the first step")
     text = " · ".join(parts)
     return text[:1].upper() + text[1:]
 
