@@ -103,7 +103,7 @@ class VerdictPanel(Vertical):
     VerdictPanel > #verdict-hint-box > Contents { padding: 0 0 0 2; }
     """
 
-    HINT_TITLE = "The grader's hint (enter, or f2 once the card's hints are shown)"
+    HINT_TITLE = "The grader's hint (enter opens it)"
 
     def compose(self) -> ComposeResult:
         yield Static(
