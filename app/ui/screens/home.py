@@ -219,9 +219,11 @@ class HomeScreen(GrillScreen):
             Option(Content.assemble("All packs  ", (count(total, "card"), "dim")), id=ALL_PACKS)
         )
         for s in summaries:
+            today = self.today.counts_of(s.name)
+            # Anki's deck list: New, Learn, Due; label first, so the three line up in 26 columns.
             counts = (
                 f"{count(s.cards, 'card')} · {s.seen} seen\n"
-                f"{day_counts(self.today.counts_of(s.name))}"
+                f"new {today.new} · learn {today.learning} · due {today.reviews}"
             )
             packs.add_option(Option(Content.assemble(s.title, "\n", (counts, "dim")), id=s.name))
         packs.highlighted = highlighted if highlighted is not None else 0
@@ -470,6 +472,12 @@ class HomeScreen(GrillScreen):
 
 
 def day_counts(counts: DayCounts) -> str:
-    """`2 reviews · 1 learning · 5 new`: what a queue holds today (learning once there is some)."""
-    learning = f" · {counts.learning} learning" if counts.learning else ""
-    return f"{count(counts.reviews, 'review')}{learning} · {counts.new} new"
+    """`2 reviews · 1 learning · 5 new`: what a queue holds today, in words. Learning shows once
+    there is some, and then no new cards go without saying, so the line fits the side's 28
+    columns in all but the fullest days."""
+    parts = [count(counts.reviews, "review")]
+    if counts.learning:
+        parts.append(f"{counts.learning} learning")
+    if counts.new or not counts.learning:
+        parts.append(f"{counts.new} new")
+    return " · ".join(parts)

@@ -290,12 +290,12 @@ class CodeTaskPanel(Vertical):
     def _say_keys(self) -> None:
         """Under the verdict, the keys that work on it."""
         result = self.query_one(VerdictPanel)
-        parts = ["f6 moves between the code and this result"]
+        parts = ["f6 scrolls this"]
         left = len(self.code_task.hints) - self.hints_shown
         if left:
-            parts.append(f"f2 shows a hint ({left} left)")
+            parts.append(f"f2 hint ({left} left)")
         elif result.has_hint and not result.hint_shown:
-            parts.append("f2 opens the grader's hint")
+            parts.append("f2 the grader's hint")
         result.say_keys(" · ".join(parts))
 
     def _clear_result(self) -> None:

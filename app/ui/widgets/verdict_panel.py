@@ -54,10 +54,10 @@ def cost(verdict: Verdict) -> str:
         parts.append(f"ran {run:.2f} s" if run < 10 else f"ran {run:.1f} s")
     if isinstance(peak, int) and peak > 0 and verdict.graded:
         # Measured around every torch call, where the task has a memory budget.
-        parts.append(f"peak memory {human_bytes(peak)} above the start")
+        parts.append(f"peak memory +{human_bytes(peak)}")
     elif verdict.graded and verdict.samples:
         # Otherwise the highest of the per-step samples the chart draws.
-        parts.append(f"peak memory {human_bytes(max(verdict.samples))} above the first step")
+        parts.append(f"peak memory +{human_bytes(max(verdict.samples))}")
     text = " · ".join(parts)
     return text[:1].upper() + text[1:]
 
@@ -96,14 +96,15 @@ class VerdictPanel(Vertical):
     VerdictPanel.-failed > #verdict-curve { color: $error; }
     VerdictPanel > #verdict-retained { height: auto; max-height: 10; }
     VerdictPanel > #verdict-output { color: $text-muted; }
-    VerdictPanel > #verdict-cost { color: $text-muted; }
-    VerdictPanel > #verdict-keys { color: $text-muted; }
+    VerdictPanel > #verdict-facts { color: $text-muted; }
     VerdictPanel > #verdict-where { height: auto; max-height: 3; }
     VerdictPanel > #verdict-hint-box { margin: 1 0 0 0; border: none; padding: 0; }
     VerdictPanel > #verdict-hint-box > Contents { padding: 0 0 0 2; }
     """
 
     HINT_TITLE = "The grader's hint (enter opens it)"
+
+    _cost = _keys = ""
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -112,8 +113,9 @@ class VerdictPanel(Vertical):
             markup=False,
         )
         yield Static("", id="verdict-headline", markup=False)
-        yield Static("", id="verdict-cost", markup=False)
-        yield Static("", id="verdict-keys", markup=False)
+        # What the run took, and the keys that work on this result: one line, since at 80x24
+        # the result shows five.
+        yield Static("", id="verdict-facts", markup=False)
         yield Static("", id="verdict-message")
         yield OptionList(id="verdict-where")
         yield Static("", id="verdict-expectations")
@@ -152,7 +154,8 @@ class VerdictPanel(Vertical):
         self.set_class(verdict.graded and verdict.verdict != "clean", "-failed")
         self.set_class(not verdict.graded, "-not-graded")
         self.query_one("#verdict-headline", Static).update(headline(verdict))
-        self._section("verdict-cost", Content(cost(verdict)))
+        self._cost = cost(verdict)
+        self._show_facts()
         self._section("verdict-message", card_text(verdict.message))
         where = self.query_one("#verdict-where", OptionList)
         where.clear_options()
@@ -189,7 +192,13 @@ class VerdictPanel(Vertical):
 
     def say_keys(self, text: str) -> None:
         """The keys that work on this result (a hint, moving here from the code)."""
-        self._section("verdict-keys", Content(text))
+        self._keys = text
+        self._show_facts()
+
+    def _show_facts(self) -> None:
+        self._section(
+            "verdict-facts", Content(" · ".join(p for p in (self._cost, self._keys) if p))
+        )
 
     @property
     def has_hint(self) -> bool:
