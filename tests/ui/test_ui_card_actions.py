@@ -129,7 +129,7 @@ async def test_suspend_takes_a_card_out_of_every_queue_until_x_on_home(make_app,
         await until(pilot, lambda: status_of(home, "retain-graph") == "suspended")
         assert "retain-graph" not in home.due
         packs = home.query_one("#home-packs", OptionList)
-        assert packs.get_option_at_index(1).prompt.plain.endswith("new 2 · learn 0 · due 0")
+        assert packs.get_option_at_index(1).prompt.plain.endswith("new 2  learn 0  due 0")
         await pilot.press("d")
         practice = await until_screen(pilot, PracticeScreen)
         assert "retain-graph" not in [c.card.id for c in practice.queue]
@@ -162,7 +162,7 @@ async def test_home_counts_cards_in_learning_apart(make_app, history):
         home = await until_screen(pilot, HomeScreen)
         packs = home.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(1).prompt.plain.endswith(
-            "3 cards · 1 seen\nnew 2 · learn 1 · due 0"
+            "3 cards · 1 seen\nnew 2  learn 1  due 0"
         )
 
 

@@ -34,7 +34,7 @@ async def test_home_lists_every_card_with_pack_counts(make_app):
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.option_count == 2
         assert packs.get_option_at_index(1).prompt.plain.endswith(
-            "3 cards · 0 seen\nnew 3 · learn 0 · due 0"
+            "3 cards · 0 seen\nnew 3  learn 0  due 0"
         )
         assert "Due today: 3" in str(app.screen.query_one("#home-due", Static).render())
 
@@ -408,7 +408,7 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(0).prompt.plain == "All packs  1 card"
         assert packs.get_option_at_index(1).prompt.plain.endswith(
-            "1 card · 0 seen\nnew 1 · learn 0 · due 0"
+            "1 card · 0 seen\nnew 1  learn 0  due 0"
         )
         problems = str(app.screen.query_one("#home-problems-text", Static).render())
         assert problems.startswith("1 problem loading packs")
@@ -426,7 +426,7 @@ async def test_on_day_one_each_pack_offers_its_own_new_cards(library, make_app, 
         home = await until_screen(pilot, HomeScreen)
         packs = home.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(2).prompt.plain.endswith(
-            "1 card · 0 seen\nnew 1 · learn 0 · due 0"
+            "1 card · 0 seen\nnew 1  learn 0  due 0"
         )
         assert [c.card.id for c in home.queue()] == ["no-grad", "running-loss"], "a pack in turn"
         packs.highlighted = 2

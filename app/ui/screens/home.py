@@ -220,10 +220,11 @@ class HomeScreen(GrillScreen):
         )
         for s in summaries:
             today = self.today.counts_of(s.name)
-            # Anki's deck list: New, Learn, Due; label first, so the three line up in 26 columns.
+            # Anki's deck list: New, Learn, Due, label first; short enough for the side's 24
+            # columns beside the list's scrollbar.
             counts = (
                 f"{count(s.cards, 'card')} · {s.seen} seen\n"
-                f"new {today.new} · learn {today.learning} · due {today.reviews}"
+                f"new {today.new}  learn {today.learning}  due {today.reviews}"
             )
             packs.add_option(Option(Content.assemble(s.title, "\n", (counts, "dim")), id=s.name))
         packs.highlighted = highlighted if highlighted is not None else 0
