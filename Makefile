@@ -37,10 +37,16 @@ check: setup
 
 setup: $(STAMP) system
 
+# The first setup downloads PyTorch's CPU wheel (about 190 MB) and some 60 other packages:
+# pip shows each package and a progress bar, so a minute or more of it is not a silent hang.
 $(STAMP): pyproject.toml constraints.txt
+	@echo "==> Creating $(VENV), the project's own Python environment"
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
+	@echo "==> Installing grill and its dependencies into $(VENV): PyTorch's CPU wheel is about"
+	@echo "    190 MB, so the first time takes a few minutes (later runs skip this step)"
+	$(BIN)/pip install --progress-bar on -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
+	@echo "==> $(VENV) is ready"
 
 # bubblewrap isolates graded snippets; without it grill still runs and says what protection remains.
 system:

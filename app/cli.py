@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.progress.rating import RATINGS
@@ -21,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="grill",
         description="Interview practice in the terminal. With no command, opens the app.",
+    )
+    parser.add_argument(
+        "--version", action=_PrintVersion, nargs=0, help="print grill's version and exit"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -97,12 +101,36 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument(
         "--run",
         action="store_true",
-        help="also grade each code task: starter must leak, solution must be clean",
+        help="also grade each code task: the starter must fail as its starter_fails says (leak,"
+        " or wrong: the task's contract broken) and the solution must grade clean",
     )
 
-    new = command("new", "app.commands.new:run", "write a card skeleton to fill in")
-    new.add_argument("pack_dir", metavar="PACK_DIR")
-    new.add_argument("card_id", metavar="CARD_ID")
+    new = command(
+        "new",
+        "app.commands.new:run",
+        "write a card skeleton to fill in (never overwrites a file)",
+    )
+    new.add_argument(
+        "pack_dir",
+        metavar="PACK_DIR",
+        help="the pack's folder, made if missing; a pack.yaml and the JSON Schemas are written"
+        " into it when it has none",
+    )
+    new.add_argument(
+        "card_id",
+        metavar="CARD_ID",
+        help="the new card's id and file name: lower-case words joined by hyphens, such as"
+        " retained-graph",
+    )
+
+    schema = command(
+        "schema",
+        "app.commands.schema:run",
+        "copy the card and pack JSON Schemas into a pack's folder, for editors",
+    )
+    schema.add_argument(
+        "dir", nargs="?", default=".", metavar="DIR", help="the pack's folder (default: here)"
+    )
 
     stats = command("stats", "app.commands.stats:run", "print progress figures")
     stats.add_argument("--json", action="store_true", help="as JSON")
@@ -176,6 +204,23 @@ def add_task_commands(task: argparse.ArgumentParser) -> None:
     opened.add_argument("file", nargs="?", metavar="FILE")
 
 
+class _PrintVersion(argparse.Action):
+    """`--version`, looked up only when asked for (reading the installed metadata costs startup)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"grill {grill_version()}")
+        parser.exit()
+
+
+def grill_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("grill")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
 def dispatch(target: str, args: argparse.Namespace) -> int:
     module, _, function = target.partition(":")
     return getattr(importlib.import_module(module), function)(args)
@@ -231,5 +276,35 @@ def _silence_stdout() -> None:
         pass
 
 
+def entry() -> NoReturn:
+    """The `grill` command: `main`, then, after the app ran, a quick exit.
+
+    Once the app has closed (history and sandbox closed, the terminal restored), tearing the
+    interpreter down only frees memory the system takes back anyway, module by module: a second
+    or more after the app loaded its packs and the grader's parent side. So the process leaves
+    at once, after flushing its output and running its exit handlers.
+    """
+    code = main()
+    from app.ui import terminal
+
+    if terminal.ran:
+        leave_now(code)
+    sys.exit(code)
+
+
+def leave_now(code: int) -> NoReturn:
+    """Exit without the interpreter's teardown, but with the exit handlers (the sandbox's own
+    clean-up is one) and every buffered byte of output written."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 
 from app.clock import local_day, to_utc
@@ -12,13 +13,19 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
+def _minutes(seconds: float) -> int:
+    """Whole minutes, halves rounded up, at least 1: one rule for the buttons and the notices
+    (Python's round() takes 5.5 to 6 and 4.5 to 4)."""
+    return max(1, math.floor(seconds / 60 + 0.5))
+
+
 def comes_back(due: datetime, now: datetime) -> str:
     """When a card is due again, as a person says it: `in 10 min`, `today`, `tomorrow`, `in 4 days`."""
     due, now = to_utc(due), to_utc(now)
     if due <= now:
         return "now"
     if due - now < timedelta(hours=1):
-        return f"in {max(1, round((due - now).total_seconds() / 60))} min"
+        return f"in {_minutes((due - now).total_seconds())} min"
     days = (local_day(due) - local_day(now)).days
     if days == 0:
         return "later today"
@@ -37,7 +44,7 @@ def interval(due: datetime, now: datetime) -> str:
     for unit, size in (("mo", 30 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600)):
         if seconds >= (2 * size if unit in ("mo", "w") else size):
             return f"{round(seconds / size)}{unit}"
-    return f"{max(1, round(seconds / 60))}m"
+    return f"{_minutes(seconds)}m"
 
 
 def due_status(due: datetime | None, now: datetime) -> str:

@@ -30,8 +30,19 @@ if TYPE_CHECKING:
 Graded = Callable[[str, str, "Verdict"], None]
 """Called with the file, the source graded and its verdict, after the verdict is printed."""
 
+EXIT_STATUS = """\
+exit status, the worst over the files:
+  0  clean: no graph kept alive as training goes on
+  1  leak, or wrong (a code task's contract broken)
+  2  usage error (a file that cannot be read, a bad option)
+  3  not graded: the snippet's own error, a refusal, a time or memory limit, no graph built,
+     or tampering with the grader
+  4  grill's own fault: the sandbox would not start, no CUDA device, an internal error"""
+
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EXIT_STATUS
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "files", nargs="+", metavar="FILE", help="Python files with a training loop"
     )

@@ -102,6 +102,8 @@ def manifest_skeleton(pack_dir: Path) -> str:
 
 def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
     """Write `<pack_dir>/<card_id>.yaml`, and `pack.yaml` when the folder has none; never overwrite.
+    Outside grill's source tree the JSON Schemas go beside them when missing, so the cards'
+    `$schema` line points at a file that travels with the pack.
 
     Returns the files written.
     """
@@ -124,7 +126,10 @@ def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
         _write_new(manifest, manifest_skeleton(pack_dir))
         written.append(manifest)
     _write_new(card_path, card_skeleton(card_id, pack_dir))
-    return [*written, card_path]
+    written.append(card_path)
+    if not _in_source_tree(pack_dir):
+        written += write_schemas(pack_dir, only_missing=True)
+    return written
 
 
 def _write_new(path: Path, text: str) -> None:
@@ -139,12 +144,39 @@ def _write_new(path: Path, text: str) -> None:
         raise ScaffoldError(f"cannot write {path}: {error.strerror}") from None
 
 
+def write_schemas(folder: Path, *, only_missing: bool = False) -> list[Path]:
+    """Copy the card and manifest schemas into `folder` (`grill schema`): the files a pack's
+    `$schema` lines name, beside its cards, so they travel with it. A copy already there is
+    rewritten only when it differs (an older grill's), or never with `only_missing`.
+
+    Returns the files written.
+    """
+    written = []
+    for schema in (CARD_SCHEMA, PACK_SCHEMA):
+        target = folder / schema.name
+        try:
+            text = schema.read_text(encoding="utf-8")
+            if target.exists() and (only_missing or target.read_text(encoding="utf-8") == text):
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise ScaffoldError(f"cannot write {target}: {error.strerror}") from None
+        written.append(target)
+    return written
+
+
+def _in_source_tree(pack_dir: Path) -> bool:
+    return pack_dir.resolve().is_relative_to(_SOURCE_TREE)
+
+
 def _schema_ref(schema: Path, pack_dir: Path) -> str:
-    """Relative to the pack inside this source tree (so it survives a move), absolute elsewhere."""
-    pack = pack_dir.resolve()
-    if pack.is_relative_to(_SOURCE_TREE):
-        return Path(os.path.relpath(schema, pack)).as_posix()
-    return schema.as_posix()
+    """Inside grill's source tree, relative to the shipped schema; elsewhere the copy beside the
+    card (`write_schemas`), never a path into grill's install, which breaks once the pack is
+    shared or grill moves."""
+    if _in_source_tree(pack_dir):
+        return Path(os.path.relpath(schema, pack_dir.resolve())).as_posix()
+    return schema.name
 
 
 def _is_slug(text: str) -> bool:

@@ -29,7 +29,12 @@ def fill_in(skeleton: str) -> str:
 def test_new_writes_a_card_and_a_manifest_into_a_new_pack(tmp_path, capsys):
     pack = tmp_path / "my-pack"
     assert main(["new", str(pack), "retained-loss"]) == 0
-    assert sorted(p.name for p in pack.iterdir()) == ["pack.yaml", "retained-loss.yaml"]
+    assert sorted(p.name for p in pack.iterdir()) == [
+        "card.schema.json",
+        "pack.schema.json",
+        "pack.yaml",
+        "retained-loss.yaml",
+    ], "the card, its manifest, and the schemas their first lines name"
     out = capsys.readouterr().out
     assert f"wrote {pack / 'retained-loss.yaml'}" in out
     assert "name: my-pack" in (pack / "pack.yaml").read_text()
@@ -136,3 +141,43 @@ def test_the_schema_comment_leads_editors_to_the_shipped_schema(tmp_path):
         reference = first_line.removeprefix("# yaml-language-server: $schema=")
         assert reference.endswith(schema)
         assert (pack / reference).resolve().is_file()
+
+
+def test_a_pack_outside_grill_gets_schemas_beside_its_cards_that_travel_with_it(tmp_path):
+    """The `$schema` line named a file in grill's install, which broke once the pack was shared."""
+    pack = tmp_path / "my-pack"
+    main(["new", str(pack), "retained-loss"])
+    assert {"card.schema.json", "pack.schema.json"} <= {p.name for p in pack.iterdir()}
+    first_line = (pack / "retained-loss.yaml").read_text().splitlines()[0]
+    assert first_line == "# yaml-language-server: $schema=card.schema.json"
+    assert (pack / "pack.yaml").read_text().splitlines()[0].endswith("$schema=pack.schema.json")
+    moved = tmp_path / "elsewhere" / "my-pack"
+    moved.parent.mkdir()
+    pack.rename(moved)
+    assert (moved / "card.schema.json").is_file(), "the reference still resolves after a move"
+
+
+def test_new_says_how_grill_will_load_the_pack(tmp_path, capsys, monkeypatch):
+    pack = tmp_path / "my-pack"
+    main(["new", str(pack), "retained-loss"])
+    out = capsys.readouterr().out
+    assert "grill does not load packs from" in out
+    assert f"export GRILL_PACKS={pack.resolve()}" in out
+    monkeypatch.setenv("GRILL_PACKS", str(tmp_path))
+    main(["new", str(pack), "second-card"])
+    assert "grill loads this pack from" in capsys.readouterr().out
+
+
+def test_grill_schema_writes_the_schemas_into_a_folder_and_keeps_them_current(tmp_path, capsys):
+    from questions.schema_export import CARD_SCHEMA
+
+    folder = tmp_path / "shared-pack"
+    assert main(["schema", str(folder)]) == 0
+    assert (folder / "card.schema.json").read_text() == CARD_SCHEMA.read_text()
+    assert f"wrote {folder / 'card.schema.json'}" in capsys.readouterr().out
+    (folder / "card.schema.json").write_text("{}")
+    assert main(["schema", str(folder)]) == 0
+    assert (folder / "card.schema.json").read_text() == CARD_SCHEMA.read_text(), "refreshed"
+    capsys.readouterr()
+    assert main(["schema", str(folder)]) == 0
+    assert "are up to date" in capsys.readouterr().out

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.paths import pack_cache, pack_search_path
+from app.paths import pack_cache, pack_search_path, user_packs_dir
 from questions.loader import load_library
 from questions.scaffold import ScaffoldError, write_card_skeleton
 
@@ -30,4 +30,21 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}")
     print(f"Replace every TODO, then check the card with: grill lint {pack_dir}")
+    print(where_it_loads(pack_dir))
     return EXIT_OK
+
+
+def where_it_loads(pack_dir: Path) -> str:
+    """Whether grill will load the pack, and if not, how to make it."""
+    pack = pack_dir.resolve()
+    for place in pack_search_path():
+        place = place.expanduser().resolve()
+        if pack in (place, *([place / pack.name] if pack.parent == place else [])):
+            return (
+                f"grill loads this pack from {place} (GRILL_PACKS or {user_packs_dir()}); its "
+                "cards appear in the app once grill lint finds no problem in them."
+            )
+    return (
+        f"grill does not load packs from {pack.parent} yet. Move the pack into "
+        f"{user_packs_dir()}, or name it in GRILL_PACKS: export GRILL_PACKS={pack}"
+    )

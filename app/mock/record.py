@@ -11,11 +11,13 @@ def attempts(report: MockReport) -> list[Attempt]:
     """One `Attempt(mode="mock")` per question reached, grouped by the session's id.
 
     Questions never reached are not recorded: nothing was attempted, and an Again for them
-    would punish the card for the session's clock.
+    would punish the card for the session's clock. Nor are questions skipped (reached but left
+    without an answer): an Again would say the candidate failed to recall what they never
+    tried, and make the card due.
     """
     result = []
     for run, score in zip(report.runs, report.score.questions, strict=True):
-        if not run.reached:
+        if not run.reached or score.skipped:
             continue
         phases = {"answer": run.answer.seconds}
         if run.code:

@@ -22,6 +22,9 @@ class MockReport:
     runs: tuple[QuestionRun, ...]
     score: MockScore
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    planned: float | None = None
+    """The whole interview's planned time, every step's budget (what the interview's clock
+    counted against); None: the budgets of the steps asked."""
 
     @property
     def seconds(self) -> float:
@@ -29,7 +32,12 @@ class MockReport:
 
     @property
     def budget(self) -> float:
-        return sum(run.budget for run in self.runs)
+        """The planned time of the whole interview, as its clock showed it."""
+        return self.planned if self.planned is not None else sum(run.budget for run in self.runs)
+
+    @property
+    def skipped(self) -> int:
+        return sum(q.skipped for q in self.score.questions)
 
     def study_next(self) -> list[tuple[QuestionRun, QuestionScore]]:
         """Questions not fully answered, weakest first: what to practise after this mock."""
@@ -54,6 +62,7 @@ def build_report(session: MockSession, judgements: list[Judgement]) -> MockRepor
         runs=tuple(runs),
         score=score_session(runs, judgements),
         started_at=session.started_at or datetime.now(UTC),
+        planned=session.budget,
     )
 
 
@@ -84,7 +93,7 @@ def render_markdown(report: MockReport) -> str:
         + (f" · limit: {report.minutes:g} min" if report.minutes is not None else ""),
         "",
         f"**Overall score: {percent(report.score.overall)}** · time used {clock(report.seconds)}"
-        f" of {clock(report.budget)} budgeted",
+        f" of {clock(report.budget)} planned",
     ]
     if report.ended_early:
         lines += [
@@ -96,11 +105,25 @@ def render_markdown(report: MockReport) -> str:
             "",
             "The session's time limit ran out before the end; questions not reached score 0.",
         ]
+    if report.skipped:
+        lines += [
+            "",
+            f"{_questions(report.skipped)} left without an answer: skipped, scored 0 and not "
+            "recorded in your history, so "
+            + ("its schedule is" if report.skipped == 1 else "their schedules are")
+            + " unchanged.",
+        ]
     # The number shares the card's column: a column of its own is squeezed to nothing when the
     # report screen lays the table out at 80 columns.
     lines += ["", "| Card | Score | Time | Red flags | Code |", "| --- | --- | --- | --- | --- |"]
     for n, (run, score) in enumerate(zip(report.runs, report.score.questions, strict=True), 1):
-        time_cell = f"{clock(run.seconds)} / {clock(run.budget)}" if run.reached else "not reached"
+        time_cell = (
+            "not reached"
+            if not run.reached
+            else "skipped"
+            if score.skipped
+            else f"{clock(run.seconds)} / {clock(run.budget)}"
+        )
         lines.append(
             f"| {n}. `{run.card.id}` | {percent(score.score)} | {time_cell} | "
             f"{len(score.red_flags_said) or '-'} | {score.verdict or '-'} |"
@@ -118,8 +141,14 @@ def render_markdown(report: MockReport) -> str:
             detail += f"; avoid saying: {_listed(score.red_flags_said)}"
         if score.verdict not in (None, "clean"):
             detail += f"; code: {score.verdict}"
+        if score.skipped:
+            detail = "skipped, " + detail
         lines.append(f"- `{run.card.id}` ({percent(score.score)}): {detail}")
     return "\n".join(lines) + "\n"
+
+
+def _questions(n: int) -> str:
+    return "1 question" if n == 1 else f"{n} questions"
 
 
 def _listed(sentences: tuple[str, ...]) -> str:
@@ -142,6 +171,14 @@ def _question_section(
             else "the session's time ran out first"
         )
         return [*lines, "", f"Not reached: {why}."]
+    if score.skipped:
+        lines = lines[:-1] + [f"Card `{run.card.id}` · skipped (nothing answered) · not recorded"]
+        return [
+            *lines,
+            "",
+            "Skipped: you moved on without answering it. It scores 0 here, but is not recorded "
+            "as a failed recall: the card keeps its schedule.",
+        ]
     lines += ["", f"- Answer: {_timing(run.answer)}"]
     if run.code:
         lines.append(f"- Code task: {_timing(run.code)}")

@@ -6,6 +6,10 @@
 - A code question is half explanation, half code: the code half counts only when the last run
   before moving on graded `clean` (a leak, a wrong result, an error or no run at all earns nothing).
 - A question not reached before `--minutes` ran out scores 0.
+- A question reached but left without an answer (nothing typed, the code untouched, no
+  budget run out; in interviewer mode, the one the interview was ended on, with nothing
+  ticked) is *skipped*: it scores 0 like one not reached, and is not recorded as a failed
+  recall (`app.mock.record` leaves it out of the history).
 - The overall score is the mean over all questions drawn, so running out of time costs.
 Score and rating follow the rules practice uses too, in `app.progress.rating`.
 """
@@ -38,6 +42,8 @@ class QuestionScore:
     score: float
     """Between 0 and 1."""
     rating: Rating
+    skipped: bool = False
+    """Reached but left without an answer: scores 0 and is not recorded (see the module)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,9 @@ def score_question(run: QuestionRun, judgement: Judgement) -> QuestionScore:
         return QuestionScore(
             card.id, False, (), tuple(kp.point for kp in card.key_points), (), verdict, 0.0, "again"
         )
+    if run.left_unanswered and not hit and not said:
+        everything = tuple(kp.point for kp in card.key_points)
+        return QuestionScore(card.id, True, (), everything, (), verdict, 0.0, "again", True)
     score = question_score(len(hit), len(card.key_points), bool(said), verdict)
     return QuestionScore(
         card.id, True, hit, missed, said, verdict, score, rating_for(score, verdict)

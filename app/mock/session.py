@@ -102,6 +102,8 @@ class StepRecord:
     reached: bool = True
     verdict: Verdict | None = None
     """For a code step: the verdict of the code as it was left (None: never run, or changed since)."""
+    ended_here: bool = False
+    """The interview was ended (f8) during this step."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ class QuestionRun:
     answer: StepRecord
     code: StepRecord | None
     follow_ups: tuple[StepRecord, ...]
+    role: Role = "candidate"
 
     @property
     def card(self) -> Card:
@@ -138,6 +141,29 @@ class QuestionRun:
     def spoken_text(self) -> str:
         """The main answer and the follow-up answers: where key points may have been made."""
         return "\n".join(r.text for r in (self.answer, *self.follow_ups) if r.text)
+
+    @property
+    def left_unanswered(self) -> bool:
+        """Reached, but left without an answer: skipped, not failed.
+
+        A candidate typed nothing in any of its steps, left the code as the starter without a
+        run, and moved on (or ended the interview) before any budget ran out: running out of
+        time with nothing to say is a failed recall, moving past is a skip. An interviewer
+        types nothing, so there it is the question the interview was ended on before its answer
+        was over; whether the interviewer ticked anything is for the score to add.
+        """
+        if not self.reached:
+            return False
+        if self.role == "interviewer":
+            return self.answer.ended_here
+        code = self.code
+        starter = self.card.code_task.starter if self.card.code_task else ""
+        code_untouched = code is None or (code.verdict is None and code.text in ("", starter))
+        return (
+            not self.spoken_text.strip()
+            and code_untouched
+            and not any(r.timed_out for r in self.records if r.reached)
+        )
 
 
 class MockSession:
@@ -284,6 +310,7 @@ class MockSession:
         """End now (the candidate quits): the current step keeps its time, the rest is not reached."""
         if self.current is not None:
             self.ended_early = self.index + 1 < len(self.steps)
+            self.records[self.index].ended_here = True
             self._advance(timed_out=False, end=True)
 
     def runs(self) -> list[QuestionRun]:
@@ -297,6 +324,7 @@ class MockSession:
                     answer=next(r for r in mine if r.step.kind == "answer"),
                     code=next((r for r in mine if r.step.kind == "code"), None),
                     follow_ups=tuple(r for r in mine if r.step.kind == "follow_up"),
+                    role=self.role,
                 )
             )
         return runs

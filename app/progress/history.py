@@ -15,7 +15,7 @@ import math
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,6 +37,7 @@ from app.clock import (
 from app.progress.attempt import Attempt, SessionKind
 from app.progress.errors import HistoryError, disk_problem, error_for, space_needed
 from app.progress.file_check import check_before_writing, check_usable
+from app.progress.queue import Seen, TodaysQueue, build_queue
 from app.progress.rating import RATINGS, Rating
 from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.scheduler import CardSchedule, StateName, replay, review
@@ -49,6 +50,9 @@ DEFAULT_NEW_PER_DAY = 10
 MAX_SETTING_BYTES = 64 * 1024
 """A setting is a word or a number; a longer value (another program's) is never read."""
 """New cards introduced per day when the `new_per_day` setting is unset."""
+
+LEARNING_STATES = frozenset({1, 3})
+"""fsrs.State.Learning and Relearning, as `memory` stores them: cards with steps of minutes."""
 
 _JSON_COLUMNS = ("phase_seconds", "key_points_hit", "key_points_missed", "red_flags_said", "code")
 _ATTEMPT_COLUMNS = (
@@ -70,6 +74,19 @@ _INSERT_ATTEMPT = (
     f"INSERT OR IGNORE INTO attempts ({', '.join(_ATTEMPT_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(_ATTEMPT_COLUMNS))})"
 )
+
+
+@dataclass(frozen=True)
+class CardFlags:
+    """A card taken out of the queues without a rating."""
+
+    suspended: bool = False
+    """Out of every queue until the candidate brings it back."""
+    buried_until: datetime | None = None
+    """Out of the queues until then (the start of the next day)."""
+
+    def hides(self, now: datetime) -> bool:
+        return self.suspended or (self.buried_until is not None and self.buried_until > now)
 
 
 @dataclass(frozen=True)
@@ -165,6 +182,14 @@ def _parsed_stamp(value: object) -> datetime:
     if moment.tzinfo is None:
         raise _UnreadableRow(f"started_at {_shown(value)} has no time zone")
     return moment
+
+
+def _learning(memory: str) -> bool:
+    """Whether a stored fsrs card is in learning or relearning (steps of minutes)."""
+    try:
+        return json.loads(memory).get("state") in LEARNING_STATES
+    except (TypeError, ValueError, AttributeError):
+        return False
 
 
 def _shown(value: object) -> str:
@@ -305,6 +330,48 @@ class History:
             else:
                 self._replay_card(connection, attempt.card_id)
 
+    def undo(self, attempt_id: str) -> bool:
+        """Take back one attempt (a rating given by mistake): the attempt and its misses go, and
+        the card's schedule is replayed from the attempts left, or the card is new again when
+        none is. Returns whether there was such an attempt."""
+        with self._transaction() as connection:
+            row = connection.execute(
+                "SELECT card_id FROM attempts WHERE id = ?", (attempt_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            (card_id,) = row
+            connection.execute("DELETE FROM misses WHERE attempt_id = ?", (attempt_id,))
+            connection.execute("DELETE FROM attempts WHERE id = ?", (attempt_id,))
+            left = connection.execute(
+                "SELECT count(*) FROM attempts WHERE card_id = ?", (card_id,)
+            ).fetchone()[0]
+            if left:
+                self._replay_card(connection, card_id)
+            else:
+                connection.execute("DELETE FROM card_state WHERE card_id = ?", (card_id,))
+        return True
+
+    def set_suspended(self, card_id: str, suspended: bool) -> None:
+        """Take a card out of every queue (or bring it back); its schedule is kept."""
+        self._set_flags(card_id, suspended=int(suspended))
+
+    def bury(self, card_id: str, until: datetime | None) -> None:
+        """Keep a card out of the queues until `until` (None: bring it back now)."""
+        self._set_flags(card_id, buried_until=None if until is None else stamp(to_utc(until)))
+
+    def _set_flags(self, card_id: str, **values: object) -> None:
+        with self._transaction() as connection:
+            connection.execute("INSERT OR IGNORE INTO card_flags (card_id) VALUES (?)", (card_id,))
+            for column, value in values.items():
+                connection.execute(
+                    f"UPDATE card_flags SET {column} = ? WHERE card_id = ?", (value, card_id)
+                )
+            connection.execute(
+                "DELETE FROM card_flags WHERE card_id = ? AND suspended = 0 AND buried_until IS NULL",
+                (card_id,),
+            )
+
     def merge(self, attempts: Iterable[Attempt]) -> int:
         """Add the attempts not already here (by id), in one transaction; returns how many were new.
 
@@ -423,6 +490,24 @@ class History:
             rows = connection.execute("SELECT card_id, due FROM card_state").fetchall()
         return {card_id: parse_stamp(due) for card_id, due in rows}
 
+    def card_flags(self) -> dict[str, CardFlags]:
+        """The cards suspended or buried (a burial that has passed is still listed)."""
+        with self.reading() as connection:
+            rows = connection.execute(
+                "SELECT card_id, suspended, buried_until FROM card_flags"
+            ).fetchall()
+        flags = {}
+        for card_id, suspended, buried_until in rows:
+            try:
+                until = parse_stamp(buried_until) if buried_until else None
+            except (TypeError, ValueError):
+                until = None  # another program's value: the burial is forgotten, not fatal
+            flags[card_id] = CardFlags(bool(suspended), until)
+        return flags
+
+    def _hidden(self, now: datetime) -> set[str]:
+        return {card_id for card_id, flags in self.card_flags().items() if flags.hides(now)}
+
     def progress(self, card_id: str) -> CardProgress | None:
         with self.reading() as connection:
             schedule = self._schedule(connection, card_id)
@@ -463,7 +548,8 @@ class History:
                 (stamp(day_start(local_day(now))),),
             ).fetchone()[0]
         cutoff = stamp(end_of_local_day(now))
-        wanted = list(dict.fromkeys(card_ids))
+        hidden = self._hidden(now)
+        wanted = [c for c in dict.fromkeys(card_ids) if c not in hidden]
         seen = sorted((known[c], c) for c in wanted if c in known)
         new = [c for c in wanted if c not in known]
         due = [c for when, c in seen if when < cutoff]
@@ -473,6 +559,38 @@ class History:
             later = [c for when, c in seen if when >= cutoff] + new[fresh_allowed:]
             queue += later[:extra]
         return queue
+
+    def todays_queue(
+        self,
+        packs: Mapping[str, Sequence[str]],
+        *,
+        now: datetime | None = None,
+        new_per_day: int = DEFAULT_NEW_PER_DAY,
+        new_per_pack: int = DEFAULT_NEW_PER_DAY,
+    ) -> TodaysQueue:
+        """Today's queue of each pack and of every pack together (`app.progress.queue`): due
+        cards, then new ones within each pack's daily limit and the overall one. Suspended and
+        buried cards are in none."""
+        now = to_utc(now) if now is not None else utc_now()
+        today = stamp(day_start(local_day(now)))
+        with self.reading() as connection:
+            rows = connection.execute(
+                "SELECT card_id, due, memory, introduced_at >= ? FROM card_state", (today,)
+            ).fetchall()
+        seen, introduced = {}, set()
+        for card_id, due, memory, new_today in rows:
+            seen[card_id] = Seen(parse_stamp(due), _learning(memory))
+            if new_today:
+                introduced.add(card_id)
+        return build_queue(
+            packs,
+            seen,
+            cutoff=end_of_local_day(now),
+            new_per_day=new_per_day,
+            new_per_pack=new_per_pack,
+            introduced_today=introduced,
+            hidden=self._hidden(now),
+        )
 
     # -- settings ------------------------------------------------------------------------
 

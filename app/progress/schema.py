@@ -70,9 +70,20 @@ INSERT INTO misses (attempt_id, card_id, kind, text)
     SELECT a.id, a.card_id, 'red_flag', j.value FROM attempts AS a, json_each(a.red_flags_said) AS j;
 """
 
+# v3: a card can be taken out of the queues without a rating: suspended until the candidate
+# brings it back, or buried until a given time (the start of the next day).
+V3_CARD_FLAGS = """
+CREATE TABLE card_flags (
+    card_id TEXT PRIMARY KEY,
+    suspended INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
+    buried_until TEXT                  -- ISO 8601, UTC: out of the queues until then
+);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     f"PRAGMA application_id = {APPLICATION_ID};\n{V1_TABLES}",
     V2_STATS_COLUMNS,
+    V3_CARD_FLAGS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -7,6 +7,7 @@ Screens reach this class through `GrillScreen.grill`, typed, rather than `self.a
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -23,22 +24,30 @@ from app.clock import utc_now
 from app.practice.drafts import Drafts
 from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from app.ui.code_runner import CodeRunner, SandboxRunner
-from app.ui.commands import ScreenCommands
+from app.ui.commands import PaletteCommands
 from app.ui.messages import LibraryLoaded
 from app.ui.settings import Settings
 from questions.model import Library, LoadedCard, Problem
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from app.mock.session import MockSession
     from app.progress.attempt import Attempt
-    from app.progress.history import History
+    from app.progress.history import CardFlags, History
+    from app.progress.queue import TodaysQueue
     from app.progress.rating import Rating
+    from app.ui.screens.practice import LastRating
+
+
+RUNNER_CLOSE_WAIT_S = 10.0
+"""How long quitting waits for the sandbox to close (it stops its worker, or kills it)."""
 
 
 class GrillApp(App):
     TITLE = "grill"
     CSS_PATH = "grill.tcss"
-    COMMANDS = App.COMMANDS | {ScreenCommands}
+    COMMANDS = {PaletteCommands}
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS = [
@@ -89,6 +98,8 @@ class GrillApp(App):
         self._start_with_due = start_with_due
         self.drafts = Drafts()
         """Each code task's code, kept between sessions in the data folder."""
+        self._runner_closing: threading.Thread | None = None
+        self.last_rating: LastRating | None = None
 
     def on_mount(self) -> None:
         if self.history is None:
@@ -115,6 +126,14 @@ class GrillApp(App):
             self.call_after_refresh(self._load_library)
         elif self._start_with_due:
             self._open_due_queue()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's system commands but its theme picker, which set themes grill neither
+        offers nor remembers beside grill's own Theme (t, and Settings); and its key panel,
+        which F1's help replaces."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Theme", "Keys"):
+                yield command
 
     def _welcomed(self, _: None) -> None:
         self.settings = replace(self.settings, welcomed=True)
@@ -181,18 +200,25 @@ class GrillApp(App):
             return
         self.push_screen(mock_screen(session, None))
 
-    def due_queue(self, card_ids: list[str]) -> list[str]:
-        """Today's queue; without a history every card is new, so the new-card limit applies."""
+    def todays_queue(self, library: Library) -> TodaysQueue:
+        """Today's queue of each pack and of every pack; without a history every card is new,
+        so the new-card limits apply."""
+        packs = {pack.manifest.name: [c.id for c in pack.cards] for pack in library.packs}
+        per_day, per_pack = self.settings.new_per_day, self.settings.new_per_pack
         if self.history is not None:
             from app.progress.history import HistoryError
 
             try:
-                return self.history.due_queue(
-                    card_ids, now=self.now(), new_per_day=self.settings.new_per_day
+                return self.history.todays_queue(
+                    packs, now=self.now(), new_per_day=per_day, new_per_pack=per_pack
                 )
             except HistoryError as error:
                 self._lose_history(error)
-        return card_ids[: self.settings.new_per_day]
+        from app.clock import end_of_local_day
+        from app.progress.queue import build_queue
+
+        cutoff = end_of_local_day(self.now())
+        return build_queue(packs, {}, cutoff=cutoff, new_per_day=per_day, new_per_pack=per_pack)
 
     def due_dates(self, card_ids: list[str]) -> dict[str, datetime]:
         """When each card seen before comes back; cards never practised are absent."""
@@ -241,6 +267,64 @@ class GrillApp(App):
             except HistoryError as error:
                 self._lose_history(error)
 
+    def card_flags(self) -> dict[str, CardFlags]:
+        """The cards suspended or buried; none without a history."""
+        if self.history is not None:
+            from app.progress.history import HistoryError
+
+            try:
+                return self.history.card_flags()
+            except HistoryError as error:
+                self._lose_history(error)
+        return {}
+
+    def set_suspended(self, card_id: str, suspended: bool) -> str | None:
+        """Suspend a card (or bring it back); None when done, else why not."""
+        return self._change_flags(lambda history: history.set_suspended(card_id, suspended))
+
+    def bury(self, card_id: str, *, until_tomorrow: bool = True) -> str | None:
+        """Keep a card out of the queues until the start of tomorrow (or bring it back now)."""
+        from app.clock import end_of_local_day
+
+        until = end_of_local_day(self.now()) if until_tomorrow else None
+        return self._change_flags(lambda history: history.bury(card_id, until))
+
+    def _change_flags(self, change: Callable[[History], None]) -> str | None:
+        if self.history is None:
+            return "Not possible: the history, which keeps it, is unavailable."
+        from app.progress.history import HistoryError
+
+        try:
+            change(self.history)
+        except HistoryError as error:
+            return f"Not saved: {error}"
+        return None
+
+    def undo_last_rating(self) -> str | None:
+        """Take back the last practice rating and open its card again; None when done, else
+        a sentence saying why not."""
+        last = self.last_rating
+        if last is None:
+            return "Nothing to undo: no card was rated since grill started."
+        if self.history is None:
+            return "Cannot undo: the history is unavailable."
+        from app.progress.history import HistoryError
+        from app.ui.screens.practice import PracticeScreen
+
+        try:
+            self.history.undo(last.attempt_id)
+        except HistoryError as error:
+            return f"Could not undo: {error}"
+        self.last_rating = None
+        screen = PracticeScreen(list(last.queue), last.position, last.ratings_before)
+        if isinstance(self.screen, PracticeScreen):
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+        card = last.queue[last.position].id
+        self.notify(f"Rating of {card} taken back: the card is as it was before it.", timeout=4)
+        return None
+
     def _lose_history(self, error: Exception) -> None:
         """The history failed mid-session: say so and carry on without it."""
         self.history_error = str(error)
@@ -277,6 +361,17 @@ class GrillApp(App):
     def _apply_settings(self, settings: Settings | None) -> None:
         if settings is None or settings == self.settings:
             return
+        if settings.device == "cuda" and self.settings.device != "cuda":
+            from app.ui.code_runner import cuda_device_present
+
+            if not cuda_device_present():
+                self.notify(
+                    "This machine has no CUDA device, so code tasks will not run until the "
+                    "device is auto or cpu.",
+                    title="Saved: device cuda",
+                    severity="warning",
+                    markup=False,
+                )
         self.settings = settings
         self.theme = settings.textual_theme
         self._save_settings()
@@ -327,8 +422,23 @@ class GrillApp(App):
             return
         self.push_screen(StatsScreen(stats, outlook))
 
+    def exit(
+        self, result: object = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None:
+        """Quit; the sandbox starts closing now, beside Textual's own shutdown, instead of
+        after it (its worker takes most of a second to end after a run)."""
+        if self._runner_closing is None:
+            self._runner_closing = threading.Thread(
+                target=self.runner.close, name="grill-close-sandbox", daemon=True
+            )
+            self._runner_closing.start()
+        super().exit(result, return_code, message)
+
     def on_unmount(self) -> None:
-        self.runner.close()
+        if self._runner_closing is None:
+            self.runner.close()
+        else:
+            self._runner_closing.join(timeout=RUNNER_CLOSE_WAIT_S)
         if self._owns_history and self.history is not None:
             self.history.close()
 

@@ -18,6 +18,25 @@ if TYPE_CHECKING:
     from checkers.verdict import Device
 
 
+NO_CUDA = (
+    "This machine has no CUDA device, so your code cannot run on cuda: choose cpu for code "
+    "tasks in Settings (o on home)."
+)
+"""What the app says when code is to run on CUDA where there is none, in the app's own terms
+(the sandbox's message names `grill check`'s --device flag)."""
+
+
+class DeviceMissing(RuntimeError):
+    """Code is to run on a device this machine does not have; the message says what to do."""
+
+
+def cuda_device_present() -> bool:
+    """Whether this machine shows an NVIDIA GPU, without starting anything (nor importing torch)."""
+    from checkers.sandbox.isolation import host_has_cuda_devices
+
+    return host_has_cuda_devices()
+
+
 class CodeRunner(Protocol):
     """What the code task view needs; tests pass their own to avoid running torch."""
 
@@ -71,7 +90,14 @@ class SandboxRunner:
                 self._sandbox.close()
                 self._sandbox = None
             if self._sandbox is None:
+                from checkers.sandbox import SandboxError
+
                 sandbox = grading_sandbox(device)
-                sandbox.start()
+                try:
+                    sandbox.start()
+                except SandboxError as error:
+                    if error.kind == "device":
+                        raise DeviceMissing(NO_CUDA) from error
+                    raise
                 self._sandbox, self._device = sandbox, device
             return self._sandbox

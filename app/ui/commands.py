@@ -73,5 +73,32 @@ class ScreenCommands(Provider):
                 yield Hit(score, matcher.highlight(command.name), command.run, help=_help(command))
 
 
+class PaletteCommands(ScreenCommands):
+    """The palette's one provider: the screen's commands first, then the system commands grill
+    keeps (Quit, Maximize, Screenshot...). One provider, so the order is fixed: with Textual's
+    own provider beside it, the palette listed whichever answered first, usually Textual's."""
+
+    def _system(self) -> list[tuple[str, str, partial]]:
+        return [
+            (command.title, command.help, partial(self.app.call_later, command.callback))
+            for command in self.app.get_system_commands(self.screen)
+        ]
+
+    async def discover(self) -> Hits:
+        async for hit in super().discover():
+            yield hit
+        for title, help, run in self._system():
+            yield DiscoveryHit(title, run, help=help)
+
+    async def search(self, query: str) -> Hits:
+        async for hit in super().search(query):
+            yield hit
+        matcher = self.matcher(query)
+        for title, help, run in self._system():
+            score = matcher.match(f"{title} {help}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), run, help=help)
+
+
 def _help(command: Command) -> str:
     return f"{command.keys} · {command.description}" if command.description else command.keys

@@ -30,8 +30,11 @@ class GradeFailed(Message):
 
     run: int
     message: str
+    missing_device: bool = False
+    """The device asked for is not there: the message says so in the app's words, whole."""
 
 
 @dataclass
 class SandboxWarmed(Message):
     error: str | None = None
+    missing_device: bool = False

@@ -23,6 +23,7 @@ TEXTUAL_THEMES: dict[Theme, str] = {"dark": "textual-dark", "light": "textual-li
 FORMER_NAMES = {"level": "tier"}
 """Setting -> the name an older grill stored it under."""
 NEW_PER_DAY = Range("new cards per day", 0, 500, whole=True)
+NEW_PER_PACK = Range("new cards per day per pack", 0, 500, whole=True)
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,9 @@ class Settings:
     device: Device = "auto"
     """Where code tasks run: `auto` takes CUDA when the machine has it."""
     new_per_day: int = 10
-    """How many never-seen cards join the due queue each day."""
+    """How many never-seen cards join today's queues each day, over every pack."""
+    new_per_pack: int = 10
+    """How many of them one pack may give each day (Anki's per-deck limit)."""
     theme: Theme = "dark"
     welcomed: bool = False
     """Whether the first-run screen was shown and closed."""
@@ -44,6 +47,7 @@ class Settings:
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
         NEW_PER_DAY.check(self.new_per_day)  # OutOfRange is a ValueError
+        NEW_PER_PACK.check(self.new_per_pack)
         if self.theme not in THEMES:
             raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
         if not isinstance(self.welcomed, bool):

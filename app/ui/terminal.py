@@ -24,10 +24,15 @@ if TYPE_CHECKING:
 POLL_SECONDS = 1.0
 GRACE_SECONDS = 5.0
 
+ran: list[GrillApp] = []
+"""The apps that ran in this process's terminal and have closed (their history and sandbox
+closed too): once one has, the process can leave without tearing its interpreter down."""
+
 
 def run_in_terminal(app: GrillApp) -> None:
     watch_terminal(sys.__stdin__.fileno() if sys.__stdin__ else -1)
     app.run()
+    ran.append(app)
 
 
 def watch_terminal(

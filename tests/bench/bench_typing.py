@@ -34,7 +34,8 @@ CODE = "total = total + loss.item()  # keep the number, not the graph\n"
 def one_run(kind: str, editor: str) -> None:
     """In a child process: bring the editor to each stage, time KEYS[stage] keys there, print
     the figures."""
-    sys.path.insert(0, str(ROOT))
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+    from pilot_wait import drained
     from textual import events
     from textual.app import App, ComposeResult
     from textual.widgets import TextArea
@@ -60,7 +61,7 @@ def one_run(kind: str, editor: str) -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             area = app.query_one(TextArea)
             area.focus()
-            await pilot.pause()
+            await drained(pilot)
             typed, figures = 0, []
 
             async def type_keys(count: int) -> None:
@@ -71,8 +72,8 @@ def one_run(kind: str, editor: str) -> None:
                     app.post_message(events.Key(name, char))
                     typed += 1
                     if n % 10 == 9:
-                        await pilot.pause()
-                await pilot.pause()
+                        await drained(pilot)
+                await drained(pilot)
 
             for stage in STAGES:
                 more = stage - typed
@@ -80,7 +81,7 @@ def one_run(kind: str, editor: str) -> None:
                 area.move_cursor(area.document.end)
                 area.insert(block)  # what typing the next `more` keys would leave
                 typed = stage
-                await pilot.pause()
+                await drained(pilot)
                 start = time.process_time()  # the pilot's waits for idle cost no CPU
                 await type_keys(KEYS[stage])
                 figures.append((time.process_time() - start) / KEYS[stage] * 1000)

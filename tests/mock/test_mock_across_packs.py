@@ -8,6 +8,7 @@ import random
 
 import pytest
 from mock_helpers import SIZE, app_for
+from pilot_wait import until, until_screen
 
 from app.mock.draw import draw
 from app.mock.session import MockSession
@@ -40,11 +41,10 @@ async def test_a_mock_across_the_packs_plays_to_a_recorded_report(pack_cards, cl
     session = MockSession(chosen, level="principal", clock=clock, seed=16)
     app, grader = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        assert isinstance(screen, MockScreen)
+        screen = await until_screen(pilot, MockScreen)
         ran_code = False
         for _ in range(len(session.steps)):
-            step = session.current
+            step = await until(pilot, lambda: screen.shown)
             card = session.cards[step.question].card
             if step.kind == "answer":
                 screen.answer.insert(card.solid.text)  # the card's own full answer
@@ -54,23 +54,16 @@ async def test_a_mock_across_the_packs_plays_to_a_recorded_report(pack_cards, cl
                 panel = screen.query_one("#mock-code")
                 panel.editor.load_text(card.code_task.solution)
                 await pilot.press("ctrl+r")
-                for _ in range(200):  # the run goes through a worker
-                    await app.workers.wait_for_complete()
-                    await pilot.pause(0.05)
-                    if panel.verdict is not None:
-                        break
-                assert panel.verdict is not None
+                # The run goes through a worker.
+                await until(pilot, lambda panel=panel: panel.verdict is not None)
                 ran_code = True
             clock.advance(20)
             await pilot.press("ctrl+n")
-            await pilot.pause()
+            await until(pilot, lambda step=step: screen.shown is not step)
         assert ran_code
-        review = app.screen
-        assert isinstance(review, MockReviewScreen)
+        await until_screen(pilot, MockReviewScreen)
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        report = app.screen
-        assert isinstance(report, MockReportScreen)
+        report = await until_screen(pilot, MockReportScreen)
 
     scores = [question.score for question in report.report.score.questions]
     assert len(scores) == 4

@@ -5,9 +5,11 @@ from pathlib import Path
 
 import pytest
 from mock_helpers import SIZE, app_for, text_of
+from pilot_wait import drained, until, until_screen
 
 from app.mock.report import render_markdown
 from app.mock.session import MockSession
+from app.ui.dialogs.confirm import ConfirmDialog
 from app.ui.screens.mock import MockScreen
 from app.ui.screens.mock_report import MockReportScreen
 from app.ui.screens.mock_review import MockReviewScreen
@@ -22,8 +24,8 @@ async def test_a_candidate_mock_from_first_question_to_recorded_report(
     report_file = tmp_path / "out" / "mock.md"
     app, runner = app_for(session, history, clock, MockScreen, report_path=report_file)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        assert isinstance(screen, MockScreen)
+        screen = await until_screen(pilot, MockScreen)
+        await until(pilot, lambda: screen.shown)
         assert "Question 1 of 2" in text_of(app, "#mock-step")
         assert text_of(app, "#mock-countdown") == "⏱ 01:00"
 
@@ -32,7 +34,8 @@ async def test_a_candidate_mock_from_first_question_to_recorded_report(
         await screen.tick_clock()
         assert text_of(app, "#mock-countdown") == "⏱ 00:35"
         await pilot.press("ctrl+n")
-        assert "follow-up 1" in text_of(app, "#mock-step")
+        await until(pilot, lambda: "follow-up 1" in text_of(app, "#mock-step"))
+        await until(pilot, lambda: "inference_mode" in text_of(app, "#mock-prompt"))
         assert screen.query_one("#mock-progress").percentage == pytest.approx(1 / 6)
         assert "inference_mode" in text_of(app, "#mock-prompt")
         assert screen.answer.text == ""
@@ -41,50 +44,42 @@ async def test_a_candidate_mock_from_first_question_to_recorded_report(
         screen.answer.insert("it is stricter")
         clock.advance(60)
         await screen.tick_clock()
-        await pilot.pause()
-        assert screen.query_one("#mock-notice").display
+        await until(pilot, lambda: screen.query_one("#mock-notice").display)
         assert "Time is up" in text_of(app, "#mock-notice")
         assert "follow-up 1" in text_of(app, "#mock-step")
         clock.advance(10)
         await screen.tick_clock()
-        await pilot.pause()
-        assert "follow-up 2" in text_of(app, "#mock-step")
+        await until(pilot, lambda: "follow-up 2" in text_of(app, "#mock-step"))
         assert not screen.query_one("#mock-notice").display
         await pilot.press("ctrl+n")
 
         # Question 2: answer, then the code task run through the (fake) code runner, then one follow-up.
+        await until(pilot, lambda: screen.shown is session.current)
         assert "Question 2 of 2" in text_of(app, "#mock-step")
         screen.answer.insert("I would call torch.cuda.empty_cache() each step")
         clock.advance(30)
         await pilot.press("ctrl+n")
+        await until(pilot, lambda: screen.shown is session.current)
         assert "code task" in text_of(app, "#mock-step")
         panel = screen.query_one("#mock-code")
         panel.editor.load_text(
             panel.editor.text.replace("total = total + loss", "total += loss.item()")
         )
         await pilot.press("ctrl+r")
-        await app.workers.wait_for_complete()
-        for _ in range(
-            50
-        ):  # the worker's result is a message: give a loaded machine time to deliver it
-            if panel.result is not None:
-                break
-            await pilot.pause(0.02)
+        await until(pilot, lambda: panel.result is not None)  # the worker's result is a message
         assert panel.verdict.verdict == "clean"
         clock.advance(100)
         await pilot.press("ctrl+n")
-        assert "Why might you prefer detach()" in text_of(app, "#mock-prompt")
+        await until(pilot, lambda: "Why might you prefer detach()" in text_of(app, "#mock-prompt"))
         await pilot.press("ctrl+n")
 
         # Review: pre-marks from the typed answers, confirmed by the candidate.
-        review = app.screen
-        assert isinstance(review, MockReviewScreen)
+        review = await until_screen(pilot, MockReviewScreen)
         first = review.query_one("#review-points-0").selected
         assert set(first) == {0, 1}
         assert review.query_one("#review-flags-1").selected == [0]
         await pilot.press("ctrl+s")
-        report = app.screen
-        assert isinstance(report, MockReportScreen)
+        report = await until_screen(pilot, MockReportScreen)
 
     # no-grad-eval: 2 of 3 key points = 67%; loss-accumulation: a red flag said = 0%.
     assert [round(q.score, 2) for q in report.report.score.questions] == [0.67, 0.0]
@@ -108,22 +103,23 @@ async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(
     )
     app, _ = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
+        screen = await until_screen(pilot, MockScreen)
         clock.advance(59)
         await pilot.press("ctrl+n")
+        await until(pilot, lambda: session.index == 1)
         clock.advance(1)
         await screen.tick_clock()
-        await pilot.pause()
-        assert "interview's time is up" in text_of(app, "#mock-notice")
+        await until(pilot, lambda: "interview's time is up" in text_of(app, "#mock-notice"))
         clock.advance(10)
         await screen.tick_clock()
-        await pilot.pause()
-        review = app.screen
-        assert isinstance(review, MockReviewScreen)
+        review = await until_screen(pilot, MockReviewScreen)
         assert not review.query("#review-points-1")
         await pilot.press("ctrl+s")
+        await until_screen(pilot, MockReportScreen)
         await pilot.press("x")
-        written = re.search(r"Report written to (.+)\.$", text_of(app, "#report-status"))
+        written = await until(
+            pilot, lambda: re.search(r"Report written to (.+)\.$", text_of(app, "#report-status"))
+        )
         exported = Path(written.group(1)) if written else None
     assert exported is not None and exported.parent == tmp_path / "home" / "reports"
     text = exported.read_text()
@@ -138,10 +134,18 @@ async def test_every_footer_key_fits_at_80_columns_on_a_code_step(cards, clock, 
     session = MockSession([cards["loss-accumulation"]], level="junior", clock=clock)
     app, _ = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=(80, 24)) as pilot:
+        await until_screen(pilot, MockScreen)
         await pilot.press("ctrl+n")
-        await pilot.pause()
-        assert session.current.kind == "code"
-        keys = list(app.screen.query(FooterKey))
+        await until(
+            pilot, lambda: session.current.kind == "code" and app.screen.query("#mock-code")
+        )
+        keys = await until(
+            pilot,
+            lambda: (
+                "ctrl+r" in {key.key for key in app.screen.query(FooterKey)}
+                and list(app.screen.query(FooterKey))
+            ),
+        )
         assert {key.key for key in keys} >= {"ctrl+n", "ctrl+r", "escape", "ctrl+l", "f8"}
         palette_left = app.screen.query_one("FooterKey.-command-palette").region.x
         assert all(
@@ -159,19 +163,28 @@ async def test_a_report_path_that_looks_like_markup_is_named_verbatim(
     session = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
     app, _ = app_for(session, history, clock, MockScreen, report_path=folder / "mock.md")
     async with app.run_test(size=SIZE) as pilot:
+        await until_screen(pilot, MockScreen)
         await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
-        await pilot.pause()
+        await until_screen(pilot, MockReviewScreen)
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await until_screen(pilot, MockReportScreen)
+        await until(
+            pilot,
+            lambda: f"Report written to {folder / 'mock.md'}." in text_of(app, "#report-status"),
+        )
         assert (folder / "mock.md").exists()
-        assert f"Report written to {folder / 'mock.md'}." in text_of(app, "#report-status")
         folder.joinpath("mock.md").unlink()
         folder.rmdir()
         folder.write_text("a file where the folder was")
         await pilot.press("x")
-        await pilot.pause()
-        status = text_of(app, "#report-status")
-        assert "Could not write" in status and str(folder) in status
+        status = await until(
+            pilot,
+            lambda: (
+                "Could not write" in text_of(app, "#report-status")
+                and text_of(app, "#report-status")
+            ),
+        )
+        assert str(folder) in status
 
 
 async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(
@@ -184,12 +197,15 @@ async def test_the_report_says_what_was_recorded_without_covering_it_in_toasts(
     )
     app, _ = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:
+        screen = await until_screen(pilot, MockScreen)
         for _ in session.steps:
+            await until(pilot, lambda: screen.shown is session.current)
+            screen.answer.insert("an answer")  # a question moved past empty is skipped instead
             await pilot.press("ctrl+n")
-        await pilot.pause()
+        await until_screen(pilot, MockReviewScreen)
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, MockReportScreen)
+        await until_screen(pilot, MockReportScreen)
+        await drained(pilot)
         assert list(app._notifications) == []
         assert text_of(app, "#report-status").startswith("2 answers recorded in your history.")
 
@@ -203,20 +219,23 @@ async def test_ending_early_asks_first_and_the_report_says_the_candidate_ended_i
     )
     app, _ = app_for(session, history, clock, MockScreen)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
+        screen = await until_screen(pilot, MockScreen)
         await pilot.press(*"no graph", "home", "ctrl+e")
-        assert session.state == "running" and screen.answer.cursor_location == (0, 8), (
-            "ctrl+e is the editor's"
-        )
+        await until(pilot, lambda: screen.answer.cursor_location == (0, 8))
+        assert session.state == "running", "ctrl+e is the editor's"
         await pilot.press("f8")
+        await until_screen(pilot, ConfirmDialog)
         await pilot.press("escape")
-        assert session.state == "running" and isinstance(app.screen, MockScreen)
-        await pilot.press("f8", "enter")
-        await pilot.pause()
-        assert session.state == "finished" and session.ended_early
+        await until_screen(pilot, MockScreen)
+        assert session.state == "running"
+        await pilot.press("f8")
+        await until_screen(pilot, ConfirmDialog)
+        await pilot.press("enter")
+        await until(pilot, lambda: session.state == "finished")
+        assert session.ended_early
+        await until_screen(pilot, MockReviewScreen)
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        text = render_markdown(app.screen.report)
+        text = render_markdown((await until_screen(pilot, MockReportScreen)).report)
     assert "You ended the interview before the last question" in text
     assert "Not reached: you ended the interview before it." in text
     assert "time ran out" not in text
@@ -225,15 +244,17 @@ async def test_ending_early_asks_first_and_the_report_says_the_candidate_ended_i
 async def test_the_whole_sessions_clock_sits_beside_the_steps(cards, clock, history):
     limited = MockSession([cards["no-grad-eval"]], level="junior", clock=clock, minutes=15)
     app, _ = app_for(limited, history, clock, MockScreen)
-    async with app.run_test(size=SIZE):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await until_screen(pilot, MockScreen)
         clock.advance(70)
-        await app.screen.tick_clock()
+        await screen.tick_clock()
         assert text_of(app, "#mock-session-clock") == "interview 13:50 left of 15:00"
     open_ended = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
     app, _ = app_for(open_ended, history, clock, MockScreen)
-    async with app.run_test(size=SIZE):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await until_screen(pilot, MockScreen)
         clock.advance(70)
-        await app.screen.tick_clock()
+        await screen.tick_clock()
         assert text_of(app, "#mock-session-clock") == "interview 1:10 of 3:00"
 
 
@@ -254,10 +275,38 @@ async def test_the_clock_ticking_while_a_code_panel_is_built_or_removed_reads_no
 
     monkeypatch.setattr(CodeTaskPanel, "compose", compose_with_a_tick)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
+        screen = await until_screen(pilot, MockScreen)
         while session.current.kind != "code":
             await pilot.press("ctrl+n")
-        assert "code task" in text_of(app, "#mock-step")
-        screen.query_one("#mock-code").editor.load_text("print('my fix')\n")
+            await drained(pilot)
+        await until(pilot, lambda: "code task" in text_of(app, "#mock-step"))
+        panel = await until(pilot, lambda: screen._code_panel())
+        panel.editor.load_text("print('my fix')\n")
         screen.sync_step()  # once mounted, the panel is read as before
         assert session.current_record.text == "print('my fix')\n"
+
+
+async def test_f8_a_second_into_a_question_skips_it_and_records_nothing_for_it(
+    cards, clock, history
+):
+    """The scenario of issue 25: f8 one second after the question appeared made the card due."""
+    session = MockSession(
+        [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
+    )
+    app, _ = app_for(session, history, clock, MockScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await until_screen(pilot, MockScreen)
+        await until(pilot, lambda: screen.shown)
+        clock.advance(1)
+        await pilot.press("f8")
+        await until_screen(pilot, ConfirmDialog)
+        await pilot.press("enter")
+        await until_screen(pilot, MockReviewScreen)
+        await pilot.press("ctrl+s")
+        report = await until_screen(pilot, MockReportScreen)
+        status = await until(pilot, lambda: text_of(app, "#report-status"))
+    assert report.report.score.questions[0].skipped
+    assert status.startswith(
+        "0 answers recorded in your history (1 question skipped, not recorded)."
+    )
+    assert history.attempts() == [] and history.progress("no-grad-eval") is None

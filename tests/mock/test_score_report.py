@@ -110,3 +110,85 @@ def test_attempts_are_recorded_per_reached_question(cards, clock):
     assert attempt.phase_seconds == {"answer": 10, "code": 10, "follow_ups": 20}
     assert attempt.code.verdict == "clean"
     assert attempt.key_points_missed == (cards["loss-accumulation"].card.key_points[2].point,)
+
+
+def test_a_question_left_without_an_answer_is_skipped_not_failed(cards, clock):
+    """f8 a second after a question appears: it scores 0, the report says it was skipped, and
+    nothing is recorded for it, so a new card does not become due (issue 25, item 6)."""
+    session = MockSession(
+        [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
+    )
+    session.start()
+    clock.advance(20)
+    session.submit("no_grad records no graph")
+    for _ in range(2):  # the first question's follow-ups, answered
+        clock.advance(5)
+        session.submit("stricter")
+    clock.advance(1)
+    session.finish_early()
+    report = build_report(session, [Judgement(frozenset({0})), Judgement()])
+    first, second = report.score.questions
+    assert not first.skipped and second.skipped and second.reached
+    assert second.score == 0 and report.score.overall == pytest.approx(first.score / 2)
+    assert [a.card_id for a in attempts(report)] == ["no-grad-eval"]
+    text = render_markdown(report)
+    assert "| 2. `retain-graph-error` | 0% | skipped |" in text
+    assert "1 question left without an answer: skipped, scored 0 and not recorded" in text
+    assert "Skipped: you moved on without answering it." in text
+
+
+def test_a_question_whose_time_ran_out_with_nothing_typed_is_a_failed_recall(cards, clock):
+    session = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
+    session.start()
+    clock.advance(10_000)
+    assert session.tick() == "timed_out"
+    clock.advance(10)
+    session.tick()
+    while session.state != "finished":
+        session.submit("")
+    report = build_report(session, [Judgement()])
+    assert not report.score.questions[0].skipped
+    assert [a.rating for a in attempts(report)] == ["again"]
+
+
+def test_an_interviewer_ending_the_mock_on_a_question_with_nothing_ticked_skips_it(cards, clock):
+    session = MockSession(
+        [cards["no-grad-eval"], cards["retain-graph-error"]],
+        level="junior",
+        role="interviewer",
+        clock=clock,
+    )
+    session.start()
+    session.submit()  # answered aloud, ticked below
+    clock.advance(2)
+    session.finish_early()  # ended during the follow-up: answered, not skipped
+    report = build_report(session, [Judgement(), Judgement()])
+    assert [q.skipped for q in report.score.questions] == [False, False]
+    assert [a.card_id for a in attempts(report)] == ["no-grad-eval"]
+
+    cut = MockSession([cards["no-grad-eval"]], level="junior", role="interviewer", clock=clock)
+    cut.start()
+    clock.advance(1)
+    cut.finish_early()  # one second into the question
+    assert build_report(cut, [Judgement()]).score.questions[0].skipped
+    ticked = build_report(cut, [Judgement(frozenset({0}))])
+    assert not ticked.score.questions[0].skipped, "a point heard is an answer"
+
+
+def test_the_report_counts_time_against_the_interviews_planned_total(cards, clock):
+    """As the interview's clock did ("of 35:00"), not against the steps reached ("of 9:00")."""
+    session = MockSession(
+        [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
+    )
+    session.start()
+    clock.advance(30)
+    session.submit("no graph")
+    session.finish_early()
+    report = build_report(session, [Judgement(), Judgement()])
+    assert f"time used 0:30 of {clock_text(session.budget)} planned" in render_markdown(report)
+
+
+def clock_text(seconds: float) -> str:
+    from app.mock.report import clock
+
+    return clock(seconds)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pilot_wait import until, until_screen
 from textual.widgets import Static
 from ui_fakes import SIZE
 
 from app.ui.card_text import CODE_STYLE, card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
+from app.ui.screens.practice import PracticeScreen
 from app.ui.widgets.tick_list import TickList
 from questions.model import FollowUp, KeyPoint, LoadedCard, RedFlag
 
@@ -57,14 +59,16 @@ async def test_key_points_answers_follow_ups_and_red_flags_show_no_backticks(mak
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.practise([LoadedCard(card, original.path, original.pack)])
-        await pilot.pause()
-        await pilot.press(*["ctrl+n"] * len(app.screen.plan))
-        shown = "\n".join(str(static.render()) for static in app.screen.query(Static))
+        screen = await until_screen(pilot, PracticeScreen)
+        await pilot.press(*["ctrl+n"] * len(screen.plan))
+        await until(pilot, lambda: screen.revealed == len(screen.plan))
+        shown = "\n".join(str(static.render()) for static in screen.query(Static))
         assert "total += loss" in shown and "loss.item()" in shown and "gc.collect()" in shown
         assert "`" not in shown
         await pilot.press("ctrl+g")
-        assert isinstance(app.screen, SelfGradeDialog)
-        points = app.screen.query_one("#self-grade-points", TickList)
+        points = (await until_screen(pilot, SelfGradeDialog)).query_one(
+            "#self-grade-points", TickList
+        )
         assert (
             points.get_option_at_index(0).prompt.plain == "total += loss chains every step's graph."
         )

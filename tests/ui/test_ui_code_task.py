@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pilot_wait import drained, until, until_screen
 from textual.widgets import OptionList, Static
 from ui_fakes import SIZE
 
@@ -44,20 +45,33 @@ TIMEOUT = Verdict.not_graded("timeout", "cpu", "The run took longer than 30 s.")
 
 async def open_code_task(app, pilot) -> CodeTaskPanel:
     app.practise([app.library.card("running-loss")])
-    await pilot.pause()
+    screen = await until_screen(pilot, PracticeScreen)
+    panel = await until(pilot, lambda: screen.query_one(CodeTaskPanel))
     await pilot.press("ctrl+o")
-    await pilot.pause()
-    return app.screen.query_one(CodeTaskPanel)
+    await until(pilot, lambda: app.focused is panel.editor)
+    return panel
 
 
 async def finish_runs(app, pilot) -> None:
+    """Every run asked for has finished, and its result (or its failure) is on screen."""
     await app.workers.wait_for_complete()
-    await pilot.pause()
+    await until(pilot, lambda: not app.screen.query_one(CodeTaskPanel).running)
+    await drained(pilot)
 
 
 async def run_once(app, pilot) -> None:
+    """Press ctrl+r and wait for that run's result: each run counts once it has finished."""
+    panel = app.screen.query_one(CodeTaskPanel)
+    before = panel.completed_runs, panel.run_number
     await pilot.press("ctrl+r")
-    await finish_runs(app, pilot)
+    await until(pilot, lambda: panel.run_number > before[1])
+    await until(
+        pilot,
+        lambda: (
+            not panel.running
+            and (panel.completed_runs > before[0] or panel.query_one("#code-status").display)
+        ),
+    )
 
 
 def text(widget) -> str:
@@ -160,20 +174,32 @@ async def test_selecting_a_retained_object_moves_the_cursor_to_its_line(make_app
         await run_once(app, pilot)
         panel.query_one("#verdict-retained", OptionList).focus()
         await pilot.press("down", "enter")
+        await until(pilot, lambda: app.focused is panel.editor)
         assert panel.editor.cursor_location == (6, 0)
-        assert app.focused is panel.editor
 
 
-async def test_a_refusal_shows_its_message_and_selects_the_line(make_app, runner):
+async def test_a_refusal_shows_its_message_and_offers_its_line_without_moving_the_cursor(
+    make_app, runner
+):
+    """The cursor stays where the candidate left it; enter on the offered line goes there."""
     runner.verdict = REFUSED
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
+        panel.editor.move_cursor((5, 4))
         await run_once(app, pilot)
         result = panel.query_one(VerdictPanel)
         assert result.has_class("-not-graded")
         assert text(result.query_one("#verdict-headline")) == "REFUSED (line 3) on cpu"
         assert "'torch.os' is not available" in text(result.query_one("#verdict-message"))
+        assert panel.editor.cursor_location == (5, 4) and panel.editor.selected_text == ""
+        assert app.focused is panel.editor
+        where = result.query_one("#verdict-where", OptionList)
+        assert where.display and "line 3" in str(where.get_option_at_index(0).prompt)
+        where.focus()
+        await until(pilot, lambda: app.focused is where)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.focused is panel.editor)
         assert panel.editor.selected_text == "running = 0"
 
 
@@ -183,12 +209,12 @@ async def test_cancel_stops_the_run_at_once_and_drops_its_result(make_app, runne
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         await pilot.press("ctrl+r")
-        await pilot.pause()
-        assert panel.running and panel.has_class("-running")
+        await until(pilot, lambda: panel.running and panel.has_class("-running"))
         await pilot.press("ctrl+o", "ctrl+o")
+        await until(pilot, lambda: app.focused is panel.editor)
         assert panel.running
         await pilot.press("escape")
-        assert runner.cancels == 1
+        await until(pilot, lambda: runner.cancels == 1)
         assert not panel.running and not panel.has_class("-running")
         assert isinstance(app.screen, PracticeScreen)
         await finish_runs(app, pilot)
@@ -208,7 +234,7 @@ async def test_a_cancelled_run_leaves_no_earlier_verdict_under_it(make_app, runn
         panel.editor.insert("while True:\n    pass\n", (0, 0))
         runner.block = True
         await pilot.press("ctrl+r")
-        await pilot.pause()
+        await until(pilot, lambda: panel.running)
         await pilot.press("escape")
         await finish_runs(app, pilot)
         assert "Cancelled" in text(panel.query_one("#code-status"))
@@ -226,14 +252,12 @@ async def test_a_verdict_is_marked_as_an_earlier_versions_once_the_code_changes(
         await run_once(app, pilot)
         assert not result.has_class("-stale") and panel.verdict == CLEAN
         await pilot.press("ctrl+l", "y")  # the reset asks first: the code goes
-        await pilot.pause()
-        assert result.has_class("-stale") and panel.verdict is None
+        await until(pilot, lambda: result.has_class("-stale"))
+        assert panel.verdict is None
         assert result.query_one("#verdict-stale").display
         panel.editor.load_text(runner.sources[-1])
-        await pilot.pause()
-        assert not result.has_class("-stale") and panel.verdict == CLEAN, (
-            "undoing the change restores it"
-        )
+        await until(pilot, lambda: not result.has_class("-stale"))
+        assert panel.verdict == CLEAN, "undoing the change restores it"
 
 
 async def test_a_verdict_for_changed_code_does_not_count_in_the_self_grade(make_app, runner):
@@ -244,8 +268,7 @@ async def test_a_verdict_for_changed_code_does_not_count_in_the_self_grade(make_
         await run_once(app, pilot)
         panel.editor.insert("# later edit\n", (0, 0))
         await pilot.press("ctrl+g")
-        dialog = app.screen
-        assert isinstance(dialog, SelfGradeDialog)
+        dialog = await until_screen(pilot, SelfGradeDialog)
         assert dialog.suggestion.code == "not run"
         assert "no run of the code as it stands" in text(dialog.query_one("#self-grade-rating"))
 
@@ -258,6 +281,7 @@ async def test_a_grader_failure_is_shown_whole_without_a_class_name(make_app, ru
         panel = await open_code_task(app, pilot)
         await run_once(app, pilot)
         status = panel.query_one("#code-status", Static)
+        await until(pilot, lambda: status.size.height >= 2)
         assert text(status) == (
             "Not graded, and nothing ran: CUDA was requested, but this machine has no "
             "NVIDIA GPU device"
@@ -273,8 +297,10 @@ async def test_the_solution_waits_for_a_run_and_says_so(make_app, runner):
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         await pilot.press("ctrl+s")
+        await until(
+            pilot, lambda: "opens after your first run" in text(panel.query_one("#code-status"))
+        )
         assert not isinstance(app.screen, SolutionDialog)
-        assert "opens after your first run" in text(panel.query_one("#code-status"))
 
 
 async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, runner, library):
@@ -285,17 +311,18 @@ async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, run
         panel.editor.insert("# my change\n", (0, 0))
         await run_once(app, pilot)
         await pilot.press("ctrl+s")
-        dialog = app.screen
-        assert isinstance(dialog, SolutionDialog)
+        dialog = await until_screen(pilot, SolutionDialog)
         diff = text(dialog.query_one("#solution-diff")).splitlines()
         assert "-# my change" in diff and "+    running += loss.item()" in diff
         assert dialog.query_one("#solution-code", Static).content.code == (
             library.card("running-loss").card.code_task.solution.rstrip()
         )
         await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
         assert app.screen.query_one(CodeTaskPanel).editor.text.startswith("# my change")
         await pilot.press("ctrl+l", "y")
-        assert panel.editor.text == library.card("running-loss").card.code_task.starter
+        starter = library.card("running-loss").card.code_task.starter
+        await until(pilot, lambda: panel.editor.text == starter)
 
 
 async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, runner, history):
@@ -305,42 +332,145 @@ async def test_a_leaking_verdict_caps_the_recorded_rating(make_app, runner, hist
         await open_code_task(app, pilot)
         await run_once(app, pilot)
         await pilot.press("ctrl+g")
-        dialog = app.screen
-        assert isinstance(dialog, SelfGradeDialog)
+        dialog = await until_screen(pilot, SelfGradeDialog)
         dialog.query_one("#self-grade-points").select_all()
-        await pilot.pause()
-        assert "Suggested: Hard" in text(dialog.query_one("#self-grade-rating"))
+        await until(
+            pilot, lambda: "Suggested: Hard" in text(dialog.query_one("#self-grade-rating"))
+        )
         assert dialog.query_one("#self-grade-easy").disabled
         await pilot.press("4")
+        await drained(pilot)
         assert isinstance(app.screen, SelfGradeDialog), "a rating above the cap is refused"
         await pilot.press("2")
-        await pilot.pause()
-        attempt = history.attempts("running-loss")[0]
+        attempt = (await until(pilot, lambda: history.attempts("running-loss")))[0]
         assert attempt.rating == "hard"
         assert attempt.code is not None and attempt.code.verdict == "leak"
         assert attempt.code.retained_paths == ("running",)
         assert "code" in attempt.phase_seconds
 
 
-async def test_each_failed_run_offers_one_more_card_hint_and_a_clean_one_hides_them(
+async def test_hints_come_one_at_a_time_on_f2_and_the_graders_after_the_cards(
     make_app, runner, library
 ):
-    """Hints follow the verdict they answer."""
+    """A failed run no longer shows the grader's hint (which gives the fix away) above the
+    card's first: each f2 shows the card's next hint, then the grader's for the last run."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
         hints = panel.query_one("#code-hints")
-        assert not hints.display
+        result = panel.query_one(VerdictPanel)
         first, second = library.card("running-loss").card.code_task.hints
         runner.verdict = LEAK
         await run_once(app, pilot)
-        assert text(hints) == f"Card hint 1 of 2: {first}"
+        assert not hints.display and result.has_hint and not result.hint_shown
+        assert "f6 scrolls this · f2 hint (2 left)" in text(result.query_one("#verdict-facts"))
+        await pilot.press("f2")
+        await until(pilot, lambda: text(hints) == f"Card hint 1 of 2: {first}")
+        assert app.focused is panel.editor, "typing goes on in the editor"
         runner.verdict = TIMEOUT
         await run_once(app, pilot)
-        assert not hints.display, "a timeout says nothing about the leak"
+        assert text(hints) == f"Card hint 1 of 2: {first}", "a hint asked for stays"
         runner.verdict = LEAK
         await run_once(app, pilot)
-        assert text(hints) == f"Card hint 1 of 2: {first}\nCard hint 2 of 2: {second}"
-        runner.verdict = CLEAN
+        await pilot.press("f2")
+        await until(
+            pilot, lambda: text(hints) == f"Card hint 1 of 2: {first}\nCard hint 2 of 2: {second}"
+        )
+        assert not result.hint_shown
+        assert "f2 the grader's hint" in text(result.query_one("#verdict-facts"))
+        await pilot.press("f2")
+        await until(pilot, lambda: result.hint_shown)
+        await pilot.press("f2")
+        notice = await until(
+            pilot, lambda: [n.message for n in app._notifications if n.title == "No more hints"]
+        )
+        assert notice == ["Every hint is shown; ctrl+s shows the reference solution."]
+
+
+async def test_the_graders_hint_opens_on_request_before_the_cards(make_app, runner):
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
         await run_once(app, pilot)
-        assert not hints.display
+        result = panel.query_one(VerdictPanel)
+        result.query_one("#verdict-hint-box CollapsibleTitle").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: result.hint_shown)
+        assert not panel.query_one("#code-hints").display
+
+
+async def test_f6_moves_between_the_editor_and_the_result_and_tab_indents(make_app, runner):
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
+        side = panel.query_one("#code-side")
+        await pilot.press("f6")
+        await until(pilot, lambda: app.focused is side)
+        await pilot.press("f6")
+        await until(pilot, lambda: app.focused is panel.editor)
+        panel.editor.move_cursor((0, 0))
+        await pilot.press("tab")
+        await until(pilot, lambda: panel.editor.text.startswith("    import torch"))
+
+
+async def test_the_result_names_the_runs_time_and_peak_memory(make_app, runner):
+    from dataclasses import replace
+
+    runner.verdict = replace(LEAK, extra={"timings": {"run": 1.234}, "peak_bytes": 3 * 1024**2})
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
+        cost = panel.query_one("#verdict-facts")
+        assert cost.display
+        assert text(cost).startswith("Ran 1.23 s · peak memory +3.0 MB · f6 scrolls this")
+        runner.verdict = replace(LEAK, extra={"timings": {"run": 12.5}})
+        await run_once(app, pilot)
+        assert text(cost).startswith("Ran 12.5 s · peak memory +118.0 KB · f6"), (
+            "without a peak measured around torch calls, the highest step sample"
+        )
+        runner.verdict = REFUSED
+        await run_once(app, pilot)
+        assert not text(cost).startswith("Ran"), "nothing ran to measure"
+
+
+async def test_cuda_without_a_gpu_is_said_once_in_the_apps_terms(make_app, runner, monkeypatch):
+    """No `--device cpu or auto` (a flag of grill check) and no "nothing ran" twice: what to do
+    in the app, once, whether the warm start or the run found it out."""
+    from app.ui.code_runner import NO_CUDA, DeviceMissing
+
+    def no_cuda(*args, **kwargs):
+        raise DeviceMissing(NO_CUDA)
+
+    monkeypatch.setattr(runner, "warm", no_cuda)
+    monkeypatch.setattr(runner, "grade", no_cuda)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        status = panel.query_one("#code-status", Static)
+        await until(pilot, lambda: text(status) == NO_CUDA)
+        await run_once(app, pilot)
+        shown = text(status)
+        assert shown == f"Not graded. {NO_CUDA}"
+        assert "Settings (o on home)" in shown and "--device" not in shown
+        assert shown.count("cannot run") == 1 and "nothing ran" not in shown
+
+
+def test_the_runner_turns_the_sandboxs_device_error_into_the_apps_words(monkeypatch, library):
+    import pytest
+
+    import checkers.api
+    from app.ui.code_runner import NO_CUDA, DeviceMissing, SandboxRunner
+    from checkers.sandbox import SandboxError
+
+    class NoGpuSandbox:
+        def start(self):
+            raise SandboxError("No CUDA device ... (--device cpu or auto).", kind="device")
+
+    monkeypatch.setattr(checkers.api, "grading_sandbox", lambda device: NoGpuSandbox())
+    with pytest.raises(DeviceMissing, match="choose cpu for code tasks in Settings") as raised:
+        SandboxRunner().warm("cuda")
+    assert str(raised.value) == NO_CUDA

@@ -4,8 +4,7 @@ candidate's own editor opened in the app; hints already seen through `grill task
 
 from __future__ import annotations
 
-import time
-
+from pilot_wait import until, until_screen
 from ui_fakes import SIZE
 
 from app.practice.hints import hints_shown, record_hints_shown
@@ -16,24 +15,17 @@ from app.ui.widgets.code_task import CodeTaskPanel
 from checkers.verdict import Verdict
 
 TASK = "running-loss"
-WAIT_S = 20.0
 LEAK = Verdict(verdict="leak", device="cpu", steps=60, message="`running` keeps graphs.")
 
 
 async def open_task(app, pilot) -> CodeTaskPanel:
     app.practise([app.library.card(TASK)])
-    await pilot.pause()
+    screen = await until_screen(pilot, PracticeScreen)
+    await until(pilot, lambda: screen.query(CodeTaskPanel))
     await pilot.press("ctrl+o")
-    await pilot.pause()
-    return app.screen.query_one(CodeTaskPanel)
-
-
-async def until(pilot, condition) -> None:
-    """Let the app run until `condition()` holds (a timer, a worker), or fail after WAIT_S."""
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        await pilot.pause(0.05)
+    panel = screen.query_one(CodeTaskPanel)
+    await until(pilot, lambda: app.focused is panel.editor)
+    return panel
 
 
 def starter(app) -> str:
@@ -100,8 +92,9 @@ async def test_code_from_a_file_opens_in_the_editor_and_becomes_the_draft(
     code = "# worked on in vim\n" + library.card(TASK).card.code_task.starter
     app = make_app(then=lambda: PracticeScreen([library.card(TASK)], code=code, code_from="fix.py"))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        panel = app.screen.query_one(CodeTaskPanel)
+        screen = await until_screen(pilot, PracticeScreen)
+        await until(pilot, lambda: screen.query(CodeTaskPanel))
+        panel = screen.query_one(CodeTaskPanel)
         await until(pilot, lambda: app.focused is panel.editor)
         assert panel.editor.text == code
         assert "fix.py" in status(panel) and "not changed" in status(panel)

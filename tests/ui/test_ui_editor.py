@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from pilot_wait import drained, until
 from textual import events
 from textual.app import App, ComposeResult
 from ui_fakes import SIZE
@@ -42,8 +43,8 @@ async def typed(app: One, pilot, text: str) -> None:
     for n, char in enumerate(text):
         app.post_message(key(char))
         if n % 200 == 199:
-            await pilot.pause()
-    await pilot.pause()
+            await drained(pilot)
+    await drained(pilot)
 
 
 def wrapped_per_call(monkeypatch) -> list[int]:
@@ -66,7 +67,7 @@ async def test_typing_without_a_newline_never_rewraps_more_than_a_bounded_line(m
     app = One(BoundedTextArea(soft_wrap=True, fill_lines=True))
     async with app.run_test(size=(80, 24)) as pilot:
         app.area.focus()
-        await pilot.pause()
+        await drained(pilot)
         calls = wrapped_per_call(monkeypatch)
         await typed(app, pilot, text)
         assert max(calls) <= MAX_LINE_CHARS + 1, "a keystroke re-wraps one bounded line"
@@ -94,9 +95,9 @@ async def test_a_pasted_100KB_line_is_filled_in_one_edit_and_undone_in_one():
     app = One(BoundedTextArea(soft_wrap=True, fill_lines=True))
     async with app.run_test(size=(80, 24)) as pilot:
         app.area.focus()
-        await pilot.pause()
+        await drained(pilot)
         app.post_message(events.Paste(pasted))  # as the driver sends it
-        await pilot.pause()
+        await drained(pilot)
         assert app.area.text.replace("\n", " ") == pasted
         assert all(len(line) <= MAX_LINE_CHARS for line in app.area.document.lines)
         app.area.undo()
@@ -109,7 +110,7 @@ async def test_code_is_highlighted_only_within_the_limit_and_keeps_its_cursor():
     async with app.run_test(size=(80, 24)) as pilot:
         area = app.area
         area.focus()
-        await pilot.pause()
+        await drained(pilot)
         assert area.language == "python"
         area.move_cursor(area.document.end)
         await typed(app, pilot, "y = 2\n" * 10)
@@ -117,7 +118,7 @@ async def test_code_is_highlighted_only_within_the_limit_and_keeps_its_cursor():
         assert area.cursor_location == area.document.end
         for _ in range(60):
             area.action_delete_left()
-        await pilot.pause()
+        await drained(pilot)
         assert area.language == "python", "highlighted again once back under it"
         assert area.cursor_location == area.document.end
 
@@ -129,7 +130,7 @@ async def test_past_the_limit_a_keystroke_parses_nothing(monkeypatch):
     app = One(BoundedTextArea.code_editor(code, language="python"))
     async with app.run_test(size=(80, 24)) as pilot:
         app.area.focus()
-        await pilot.pause()
+        await drained(pilot)
         parsed: list[int] = []
         real = syntax.SyntaxAwareDocument.replace_range
         monkeypatch.setattr(
@@ -164,11 +165,11 @@ async def test_the_editors_grill_shows_are_the_bounded_ones(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.practise([app.library.card("running-loss")])
-        await pilot.pause()
+        await until(pilot, lambda: app.screen.query("#practice-answer"))
         answer = app.screen.query_one("#practice-answer")
         assert isinstance(answer, BoundedTextArea) and answer.fill_lines
         app.screen.query_one("#practice-tabs", TabbedContent).active = "tab-code"
-        await pilot.pause()
+        await until(pilot, lambda: app.screen.query("#code-editor"))
         code = app.screen.query_one("#code-editor")
         assert isinstance(code, BoundedTextArea)
         assert code.highlight_limit == HIGHLIGHT_LIMIT_CHARS and not code.fill_lines
@@ -186,9 +187,9 @@ async def test_undoing_a_paste_of_many_lines_does_not_raise():
         app = One(area)
         async with app.run_test(size=(80, 24)) as pilot:
             area.focus()
-            await pilot.pause()
+            await drained(pilot)
             app.post_message(events.Paste("line\n" * 100))
-            await pilot.pause()
+            await drained(pilot)
             assert area.document.line_count == 101
             area.undo()
             assert (area.text, area.cursor_location) == ("", (0, 0))
@@ -208,7 +209,7 @@ async def test_typing_in_highlighted_code_keeps_no_copy_of_it_per_key():
         area = app.area
         area.focus()
         area.move_cursor(area.document.end)
-        await pilot.pause()
+        await drained(pilot)
         assert area.language == "python"
         gc.collect()
         tracemalloc.start()

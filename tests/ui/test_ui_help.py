@@ -7,10 +7,12 @@ import inspect
 from pathlib import Path
 
 import pytest
+from pilot_wait import until, until_screen
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 from ui_fakes import SIZE
 
+import app.ui.dialogs.card_actions
 import app.ui.dialogs.confirm
 import app.ui.dialogs.help
 import app.ui.dialogs.self_grade
@@ -28,6 +30,7 @@ from app.progress.history import History
 from app.ui.app import GrillApp
 from app.ui.base import MIN_HEIGHT, MIN_WIDTH, GrillDialog, GrillScreen, TooSmallNotice
 from app.ui.commands import ScreenCommands
+from app.ui.dialogs.confirm import LeaveCardDialog
 from app.ui.dialogs.help import HelpDialog
 from app.ui.dialogs.welcome import WelcomeDialog
 from app.ui.screens.home import HomeScreen
@@ -48,6 +51,7 @@ SCREEN_MODULES = [
     app.ui.dialogs.solution,
     app.ui.dialogs.welcome,
     app.ui.dialogs.confirm,
+    app.ui.dialogs.card_actions,
 ]
 
 
@@ -74,10 +78,9 @@ def help_lines(dialog: HelpDialog) -> list[str]:
 async def test_f1_and_question_mark_open_help_with_the_screens_purpose_and_every_key(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("question_mark")
-        help_dialog = app.screen
-        assert isinstance(help_dialog, HelpDialog)
+        help_dialog = await until_screen(pilot, HelpDialog)
         assert str(help_dialog.query_one("#help-about", Static).render()) == HomeScreen.HELP
         lines = help_lines(help_dialog)
         assert "t      Theme: Switch between the dark and the light theme." in lines
@@ -89,10 +92,11 @@ async def test_f1_and_question_mark_open_help_with_the_screens_purpose_and_every
             "Textual's own keys are not listed"
         )
         await pilot.press("escape")
+        await until_screen(pilot, HomeScreen)
         app.practise([app.library.card("running-loss")])
-        await pilot.pause()
+        await until_screen(pilot, PracticeScreen)
         await pilot.press("f1")
-        keys = {line.split()[0] for line in help_lines(app.screen)}
+        keys = {line.split()[0] for line in help_lines(await until_screen(pilot, HelpDialog))}
         assert keys >= {"^n", "^g", "^t", "^o", "^r", "^l", "^s", "esc"}
 
 
@@ -100,9 +104,10 @@ async def test_typing_a_question_mark_in_an_answer_types_it(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.practise([app.library.card("no-grad")])
-        await pilot.pause()
+        screen = await until_screen(pilot, PracticeScreen)
         await pilot.press("w", "h", "y", "question_mark")
-        assert app.screen.answer_text == "why?"
+        await until(pilot, lambda: screen.answer_text == "why?")
+        assert app.screen is screen
 
 
 async def test_the_first_run_explains_practice_grading_and_mocks_once(
@@ -111,16 +116,15 @@ async def test_the_first_run_explains_practice_grading_and_mocks_once(
     with History.open() as history:
         app = GrillApp(library, history, runner=runner, clock=clock)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-            welcome = app.screen
-            assert isinstance(welcome, WelcomeDialog)
+            welcome = await until_screen(pilot, WelcomeDialog)
             lines = [str(s.render()) for s in welcome.query(".welcome-line")]
             assert [line.split(":")[0] for line in lines] == ["Practice", "Grading", "Mocks"]
             await pilot.press("enter")
-            assert isinstance(app.screen, HomeScreen)
+            await until_screen(pilot, HomeScreen)
         app = GrillApp(library, history, runner=runner, clock=clock)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await until_screen(pilot, HomeScreen)
+            await until(pilot, lambda: app.screen.query_one("#home-cards").row_count == 3)
             assert isinstance(app.screen, HomeScreen), "shown once"
 
 
@@ -129,13 +133,14 @@ async def test_below_the_usable_size_every_screen_asks_for_a_bigger_terminal(mak
     app = make_app()
     async with app.run_test(size=(40, 12)) as pilot:
         app.practise([app.library.card("running-loss")])
-        await pilot.pause()
-        notice = app.screen.query_one(TooSmallNotice)
-        assert notice.display and f"at least {MIN_WIDTH}x{MIN_HEIGHT}" in str(notice.render())
-        assert not app.screen.query_one("#practice-top").display
+        screen = await until_screen(pilot, PracticeScreen)
+        notice = await until(pilot, lambda: screen.query_one(TooSmallNotice))
+        await until(pilot, lambda: notice.display)
+        assert f"at least {MIN_WIDTH}x{MIN_HEIGHT}" in str(notice.render())
+        assert not screen.query_one("#practice-top").display
         await pilot.resize_terminal(80, 24)
-        await pilot.pause()
-        assert not notice.display and app.screen.query_one("#practice-top").display
+        await until(pilot, lambda: not notice.display)
+        assert screen.query_one("#practice-top").display
 
 
 def footer_keys(app) -> dict[str, str]:
@@ -146,11 +151,12 @@ async def test_the_footer_shows_every_key_a_screen_is_used_with(make_app):
     """Practice shows ^t, ^l and ^s, and home shows t."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        assert {"p", "d", "m", "s", "o", "t", "c", "q"} <= set(footer_keys(app))
+        await until(
+            pilot, lambda: {"p", "d", "m", "s", "o", "t", "c", "q"} <= set(footer_keys(app))
+        )
         app.practise([app.library.card("running-loss")])
-        await pilot.pause()
-        keys = footer_keys(app)
+        await until_screen(pilot, PracticeScreen)
+        keys = await until(pilot, lambda: "ctrl+n" in footer_keys(app) and footer_keys(app))
         assert {"ctrl+n", "ctrl+g", "ctrl+t", "ctrl+r", "ctrl+l", "ctrl+s", "escape"} <= set(keys)
         palette = app.screen.query_one("FooterKey.-command-palette").region
         assert all(
@@ -163,7 +169,7 @@ async def test_the_footer_shows_every_key_a_screen_is_used_with(make_app):
 async def test_the_palette_gives_each_command_its_key_and_what_it_does(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         hits = {hit.display: hit.help async for hit in ScreenCommands(app.screen).discover()}
         assert hits["Theme"] == "t · Switch between the dark and the light theme."
         assert hits["Practise"].startswith("p · Practise the listed cards")
@@ -171,21 +177,21 @@ async def test_the_palette_gives_each_command_its_key_and_what_it_does(make_app)
         assert not any(text.endswith("command") for text in hits.values())
 
 
-async def test_a_screens_notice_does_not_follow_you_to_the_next_screen(make_app):
-    """Practice's "Leave this card? … esc again leaves" is gone once the Stats screen opens."""
+async def test_a_screens_notice_does_not_follow_you_to_the_next_screen(make_app, runner):
+    """Practice's notices (a run's "No more hints", say) are gone once the Stats screen opens."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         app.practise([app.library.card("no-grad")])
-        await pilot.pause()
+        await until_screen(pilot, PracticeScreen)
+        app.screen.notify("a notice of the card's", title="Card notice")
         await pilot.press(*"draft", "escape")
-        assert any(n.title == "Leave this card?" for n in app._notifications)
-        await pilot.press("escape")
-        await pilot.pause()
+        await until_screen(pilot, LeaveCardDialog)
+        await pilot.press("enter")
+        await until_screen(pilot, HomeScreen)
         await pilot.press("s")
-        await pilot.pause()
-        assert isinstance(app.screen, StatsScreen)
-        assert not any(n.title == "Leave this card?" for n in app._notifications)
+        await until_screen(pilot, StatsScreen)
+        assert not any(n.title == "Card notice" for n in app._notifications)
 
 
 async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(
@@ -196,10 +202,9 @@ async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(
     (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
     app = GrillApp(library, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("t")
-        await pilot.pause()
-        assert app.theme == "textual-light"
+        await until(pilot, lambda: app.theme == "textual-light")
         assert any(
             n.title == "Settings not saved" and "history" in n.message for n in app._notifications
         )
@@ -209,5 +214,4 @@ async def test_a_practice_screen_reaches_the_app_through_its_typed_accessor(make
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.practise([app.library.card("no-grad")])
-        await pilot.pause()
-        assert isinstance(app.screen, PracticeScreen) and app.screen.grill is app
+        assert (await until_screen(pilot, PracticeScreen)).grill is app

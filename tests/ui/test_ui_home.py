@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
+from pilot_wait import until, until_screen
 from textual.widgets import DataTable, Input, OptionList, Select, Static
 from ui_fakes import SIZE
 
@@ -26,14 +28,13 @@ def table_rows(app: GrillApp) -> int:
 async def test_home_lists_every_card_with_pack_counts(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, HomeScreen)
+        await until_screen(pilot, HomeScreen)
         assert sorted(listed_ids(app)) == ["no-grad", "retain-graph", "running-loss"]
         assert table_rows(app) == 3
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.option_count == 2
         assert packs.get_option_at_index(1).prompt.plain.endswith(
-            "3 cards\n0 seen · 3 queued today"
+            "3 cards · 0 seen\nnew 3  learn 0  due 0"
         )
         assert "Due today: 3" in str(app.screen.query_one("#home-due", Static).render())
 
@@ -50,48 +51,42 @@ async def test_filters_narrow_the_list_by_level_tag_and_status(make_app, history
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = app.screen
+        screen = await until_screen(pilot, HomeScreen)
         screen.query_one("#home-level", Select).value = "senior"
-        await pilot.pause()
-        assert listed_ids(app) == ["retain-graph"]
+        await until(pilot, lambda: listed_ids(app) == ["retain-graph"])
         screen.query_one("#home-level", Select).clear()
         screen.query_one("#home-tag", Select).value = "memory"
-        await pilot.pause()
-        assert listed_ids(app) == ["running-loss"]
+        await until(pilot, lambda: listed_ids(app) == ["running-loss"])
         screen.query_one("#home-tag", Select).clear()
         screen.query_one("#home-status", Select).value = "new"
-        await pilot.pause()
-        assert sorted(listed_ids(app)) == ["retain-graph", "running-loss"]
+        await until(pilot, lambda: sorted(listed_ids(app)) == ["retain-graph", "running-loss"])
         assert table_rows(app) == 2
 
 
 async def test_search_by_typing_after_slash(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("slash")
-        assert app.focused is app.screen.query_one("#home-search", Input)
+        await until(pilot, lambda: app.focused is app.screen.query_one("#home-search", Input))
         await pilot.press(*"retain")
-        await pilot.pause()
-        assert listed_ids(app) == ["retain-graph"]
+        await until(pilot, lambda: listed_ids(app) == ["retain-graph"])
         await pilot.press("enter")
-        assert app.focused is app.screen.query_one("#home-cards", DataTable)
+        await until(pilot, lambda: app.focused is app.screen.query_one("#home-cards", DataTable))
 
 
 async def test_a_search_that_matches_nothing_says_so(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        empty = app.screen.query_one("#home-empty", Static)
+        empty = (await until_screen(pilot, HomeScreen)).query_one("#home-empty", Static)
         assert not empty.display
-        await pilot.press("slash", *"zzz")
-        await pilot.pause()
-        assert table_rows(app) == 0
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"zzz")
+        await until(pilot, lambda: table_rows(app) == 0)
         assert empty.display and "No card matches" in str(empty.render())
         await pilot.press(*["backspace"] * 3)
-        await pilot.pause()
-        assert table_rows(app) and not empty.display
+        await until(pilot, lambda: table_rows(app) and not empty.display)
 
 
 async def test_load_problems_are_listed_with_file_and_line(library, make_app):
@@ -101,7 +96,7 @@ async def test_load_problems_are_listed_with_file_and_line(library, make_app):
     )
     app = make_app(library=broken)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         box = app.screen.query_one("#home-problems")
         assert box.display
         text = str(app.screen.query_one("#home-problems-text", Static).render())
@@ -115,74 +110,74 @@ async def test_a_corrupt_history_is_shown_and_cards_stay_browsable(
     (grill_home / "history.db").write_bytes(b"this is not a database" * 100)
     app = GrillApp(library, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        banner = app.screen.query_one("#home-history-error", Static)
+        banner = (await until_screen(pilot, HomeScreen)).query_one("#home-history-error", Static)
         assert banner.display
         assert "history.db" in str(banner.render())
         assert table_rows(app) == 3
         await pilot.press("p")
-        assert isinstance(app.screen, PracticeScreen)
+        await until_screen(pilot, PracticeScreen)
 
 
 async def test_due_key_practises_todays_queue(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("d")
-        assert isinstance(app.screen, PracticeScreen)
-        assert len(app.screen.queue) == 3
+        assert len((await until_screen(pilot, PracticeScreen)).queue) == 3
 
 
 async def test_settings_are_saved_and_the_theme_key_toggles_and_remembers(make_app, history):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         assert app.theme == "textual-dark"
         await pilot.press("t")
-        assert app.theme == "textual-light"
+        await until(pilot, lambda: app.theme == "textual-light")
         assert history.get_setting("theme") == "light"
         await pilot.press("o")
-        assert isinstance(app.screen, SettingsDialog)
-        app.screen.query_one("#settings-level", Select).value = "senior"
-        field = app.screen.query_one("#settings-new-per-day", Input)
+        dialog = await until_screen(pilot, SettingsDialog)
+        dialog.query_one("#settings-level", Select).value = "senior"
+        field = dialog.query_one("#settings-new-per-day", Input)
         field.value = "2"
+        dialog.query_one("#settings-new-per-pack", Input).value = "5"
         await pilot.press("ctrl+s")
-        assert isinstance(app.screen, HomeScreen)
+        await until_screen(pilot, HomeScreen)
         assert history.get_setting("level") == "senior"
         assert history.get_setting("new_per_day") == 2
+        assert history.get_setting("new_per_pack") == 5
         assert "Due today: 2" in str(app.screen.query_one("#home-due", Static).render())
 
 
 async def test_settings_refuse_a_bad_number_and_say_why(make_app, history):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("o")
-        app.screen.query_one("#settings-new-per-day", Input).value = "-4"
+        dialog = await until_screen(pilot, SettingsDialog)
+        dialog.query_one("#settings-new-per-day", Input).value = "-4"
         await pilot.press("ctrl+s")
-        assert isinstance(app.screen, SettingsDialog)
-        assert "whole number from 0 to 500" in str(app.screen.query_one("#settings-error").render())
+        await until(
+            pilot,
+            lambda: (
+                "whole number from 0 to 500" in str(dialog.query_one("#settings-error").render())
+            ),
+        )
+        assert app.screen is dialog
         assert history.get_setting("new_per_day") is None
 
 
 async def test_library_loads_in_the_background_when_not_given(history, runner, clock):
     app = GrillApp(None, history, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        for _ in range(1000):  # until the loaded message is handled (a condition, not a time)
-            if app.library is not None and table_rows(app):
-                break
-            await pilot.pause()
-        assert app.library is not None
+        await until(pilot, lambda: app.library is not None and table_rows(app) > 0)
         assert {"no-grad", "retain-graph", "running-loss"} <= set(listed_ids(app)), (
             "GRILL_PACKS is searched"
         )
         assert table_rows(app) == len(app.library.cards)
         second = listed_ids(app)[1]
         await pilot.press("down", "p")
-        assert isinstance(app.screen, PracticeScreen)
-        assert app.screen.card.id == second, "the list has focus once loaded"
+        practice = await until_screen(pilot, PracticeScreen)
+        assert practice.card.id == second, "the list has focus once loaded"
 
 
 async def test_mock_key_starts_a_mock_at_the_settings_level(make_app, history):
@@ -191,12 +186,11 @@ async def test_mock_key_starts_a_mock_at_the_settings_level(make_app, history):
     history.set_setting("level", "senior")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("m")
-        await pilot.pause()
-        assert isinstance(app.screen, MockScreen)
-        assert app.screen.session.level == "senior"
-        assert len(app.screen.session.cards) == 3
+        mock = await until_screen(pilot, MockScreen)
+        assert mock.session.level == "senior"
+        assert len(mock.session.cards) == 3
 
 
 async def test_stats_key_opens_the_statistics_with_this_history(make_app, history):
@@ -213,12 +207,11 @@ async def test_stats_key_opens_the_statistics_with_this_history(make_app, histor
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("s")
-        assert isinstance(app.screen, StatsScreen)
-        assert app.screen.stats.attempts == 1
+        assert (await until_screen(pilot, StatsScreen)).stats.attempts == 1
         await pilot.press("escape")
-        assert isinstance(app.screen, HomeScreen)
+        await until_screen(pilot, HomeScreen)
 
 
 def header_text(app: GrillApp) -> str:
@@ -231,20 +224,15 @@ async def test_each_screen_names_itself_in_the_header(make_app):
     """Each screen owns its subtitle, so nothing has to restore it when a screen closes."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert "Home" in header_text(app)
+        await until(pilot, lambda: "Home" in header_text(app))
         await pilot.press("s")
-        await pilot.pause()
-        assert "Statistics" in header_text(app)
+        await until(pilot, lambda: "Statistics" in header_text(app))
         await pilot.press("escape")
-        await pilot.pause()
-        assert "Home" in header_text(app)
+        await until(pilot, lambda: "Home" in header_text(app))
         app.practise([app.library.card("no-grad")])
-        await pilot.pause()
-        assert "Practice · card 1 of 1" in header_text(app)
+        await until(pilot, lambda: "Practice · card 1 of 1" in header_text(app))
         await pilot.press("escape")
-        await pilot.pause()
-        assert "Home" in header_text(app)
+        await until(pilot, lambda: "Home" in header_text(app))
 
 
 async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, history):
@@ -257,20 +245,21 @@ async def test_stats_show_missed_key_points_and_red_flags_verbatim(make_app, his
     point, flag = "keeps [/b] losses[17] alive", "says [bold]gc[/bold] frees it"
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("s")
+        first = await until_screen(pilot, StatsScreen)
         stats = replace(
-            app.screen.stats,
+            first.stats,
             missed_key_points=(Missed("no-grad", point, 2),),
             red_flags_said=(Missed("no-grad", flag, 1),),
         )
-        outlook = app.screen.outlook
-        app.screen.dismiss()
-        await pilot.pause()
+        outlook = first.outlook
+        first.dismiss()
+        await until_screen(pilot, HomeScreen)
         app.push_screen(StatsScreen(stats, outlook))
-        await pilot.pause()
-        assert str(app.screen.query_one("#stats-missed", Static).render()) == f"2× no-grad: {point}"
-        assert str(app.screen.query_one("#stats-flags", Static).render()) == f"1× no-grad: {flag}"
+        screen = await until_screen(pilot, StatsScreen)
+        assert str(screen.query_one("#stats-missed", Static).render()) == f"2× no-grad: {point}"
+        assert str(screen.query_one("#stats-flags", Static).render()) == f"1× no-grad: {flag}"
 
 
 async def test_a_history_failing_mid_session_is_reported_and_dropped(
@@ -285,11 +274,10 @@ async def test_a_history_failing_mid_session_is_reported_and_dropped(
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        monkeypatch.setattr(history, "due_queue", broken)
+        await until_screen(pilot, HomeScreen)
+        monkeypatch.setattr(history, "todays_queue", broken)
         app.screen.refresh_all()
-        await pilot.pause()
-        assert app.history is None
+        await until(pilot, lambda: app.history is None)
         banner = app.screen.query_one("#home-history-error", Static)
         assert banner.display and "the disk went away" in str(banner.render())
         assert table_rows(app) == 3
@@ -310,7 +298,7 @@ async def test_pack_titles_and_questions_that_look_like_markup_are_listed_verbat
     )
     app = make_app(library=strange)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(1).prompt.plain.startswith(f"{odd}\n3 cards")
         assert str(app.screen.query_one("#home-cards", DataTable).get_row_at(0)[0]) == odd
@@ -335,45 +323,49 @@ async def test_due_practises_the_queue_of_the_pack_chosen_on_the_left(library, m
     """`d` takes the selected pack's queue, not every pack's."""
     app = make_app(library=two_packs(library))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        app.screen.query_one("#home-packs", OptionList).highlighted = 2
-        await pilot.pause()
-        assert "Due today in this pack: 1" in str(
-            app.screen.query_one("#home-due", Static).render()
+        home = await until_screen(pilot, HomeScreen)
+        home.query_one("#home-packs", OptionList).highlighted = 2
+        await until(
+            pilot,
+            lambda: (
+                "Due today in this pack: 1" in str(home.query_one("#home-due", Static).render())
+            ),
         )
         await pilot.press("d")
-        assert isinstance(app.screen, PracticeScreen)
-        assert [c.card.id for c in app.screen.queue] == ["running-loss"]
+        practice = await until_screen(pilot, PracticeScreen)
+        assert [c.card.id for c in practice.queue] == ["running-loss"]
 
 
 async def test_one_key_clears_the_search_and_every_filter(library, make_app):
     app = make_app(library=two_packs(library))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = app.screen
+        screen = await until_screen(pilot, HomeScreen)
         screen.query_one("#home-packs", OptionList).highlighted = 1
         screen.query_one("#home-level", Select).value = "senior"
-        await pilot.press("slash", *"zzz", "enter")
-        await pilot.pause()
-        assert table_rows(app) == 0
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press(*"zzz", "enter")
+        await until(pilot, lambda: table_rows(app) == 0 and screen.card_filter.text == "zzz")
+        await until(pilot, lambda: isinstance(app.focused, DataTable))
         await pilot.press("c")
-        await pilot.pause()
+        await until(pilot, lambda: table_rows(app) == 3)
         assert screen.card_filter.pack is None and screen.card_filter.level is None
         assert screen.query_one("#home-search", Input).value == ""
-        assert table_rows(app) == 3
 
 
 async def test_the_selected_question_is_shown_whole_at_80_columns(make_app):
     """The question column cuts questions at 80 columns; the selected one is shown whole below."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        selected = app.screen.selected_card.card
-        preview = app.screen.query_one("#home-preview", Static)
+        home = await until_screen(pilot, HomeScreen)
+        selected = home.selected_card.card
+        preview = home.query_one("#home-preview", Static)
         assert str(preview.render()).startswith(selected.question)
         await pilot.press("down")
-        await pilot.pause()
-        assert str(preview.render()).startswith(app.screen.selected_card.card.question)
+        await until(pilot, lambda: home.selected_card.card != selected)
+        await until(
+            pilot, lambda: str(preview.render()).startswith(home.selected_card.card.question)
+        )
 
 
 async def test_status_says_when_a_card_comes_back(make_app, history):
@@ -394,7 +386,7 @@ async def test_status_says_when_a_card_comes_back(make_app, history):
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         table = app.screen.query_one("#home-cards", DataTable)
         status = {c.card.id: str(table.get_row_at(n)[2]) for n, c in enumerate(app.screen.shown)}
         assert status["no-grad"].startswith("in ") and status["no-grad"].endswith(("days", "weeks"))
@@ -412,10 +404,12 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
     )
     app = make_app(library=one)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(0).prompt.plain == "All packs  1 card"
-        assert packs.get_option_at_index(1).prompt.plain.endswith("1 card\n0 seen · 1 queued today")
+        assert packs.get_option_at_index(1).prompt.plain.endswith(
+            "1 card · 0 seen\nnew 1  learn 0  due 0"
+        )
         problems = str(app.screen.query_one("#home-problems-text", Static).render())
         assert problems.startswith("1 problem loading packs")
         assert "Due today: 1\n0 reviews · 1 new" in str(
@@ -432,14 +426,86 @@ async def test_a_long_list_holds_at_most_max_rows_and_says_how_many_match(make_a
     monkeypatch.setattr(home, "MAX_ROWS", 2)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: table_rows(app) > 0)
         note = app.screen.query_one("#home-empty", Static)
         assert table_rows(app) == 2 and len(listed_ids(app)) == 3
         assert note.display and "The first 2 of 3 matching cards" in str(note.render())
         table = app.screen.query_one("#home-cards", DataTable)
         table.move_cursor(row=1)
-        await pilot.pause()
-        assert app.screen.selected_card is app.screen.shown[1]
+        await until(pilot, lambda: app.screen.selected_card is app.screen.shown[1])
         await pilot.press("slash", *"retain")
-        await pilot.pause()
-        assert table_rows(app) == 1 and not note.display
+        await until(pilot, lambda: table_rows(app) == 1)
+        assert not note.display
+
+
+async def test_on_day_one_each_pack_offers_its_own_new_cards(library, make_app, history):
+    """With a daily limit smaller than the first pack, the second pack still has its new card
+    (the limit applied to one queue over every pack gave all of it to the first pack)."""
+    history.set_setting("new_per_day", 2)
+    app = make_app(library=two_packs(library))
+    async with app.run_test(size=SIZE) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        packs = home.query_one("#home-packs", OptionList)
+        assert packs.get_option_at_index(2).prompt.plain.endswith(
+            "1 card · 0 seen\nnew 1  learn 0  due 0"
+        )
+        assert [c.card.id for c in home.queue()] == ["no-grad", "running-loss"], "a pack in turn"
+        packs.highlighted = 2
+        await until(pilot, lambda: home.card_filter.pack == "other")
+        await pilot.press("d")
+        practice = await until_screen(pilot, PracticeScreen)
+        assert [c.card.id for c in practice.queue] == ["running-loss"]
+
+
+async def test_home_says_why_a_pack_has_no_new_card_today(library, make_app, history):
+    from ui_fakes import NOW
+
+    history.set_setting("new_per_day", 1)
+    history.record(
+        Attempt(
+            card_id="no-grad",
+            mode="practice",
+            rating="easy",
+            level="middle",
+            phase_seconds={},
+            started_at=NOW - timedelta(hours=1),
+        )
+    )
+    app = make_app(library=two_packs(library))
+    async with app.run_test(size=SIZE) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        home.query_one("#home-packs", OptionList).highlighted = 2
+        due = home.query_one("#home-due", Static)
+        await until(pilot, lambda: "Due today in this pack: 0" in str(due.render()))
+        assert "Today's new cards are done (1 a day; o changes it)" in str(due.render())
+        await pilot.press("d")
+        notice = await until(
+            pilot, lambda: [n.message for n in app._notifications if "Nothing is due" in n.message]
+        )
+        assert notice[0].startswith(
+            "Nothing is due today in this pack: today's new cards are done (1 a day"
+        )
+
+
+async def test_settings_warn_when_the_device_chosen_is_not_on_this_machine(
+    make_app, history, monkeypatch
+):
+    import app.ui.code_runner as code_runner
+    import app.ui.dialogs.settings as settings_dialog
+
+    monkeypatch.setattr(code_runner, "cuda_device_present", lambda: False)
+    monkeypatch.setattr(settings_dialog, "cuda_device_present", lambda: False)
+    grill = make_app()
+    async with grill.run_test(size=SIZE) as pilot:
+        await until_screen(pilot, HomeScreen)
+        await pilot.press("o")
+        dialog = await until_screen(pilot, SettingsDialog)
+        warning = dialog.query_one("#settings-device-warning")
+        assert not warning.display
+        dialog.query_one("#settings-device", Select).value = "cuda"
+        await until(pilot, lambda: warning.display)
+        assert "no CUDA device" in str(warning.render())
+        await pilot.press("ctrl+s")
+        await until_screen(pilot, HomeScreen)
+        assert history.get_setting("device") == "cuda"
+        assert any(n.title == "Saved: device cuda" for n in grill._notifications)

@@ -28,45 +28,46 @@ CHILD_SIDE = (
 )
 """What only the sandbox child loads (the grader's judge and report are pure and the parent's)."""
 
-WALK_EVERY_SCREEN = textwrap.dedent("""
-    import asyncio
-    from pathlib import Path
+WALK_EVERY_SCREEN = textwrap.dedent(f"""
+    import asyncio, sys
+    sys.path.insert(0, {str(Path(__file__).parents[1])!r})
+    from pilot_wait import until
     from app.ui.app import GrillApp
 
     async def walk():
         app = GrillApp()
         async with app.run_test(size=(120, 36)) as pilot:
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            screens = [type(app.screen).__name__]
-            await pilot.press("enter")
-            screens.append(type(app.screen).__name__)
-            await pilot.press("f1")
-            screens.append(type(app.screen).__name__)
-            await pilot.press("escape", "o")
-            screens.append(type(app.screen).__name__)
-            await pilot.press("escape", "s")
-            screens.append(type(app.screen).__name__)
-            await pilot.press("escape", "m")
-            screens.append(type(app.screen).__name__)
+            screens = []
+
+            async def reach(name, *keys, keep=True):
+                await pilot.press(*keys)
+                await until(pilot, lambda: type(app.screen).__name__ == name)
+                if keep:
+                    screens.append(name)
+
+            await reach("WelcomeDialog")
+            await reach("HomeScreen", "enter")
+            await until(pilot, lambda: app.library is not None)
+            for key, name in (("f1", "HelpDialog"), ("o", "SettingsDialog"), ("s", "StatsScreen")):
+                await reach(name, key)
+                await reach("HomeScreen", "escape", keep=False)
+            await reach("MockScreen", "m")
             app.pop_screen()
-            await pilot.pause()
+            await reach("HomeScreen", keep=False)
             app.practise([app.library.card("running-loss")])
-            await pilot.pause()
+            await reach("PracticeScreen")
+            panel = await until(pilot, lambda: app.screen.code_panel)
             await pilot.press("ctrl+o")
-            await pilot.pause()
             await app.workers.wait_for_complete()
-            screens.append(type(app.screen).__name__)
             await pilot.press("ctrl+r")
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            await pilot.press("ctrl+s")
-            screens.append(type(app.screen).__name__)
-            await pilot.press("escape", "ctrl+g")
-            screens.append(type(app.screen).__name__)
-            await pilot.press("escape", "escape", "escape")
-            await pilot.pause()
-            screens.append(type(app.screen).__name__)
+            await until(pilot, lambda: panel.completed_runs or panel.query_one("#code-status").display)
+            await reach("SolutionDialog", "ctrl+s")
+            await reach("PracticeScreen", "escape", keep=False)
+            await reach("SelfGradeDialog", "ctrl+g")
+            await reach("PracticeScreen", "escape", keep=False)
+            await pilot.press("escape")
+            await until(pilot, lambda: type(app.screen).__name__ != "PracticeScreen")
+            await reach("HomeScreen", *(["escape"] if type(app.screen).__name__ != "HomeScreen" else []))
         print(" ".join(screens))
 
     asyncio.run(walk())

@@ -4,12 +4,14 @@ and an example's note set apart from its code rather than running on after it.
 
 from __future__ import annotations
 
+from pilot_wait import until, until_screen
 from textual.widgets import DataTable, Static
 from ui_fakes import SIZE
 
 from app.progress.attempt import Attempt
+from app.ui.screens.home import HomeScreen
+from app.ui.screens.practice import PracticeScreen
 from app.ui.screens.stats import StatsScreen
-from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
 from checkers.verdict import Retained, Verdict
 
@@ -37,10 +39,11 @@ async def test_at_80x24_the_editor_shows_at_least_ten_lines_of_code(make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         app.practise([app.library.card("running-loss")])
-        await pilot.pause()
+        screen = await until_screen(pilot, PracticeScreen)
+        await until(pilot, lambda: screen.code_panel)
         await pilot.press("ctrl+o")
-        await pilot.pause()
-        editor = app.screen.query_one(CodeTaskPanel).editor
+        editor = screen.code_panel.editor
+        await until(pilot, lambda: app.focused is editor and editor.region.height > 0)
         assert editor.scrollable_content_region.height >= 10
 
 
@@ -51,12 +54,12 @@ async def test_at_100_columns_the_verdict_wraps_and_the_retained_graphs_show_eve
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         app.practise([app.library.card("running-loss")])
-        await pilot.pause()
+        screen = await until_screen(pilot, PracticeScreen)
+        await until(pilot, lambda: screen.code_panel)
         await pilot.press("ctrl+r")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        panel = app.screen.query_one(CodeTaskPanel)
+        panel = screen.code_panel
         headline = panel.query_one("#verdict-headline", Static)
+        await until(pilot, lambda: panel.completed_runs == 1 and headline.region.width > 0)
         side = panel.query_one("#code-side")
         assert headline.region.right <= side.region.right
         assert headline.size.height * headline.size.width >= len(str(headline.render()))
@@ -84,14 +87,13 @@ async def test_at_80_columns_stats_show_every_column_and_whole_key_points(make_a
     )
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         await pilot.press("s")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, StatsScreen)
+        screen = await until_screen(pilot, StatsScreen)
+        missed = screen.query_one("#stats-missed", Static)
+        await until(pilot, lambda: missed.size.height > 0)
         for table in screen.query(DataTable):
             assert table.virtual_size.width <= table.scrollable_content_region.width, table.id
-        missed = screen.query_one("#stats-missed", Static)
         assert str(missed.render()) == f"1× running-loss: {point}"
         assert missed.size.height >= 2, "wrapped, not cut"
 
@@ -100,13 +102,13 @@ async def test_an_examples_note_stands_apart_from_its_code(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.practise([app.library.card("running-loss")])
-        await pilot.pause()
+        screen = await until_screen(pilot, PracticeScreen)
         await pilot.press(*["ctrl+n"] * 6)
-        await pilot.pause()
-        examples = app.screen.query_one("#reveal-examples-0", RevealSection)
+        examples = await until(pilot, lambda: screen.query_one("#reveal-examples-0", RevealSection))
         code, note = (
             examples.query_one(".reveal-example"),
             examples.query_one(".reveal-example-note"),
         )
+        await until(pilot, lambda: note.region.height > 0 and code.region.height > 0)
         assert note.region.y > code.region.bottom, "a blank line between code and note"
         assert note.styles.text_style.italic

@@ -213,3 +213,12 @@ def test_settings_reject_values_with_a_message_naming_the_field():
         replace(Settings(), new_per_day=-1)
     with pytest.raises(ValueError, match="device must be one of auto, cpu, cuda"):
         Settings(device="tpu")
+
+
+def test_the_per_pack_limit_of_new_cards_is_a_setting_of_its_own(history: History):
+    Settings(new_per_pack=4).save(history)
+    assert Settings.load(history).new_per_pack == 4
+    history.set_setting("new_per_pack", 900)
+    assert Settings.load(history).new_per_pack == 10, "out of range: the default"
+    with pytest.raises(ValueError, match="new cards per day per pack"):
+        replace(Settings(), new_per_pack=-1)

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pilot_wait import until
 from textual.widgets import DataTable
 from ui_fakes import SIZE
 
@@ -44,11 +45,12 @@ def reads(monkeypatch) -> list[Path]:
 
 async def started(app: GrillApp, pilot) -> None:
     """Wait until home lists the loaded cards (a condition, not a time)."""
-    for _ in range(1000):
-        if app.library is not None and app.screen.query_one("#home-cards", DataTable).row_count:
-            return
-        await pilot.pause()
-    raise AssertionError("home never listed the loaded cards")
+    await until(
+        pilot,
+        lambda: (
+            app.library is not None and app.screen.query_one("#home-cards", DataTable).row_count
+        ),
+    )
 
 
 async def test_a_second_start_lists_every_card_without_reading_one(
@@ -84,8 +86,9 @@ async def test_a_card_whose_file_broke_after_the_start_is_skipped_with_a_note(
         first, second = home.shown[ours[0]], home.shown[ours[0] + 1]
         assert second.path.is_relative_to(packs), "never a shipped card's file"
         first.path.write_text("id: [not a card\n")
-        home.query_one("#home-cards", DataTable).move_cursor(row=ours[0])
-        await pilot.pause()
+        table = home.query_one("#home-cards", DataTable)
+        table.move_cursor(row=ours[0])
+        await until(pilot, lambda: table.cursor_row == ours[0])
         await pilot.press("enter")
         assert isinstance(app.screen, PracticeScreen)
         assert app.screen.loaded is second

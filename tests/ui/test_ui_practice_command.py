@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from argparse import Namespace
 
+from pilot_wait import drained, until_screen
 from ui_fakes import SIZE
 
 from app.commands.practice import run
@@ -14,27 +15,20 @@ from app.ui.screens.practice import PracticeScreen
 async def test_due_opens_todays_queue_once_packs_are_loaded(history, runner, clock):
     app = GrillApp(None, history, start_with_due=True, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
-        # The load starts after the first refresh and the queue opens after the next one:
-        # on a busy machine one pause is not always enough, so wait for each step to happen.
-        for _ in range(200):
-            await app.workers.wait_for_complete()
-            await pilot.pause(0.02)
-            if isinstance(app.screen, PracticeScreen):
-                break
-        assert isinstance(app.screen, PracticeScreen)
+        # The load starts after the first refresh and the queue opens after the next one.
+        await until_screen(pilot, PracticeScreen)
         assert len(app.screen.queue) == min(10, len(app.library.cards)), (
             "the default daily limit of new cards"
         )
         # Textual's Header sets its title in a callback queued on mount; leaving the app in the
         # same frame would run it after the header is gone.
-        await pilot.pause()
+        await drained(pilot)
 
 
 async def test_due_with_a_given_library_opens_the_queue_at_once(make_app):
     app = make_app(start_with_due=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, PracticeScreen)
+        await until_screen(pilot, PracticeScreen)
         assert {loaded.card.id for loaded in app.screen.queue} == {
             "no-grad",
             "retain-graph",
@@ -57,10 +51,6 @@ async def test_due_on_a_first_start_goes_straight_to_the_queue(library, runner, 
     with History.open() as fresh:
         app = GrillApp(library, fresh, start_with_due=True, runner=runner, clock=clock)
         async with app.run_test(size=SIZE) as pilot:
-            for _ in range(100):
-                await pilot.pause(0.02)
-                if isinstance(app.screen, PracticeScreen):
-                    break
-            assert isinstance(app.screen, PracticeScreen)
+            await until_screen(pilot, PracticeScreen)
             assert not any(isinstance(screen, WelcomeDialog) for screen in app.screen_stack)
-            await pilot.pause()
+            await drained(pilot)

@@ -17,7 +17,8 @@ from test_ui_help import screen_classes
 from textual.binding import Binding
 
 from app.ui.app import GrillApp
-from app.ui.dialogs.confirm import ConfirmDialog
+from app.ui.dialogs.card_actions import CardActionsDialog
+from app.ui.dialogs.confirm import ConfirmDialog, LeaveCardDialog
 from app.ui.dialogs.help import HelpDialog
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.dialogs.settings import SettingsDialog
@@ -42,6 +43,8 @@ DOCUMENTED = {
     "on a card": PracticeScreen,
     "in the self-grade": SelfGradeDialog,
     "on the solution": SolutionDialog,
+    "when leaving a card": LeaveCardDialog,
+    "when moving on without a rating": CardActionsDialog,
     "on statistics": StatsScreen,
     "in settings": SettingsDialog,
     "on a mock step": MockStepsScreen,

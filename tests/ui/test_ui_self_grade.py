@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pilot_wait import until, until_screen
 from textual.widgets import Button
 from ui_fakes import NOW, SIZE
 
@@ -23,11 +24,9 @@ def rating_text(dialog) -> str:
 
 async def open_dialog(app, pilot, card_id: str) -> SelfGradeDialog:
     app.practise([app.library.card(card_id)])
-    await pilot.pause()
+    await until_screen(pilot, PracticeScreen)
     await pilot.press("ctrl+g")
-    await pilot.pause()
-    assert isinstance(app.screen, SelfGradeDialog)
-    return app.screen
+    return await until_screen(pilot, SelfGradeDialog)
 
 
 async def test_space_ticks_a_key_point_as_soon_as_the_dialog_opens(make_app):
@@ -37,7 +36,7 @@ async def test_space_ticks_a_key_point_as_soon_as_the_dialog_opens(make_app):
         dialog = await open_dialog(app, pilot, "no-grad")
         assert "0 of 3 key points" in rating_text(dialog)
         await pilot.press("space")
-        assert "1 of 3 key points" in rating_text(dialog)
+        await until(pilot, lambda: "1 of 3 key points" in rating_text(dialog))
 
 
 async def test_keys_1_to_4_record_the_users_rating_whatever_the_suggestion(make_app, history):
@@ -46,9 +45,8 @@ async def test_keys_1_to_4_record_the_users_rating_whatever_the_suggestion(make_
         dialog = await open_dialog(app, pilot, "no-grad")
         assert "Suggested: Again" in rating_text(dialog)
         await pilot.press("3")
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         assert history.attempts("no-grad")[0].rating == "good"
-        assert isinstance(app.screen, HomeScreen)
 
 
 async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_again(
@@ -74,8 +72,12 @@ async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_a
         assert labels[0].startswith("1 Again · ") and labels[3].startswith("4 Easy · ")
         assert labels[3] != labels[2], "Easy pushes the card further than Good"
         await pilot.press("4")
-        await pilot.pause()
-        toast = next(n.message for n in app._notifications if n.message.startswith("Rated Easy"))
+        toast = await until(
+            pilot,
+            lambda: next(
+                (n.message for n in app._notifications if n.message.startswith("Rated Easy")), None
+            ),
+        )
         assert toast == f"Rated Easy · back {comes_back(history.progress('no-grad').due, NOW)}."
         assert comes_back(history.progress("no-grad").due, NOW).endswith(("days", "weeks"))
 
@@ -86,13 +88,11 @@ async def test_a_clean_run_counts_as_half_the_question_and_the_dialog_says_so(ma
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         app.practise([app.library.card("running-loss")])
-        await pilot.pause()
+        panel = (await until_screen(pilot, PracticeScreen)).code_panel
         await pilot.press("ctrl+r")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(pilot, lambda: panel.verdict == CLEAN)
         await pilot.press("ctrl+g")
-        await pilot.pause()
-        text = rating_text(app.screen)
+        text = rating_text(await until_screen(pilot, SelfGradeDialog))
         assert "Suggested: Hard (50%: 0 of 3 key points; code clean (half the question))" in text
 
 
@@ -100,14 +100,70 @@ async def test_finishing_a_queue_counts_its_ratings_without_praise_for_agains(ma
     """Four Agains end in "4 cards rated: 4 Again.", with no "Well done" nor "card(s)"."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until_screen(pilot, HomeScreen)
         app.practise([app.library.card(c) for c in ("no-grad", "retain-graph")])
-        await pilot.pause()
-        await pilot.press("ctrl+g", "1")
-        await pilot.pause()
-        assert isinstance(app.screen, PracticeScreen)
-        await pilot.press("ctrl+g", "1")
-        await pilot.pause()
-        done = [n for n in app._notifications if n.title == "Queue done"]
+        await until_screen(pilot, PracticeScreen)
+        await pilot.press("ctrl+g")
+        await until_screen(pilot, SelfGradeDialog)
+        await pilot.press("1")
+        await until(pilot, lambda: app.screen.card.id == "retain-graph")
+        await pilot.press("ctrl+g")
+        await until_screen(pilot, SelfGradeDialog)
+        await pilot.press("1")
+        done = await until(
+            pilot, lambda: [n for n in app._notifications if n.title == "Queue done"]
+        )
         assert [n.message for n in done] == ["2 cards rated: 2 Again."]
         assert not any("Well done" in n.title or "(s)" in n.message for n in app._notifications)
+
+
+async def test_at_100x30_both_lists_show_their_heading_and_items(make_app, library):
+    """A long card: the red flags' heading no longer sits over a list cut off below it."""
+    from questions.model import KeyPoint, LoadedCard, RedFlag
+
+    original = library.card("no-grad")
+    long_text = "a key point long enough to wrap at this width " * 2
+    card = original.card.model_copy(
+        update={
+            "key_points": [KeyPoint(point=f"{n}: {long_text}") for n in range(7)],
+            "red_flags": [RedFlag(flag=f"flag {n}: {long_text}") for n in range(5)],
+        }
+    )
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.practise([LoadedCard(card, original.path, original.pack)])
+        await until_screen(pilot, PracticeScreen)
+        await pilot.press("ctrl+g")
+        dialog = await until_screen(pilot, SelfGradeDialog)
+        frame = dialog.query_one("#self-grade").region
+        points, flags = (dialog.query_one(s) for s in ("#self-grade-points", "#self-grade-flags"))
+        await until(pilot, lambda: flags.region.height >= 2)
+        headings = list(dialog.query(".self-grade-heading"))
+        for heading, items in zip(headings, (points, flags), strict=True):
+            assert frame.contains_region(heading.region) and frame.contains_region(items.region)
+            assert items.region.y == heading.region.bottom, "the heading stands over its items"
+        assert frame.contains_region(dialog.query_one("#self-grade-buttons").region)
+
+
+async def test_the_notice_says_the_same_interval_as_the_button(make_app, history):
+    """ "Hard · 6m" on the button was "back in 5 min" in the notice: the notice counted from a
+    later moment, and the two rounded 5.5 minutes differently."""
+    from datetime import timedelta
+
+    from ui_fakes import NOW
+
+    moments = iter([NOW + timedelta(seconds=s) for s in range(0, 600, 20)])
+    app = make_app(now=lambda: next(moments))
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await open_dialog(app, pilot, "no-grad")
+        button = str(dialog.query_one("#self-grade-hard", Button).label)
+        minutes = button.rsplit("· ", 1)[1].removesuffix("m")
+        await pilot.press("2")
+        toast = await until(
+            pilot,
+            lambda: next(
+                (n.message for n in app._notifications if n.message.startswith("Rated")), None
+            ),
+        )
+        assert toast == f"Rated Hard · back in {minutes} min."
+    assert history.attempts("no-grad")[0].rating == "hard"

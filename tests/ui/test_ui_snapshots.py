@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
+from pilot_wait import steady, until, until_screen
 from test_ui_code_task import LEAK
 from ui_fakes import NOW
 
@@ -19,7 +20,10 @@ from app.mock.report import build_report
 from app.mock.score import Judgement
 from app.mock.session import MockSession
 from app.progress.attempt import Attempt
+from app.ui.screens.home import HomeScreen
 from app.ui.screens.mock_report import MockReportScreen
+from app.ui.screens.practice import PracticeScreen
+from app.ui.screens.stats import StatsScreen
 
 SIZES = {"80x24": (80, 24), "160x45": (160, 45)}
 
@@ -40,23 +44,10 @@ def size(request) -> tuple[int, int]:
 
 
 async def settled(pilot) -> None:
-    """Wait until the screen stops changing, so a busy machine takes the same picture as an idle
-    one (a focus change or a scroll after the next refresh can land a frame late). A blinking
-    cursor would never settle: it is frozen on first."""
-    for widget in pilot.app.screen.query("TextArea, Input"):
-        widget.cursor_blink = False
-    await pilot.app.workers.wait_for_complete()
-    last = None
-    for _ in range(SETTLE_TRIES):
-        await pilot.pause(0.05)
-        now = pilot.app.export_screenshot()
-        if now == last:
-            return
-        last = now
-    raise AssertionError(f"the screen was still changing after {SETTLE_TRIES} frames")
-
-
-SETTLE_TRIES = 60
+    """Home has loaded its cards, then the screen stops changing (`pilot_wait.steady`)."""
+    home = await until_screen(pilot, HomeScreen)
+    await until(pilot, lambda: home.query_one("#home-cards").row_count > 0)
+    await steady(pilot)
 
 
 def record_some_practice(history) -> None:
@@ -90,11 +81,13 @@ def test_home(snap_compare, make_app, history, size):
 def test_a_card_after_three_reveals(snap_compare, make_app, clock, size):
     async def reveal(pilot):
         pilot.app.practise([pilot.app.library.card("no-grad")])
-        await pilot.pause()
+        screen = await until_screen(pilot, PracticeScreen)
         await pilot.press(*"It records a graph.")
+        await until(pilot, lambda: screen.answer_text == "It records a graph.")
         clock.advance(23)
         await pilot.press("ctrl+n", "ctrl+n", "ctrl+n")
-        await settled(pilot)
+        await until(pilot, lambda: screen.revealed == 3)
+        await steady(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=reveal)
 
@@ -104,9 +97,11 @@ def test_a_graded_code_task(snap_compare, make_app, runner, size):
 
     async def run_code(pilot):
         pilot.app.practise([pilot.app.library.card("running-loss")])
-        await pilot.pause()
+        screen = await until_screen(pilot, PracticeScreen)
+        panel = await until(pilot, lambda: screen.code_panel)
         await pilot.press("ctrl+r")
-        await settled(pilot)
+        await until(pilot, lambda: panel.completed_runs == 1)
+        await steady(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=run_code)
 
@@ -115,9 +110,10 @@ def test_stats(snap_compare, make_app, history, size):
     record_some_practice(history)
 
     async def open_stats(pilot):
-        await pilot.pause()
-        await pilot.press("s")
         await settled(pilot)
+        await pilot.press("s")
+        await until_screen(pilot, StatsScreen)
+        await steady(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=open_stats)
 
@@ -141,9 +137,10 @@ def test_the_mock_report(snap_compare, make_app, clock, cards_for_mock, size):
     )
 
     async def open_report(pilot):
-        await pilot.pause()
-        pilot.app.push_screen(MockReportScreen(report))
         await settled(pilot)
+        pilot.app.push_screen(MockReportScreen(report))
+        await until_screen(pilot, MockReportScreen)
+        await steady(pilot)
 
     assert snap_compare(make_app(), terminal_size=size, run_before=open_report)
 

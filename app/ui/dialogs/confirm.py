@@ -1,6 +1,9 @@
-"""A yes/no question before something that cannot be undone (ending a mock early)."""
+"""A yes/no question before something that cannot be undone (ending a mock early, leaving a card
+whose answer or code would be lost)."""
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,12 +13,12 @@ from textual.widgets import Label, Static
 from app.ui.base import GrillDialog
 
 
-class ConfirmDialog(GrillDialog[bool]):
-    HELP = "Asks before doing something that cannot be undone."
-    BINDINGS = [
-        Binding("enter,y", "answer(True)", "Yes", tooltip="Go ahead."),
-        Binding("escape,n", "answer(False)", "No", tooltip="Back, nothing changes."),
-    ]
+class Question(GrillDialog[bool]):
+    """A question with two answers; subclasses give the keys (never inherited from each other:
+    one dialog's `y` must not answer another's)."""
+
+    HELP = "Asks before going on."
+    KEYS: ClassVar[str] = ""
 
     def __init__(self, question: str, detail: str) -> None:
         super().__init__()
@@ -25,7 +28,31 @@ class ConfirmDialog(GrillDialog[bool]):
         with Vertical(id="confirm", classes="dialog"):
             yield Label(self.question, classes="dialog-title", markup=False)
             yield Static(self.detail, markup=False)
-            yield Static("enter or y: yes · esc or n: no", classes="dialog-keys")
+            yield Static(self.KEYS, classes="dialog-keys")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class ConfirmDialog(Question):
+    HELP = "Asks before doing something that cannot be undone."
+    BINDINGS = [
+        Binding("enter,y", "answer(True)", "Yes", tooltip="Go ahead."),
+        Binding("escape,n", "answer(False)", "No", tooltip="Back, nothing changes."),
+    ]
+    KEYS = "enter or y: yes · esc or n: no"
+
+
+class LeaveCardDialog(Question):
+    """Leaving a card would throw away a typed answer or edited code. Letters do nothing here:
+    someone still typing when it opens must not leave by typing a `y`."""
+
+    HELP = (
+        "Leaving this card throws away what you typed and the code you changed: nothing of it "
+        "is recorded. Stay to self-grade it (ctrl+g), or leave."
+    )
+    BINDINGS = [
+        Binding("enter", "answer(True)", "Leave", tooltip="Leave the card; nothing is recorded."),
+        Binding("escape", "answer(False)", "Stay", tooltip="Back to the card, as you left it."),
+    ]
+    KEYS = "enter: leave · esc: stay on the card"

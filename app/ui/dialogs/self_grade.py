@@ -11,7 +11,7 @@ from datetime import datetime
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, SelectionList, Static
 
 from app.practice.review import SelfGrade, Suggestion, suggest
@@ -98,7 +98,7 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="self-grade", classes="dialog"):
             yield Label("Self-grade: space ticks, tab moves between lists", classes="dialog-title")
-            with VerticalScroll(id="self-grade-lists"):
+            with Vertical(id="self-grade-lists"):
                 yield Label(
                     "Key points you made (pre-ticked from your typed answer)",
                     classes="self-grade-heading",

@@ -13,8 +13,11 @@ from textual.validation import Integer
 from textual.widgets import Button, Input, Label, Select
 
 from app.ui.base import GrillDialog
+from app.ui.code_runner import cuda_device_present
 from app.ui.settings import DEVICES, THEMES, Settings
 from questions.model import LEVELS
+
+NO_CUDA_HERE = "This machine has no CUDA device: code tasks set to cuda will not run."
 
 
 class SettingsDialog(GrillDialog[Settings | None]):
@@ -53,10 +56,19 @@ class SettingsDialog(GrillDialog[Settings | None]):
                 compact=True,
                 id="settings-device",
             )
-            yield Label("New cards per day (0 to 500)")
+            yield Label("", id="settings-device-warning", markup=False)
+            yield Label("New cards per day, over every pack (0 to 500)")
             yield Input(
                 str(s.new_per_day),
                 id="settings-new-per-day",
+                type="integer",
+                compact=True,
+                validators=[Integer(minimum=0, maximum=500)],
+            )
+            yield Label("New cards per day from one pack (0 to 500)")
+            yield Input(
+                str(s.new_per_pack),
+                id="settings-new-per-pack",
                 type="integer",
                 compact=True,
                 validators=[Integer(minimum=0, maximum=500)],
@@ -74,22 +86,41 @@ class SettingsDialog(GrillDialog[Settings | None]):
                 yield Button("Save (ctrl+s)", variant="primary", compact=True, id="settings-save")
                 yield Button("Cancel (esc)", compact=True, id="settings-cancel")
 
+    def on_mount(self) -> None:
+        self._warn_about_device(self.settings.device)
+
+    @on(Select.Changed, "#settings-device")
+    def _device_changed(self, event: Select.Changed) -> None:
+        self._warn_about_device(event.value)
+
+    def _warn_about_device(self, device: object) -> None:
+        warning = self.query_one("#settings-device-warning", Label)
+        missing = device == "cuda" and not cuda_device_present()
+        warning.update(NO_CUDA_HERE if missing else "")
+        warning.display = missing
+
     @on(Button.Pressed, "#settings-save")
     def action_save(self) -> None:
         new_per_day = self.query_one("#settings-new-per-day", Input)
-        result = new_per_day.validate(new_per_day.value)
-        if result is not None and not result.is_valid:
-            self.query_one("#settings-error", Label).update(
-                "New cards per day must be a whole number from 0 to 500."
-            )
-            new_per_day.focus()
-            return
+        new_per_pack = self.query_one("#settings-new-per-pack", Input)
+        for field, what in (
+            (new_per_day, "New cards per day"),
+            (new_per_pack, "New cards per pack"),
+        ):
+            result = field.validate(field.value)
+            if result is not None and not result.is_valid:
+                self.query_one("#settings-error", Label).update(
+                    f"{what} must be a whole number from 0 to 500."
+                )
+                field.focus()
+                return
         self.dismiss(
             replace(
                 self.settings,
                 level=self._chosen("#settings-level"),
                 device=self._chosen("#settings-device"),
                 new_per_day=int(new_per_day.value),
+                new_per_pack=int(new_per_pack.value),
                 theme=self._chosen("#settings-theme"),
             )
         )

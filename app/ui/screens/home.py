@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -23,10 +24,14 @@ from app.practice.catalog import (
     order_by_queue,
     pack_summaries,
 )
+from app.progress.queue import DayCounts, TodaysQueue
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.wording import count, due_status
 from questions.model import LEVELS, Library, LoadedCard
+
+if TYPE_CHECKING:
+    from app.progress.history import CardFlags
 
 ALL_PACKS = "*all*"
 STATUS_LABELS = {"all": "Due, new and later", "due": "Due today", "new": "Never practised"}
@@ -98,14 +103,44 @@ class HomeScreen(GrillScreen):
             show=False,
             tooltip="Back from the search to the card list.",
         ),
+        # Not in the footer, which is full at 80 columns: the help and the palette list them.
+        Binding(
+            "x",
+            "suspend",
+            "Suspend",
+            show=False,
+            tooltip="Suspend the selected card (out of every queue), or bring it back.",
+        ),
+        Binding(
+            "b",
+            "bury",
+            "Bury",
+            show=False,
+            tooltip="Bury the selected card until tomorrow, or bring it back now.",
+        ),
+        Binding(
+            "u,ctrl+z",
+            "undo",
+            "Undo",
+            show=False,
+            tooltip="Take back the last rating given in practice, and open its card again.",
+        ),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.card_filter = CardFilter()
         self.shown: list[LoadedCard] = []
-        self.due: list[str] = []
+        self.today = TodaysQueue()
+        """Today's queue of each pack and of every pack."""
         self.due_dates: dict[str, datetime] = {}
+        self.flags: dict[str, CardFlags] = {}
+        """Cards suspended or buried."""
+
+    @property
+    def due(self) -> tuple[str, ...]:
+        """Today's queue of the pack chosen on the left (every pack's when none is)."""
+        return self.today.of(self.card_filter.pack)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -161,7 +196,8 @@ class HomeScreen(GrillScreen):
                 table.loading = False
                 table.focus()
             cards = app.library.cards
-            self.due = app.due_queue([loaded.id for loaded in cards])
+            self.today = app.todays_queue(app.library)
+            self.flags = app.card_flags()
             self.due_dates = app.due_dates([loaded.id for loaded in cards])
             self._fill_packs()
             self._fill_tags(all_tags(cards))
@@ -180,14 +216,21 @@ class HomeScreen(GrillScreen):
     def _fill_packs(self) -> None:
         packs = self.query_one("#home-packs", OptionList)
         highlighted = packs.highlighted
-        summaries = pack_summaries(self.library, due=set(self.due), seen=self.due_dates.keys())
+        in_a_queue = {c for queue in self.today.per_pack.values() for c in queue}
+        summaries = pack_summaries(self.library, due=in_a_queue, seen=self.due_dates.keys())
         packs.clear_options()
         total = sum(s.cards for s in summaries)
         packs.add_option(
             Option(Content.assemble("All packs  ", (count(total, "card"), "dim")), id=ALL_PACKS)
         )
         for s in summaries:
-            counts = f"{count(s.cards, 'card')}\n{s.seen} seen · {s.due} queued today"
+            today = self.today.counts_of(s.name)
+            # Anki's deck list: New, Learn, Due, label first; short enough for the side's 24
+            # columns beside the list's scrollbar.
+            counts = (
+                f"{count(s.cards, 'card')} · {s.seen} seen\n"
+                f"new {today.new}  learn {today.learning}  due {today.reviews}"
+            )
             packs.add_option(Option(Content.assemble(s.title, "\n", (counts, "dim")), id=s.name))
         packs.highlighted = highlighted if highlighted is not None else 0
 
@@ -199,13 +242,30 @@ class HomeScreen(GrillScreen):
             select.value = current
 
     def _fill_due(self) -> None:
-        queue = self.queue()
-        new = sum(loaded.id not in self.due_dates for loaded in queue)
-        where = "" if self.card_filter.pack is None else " in this pack"
-        text = f"[b]Due today{where}: {len(queue)}[/b]\n{count(len(queue) - new, 'review')} · {new} new"
-        if queue:
-            text += "\n[dim]d starts the queue[/dim]"
+        pack = self.card_filter.pack
+        where = "" if pack is None else " in this pack"
+        text = Content.assemble(
+            (f"Due today{where}: {len(self.queue())}", "bold"),
+            "\n",
+            day_counts(self.today.counts_of(pack)),
+        )
+        note = "d starts the queue" if self.queue() else self._why_nothing_new()
+        if note:
+            text += Content.styled(f"\n{note}", "dim")
         self.query_one("#home-due", Static).update(text)
+
+    def _why_nothing_new(self) -> str:
+        """Why the chosen pack offers no new card today, when it still has cards never seen."""
+        pack = self.card_filter.pack
+        unseen = [
+            c for c in self.library.cards if pack in (None, c.pack) and c.id not in self.due_dates
+        ]
+        if not unseen or self.today.counts_of(pack).new:
+            return ""
+        settings = self.grill.settings
+        if self.today.new_left == 0:
+            return f"Today's new cards are done ({settings.new_per_day} a day; o changes it)"
+        return f"This pack's new cards are done for today ({settings.new_per_pack} a day; o changes it)"
 
     def queue(self) -> list[LoadedCard]:
         """Today's queue, kept to the pack chosen on the left."""
@@ -242,12 +302,7 @@ class HomeScreen(GrillScreen):
         now = self.grill.now()
         for loaded in self.shown[:MAX_ROWS]:
             card = loaded.summary
-            table.add_row(
-                Text(card.question),
-                card.level,
-                due_status(self.due_dates.get(card.id), now),
-                key=card.id,
-            )
+            table.add_row(Text(card.question), card.level, self._status(card.id, now), key=card.id)
         empty = self.query_one("#home-empty", Static)
         empty.display = not self.shown or len(self.shown) > MAX_ROWS
         if len(self.shown) > MAX_ROWS:
@@ -264,6 +319,14 @@ class HomeScreen(GrillScreen):
         if selected is not None and selected in self.shown[:MAX_ROWS]:
             table.move_cursor(row=self.shown.index(selected))
         self._fill_preview()
+
+    def _status(self, card_id: str, now: datetime) -> str:
+        flags = self.flags.get(card_id)
+        if flags is not None and flags.suspended:
+            return "suspended"
+        if flags is not None and flags.hides(now):
+            return "buried"
+        return due_status(self.due_dates.get(card_id), now)
 
     @on(DataTable.RowHighlighted, "#home-cards")
     def _fill_preview(self) -> None:
@@ -351,9 +414,52 @@ class HomeScreen(GrillScreen):
         queue = self.queue()
         if not queue:
             where = "" if self.card_filter.pack is None else " in this pack"
-            self.notify(f"Nothing is due today{where}. Pick a card and press p to practise anyway.")
+            why = self._why_nothing_new()
+            self.notify(
+                f"Nothing is due today{where}{f': {why[0].lower()}{why[1:]}' if why else ''}. "
+                "Pick a card and press p to practise anyway."
+            )
             return
         self.grill.practise(queue)
+
+    def action_suspend(self) -> None:
+        selected = self.selected_card
+        if selected is None:
+            return
+        card_id = selected.id
+        suspended = not (card_id in self.flags and self.flags[card_id].suspended)
+        problem = self.grill.set_suspended(card_id, suspended)
+        self._after_flag_change(
+            problem,
+            f"Suspended {card_id}: in no queue until x brings it back."
+            if suspended
+            else f"{card_id} is back in the queues.",
+        )
+
+    def action_bury(self) -> None:
+        selected = self.selected_card
+        if selected is None:
+            return
+        card_id = selected.id
+        flags = self.flags.get(card_id)
+        bury = not (flags is not None and flags.hides(self.grill.now()) and not flags.suspended)
+        problem = self.grill.bury(card_id, until_tomorrow=bury)
+        self._after_flag_change(
+            problem,
+            f"Buried {card_id} until tomorrow." if bury else f"{card_id} is back in the queues.",
+        )
+
+    def _after_flag_change(self, problem: str | None, done: str) -> None:
+        if problem:
+            self.notify(problem, severity="warning", markup=False)
+            return
+        self.notify(done, timeout=3, markup=False)
+        self.refresh_all()
+
+    def action_undo(self) -> None:
+        why_not = self.grill.undo_last_rating()
+        if why_not:
+            self.notify(why_not, markup=False)
 
     def action_focus_search(self) -> None:
         self.query_one("#home-search", Input).focus()
@@ -374,3 +480,15 @@ class HomeScreen(GrillScreen):
 
     def action_settings(self) -> None:
         self.grill.open_settings()
+
+
+def day_counts(counts: DayCounts) -> str:
+    """`2 reviews · 1 learning · 5 new`: what a queue holds today, in words. Learning shows once
+    there is some, and then no new cards go without saying, so the line fits the side's 28
+    columns in all but the fullest days."""
+    parts = [count(counts.reviews, "review")]
+    if counts.learning:
+        parts.append(f"{counts.learning} learning")
+    if counts.new or not counts.learning:
+        parts.append(f"{counts.new} new")
+    return " · ".join(parts)

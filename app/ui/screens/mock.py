@@ -55,6 +55,22 @@ class MockStepsScreen(GrillScreen):
             tooltip="Put the starter code back in the editor.",
         ),
         Binding("escape", "cancel_run", "Cancel run", tooltip="Stop the code run in progress."),
+        Binding(
+            "f2",
+            "hint",
+            "Hint",
+            priority=True,
+            show=False,
+            tooltip="The card's next hint for the code task; then the grader's, for the last run.",
+        ),
+        Binding(
+            "f6",
+            "switch_pane",
+            "Pane",
+            priority=True,
+            show=False,
+            tooltip="Move between the code editor and the result (tab indents in the editor).",
+        ),
         # F8: every ctrl+letter means something to some editor (ctrl+e is end of line).
         Binding(
             "f8",
@@ -72,6 +88,9 @@ class MockStepsScreen(GrillScreen):
         self._panel: CodeTaskPanel | None = None
         """The code step's panel once fully mounted: the clock ticks while a panel is still
         being composed or removed, and must not read one then."""
+        self.shown: Step | None = None
+        """The step whose layout is complete (what to type into is on screen); None before
+        the first one and after the last."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -92,7 +111,7 @@ class MockStepsScreen(GrillScreen):
         if self.session.state == "ready":
             self.session.start()
         self.set_interval(TICK_SECONDS, self.tick_clock)
-        await self.show_step(self.session.current)
+        await self._show(self.session.current)
 
     # -- the clock -------------------------------------------------------------------------
 
@@ -181,9 +200,15 @@ class MockStepsScreen(GrillScreen):
             return
         self._cancel_code_run()
         if event == "finished":
+            self.shown = None
             self.finish()
         else:
-            await self.show_step(self.session.current)
+            await self._show(self.session.current)
+
+    async def _show(self, step: Step | None) -> None:
+        self.shown = None
+        await self.show_step(step)
+        self.shown = step
 
     async def show_step(self, step: Step | None) -> None:
         """Lay out the step now current; subclasses extend it."""
@@ -223,7 +248,7 @@ class MockStepsScreen(GrillScreen):
         return self._panel
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in ("run_code", "cancel_run", "reset_code"):
+        if action in ("run_code", "cancel_run", "reset_code", "hint", "switch_pane"):
             step = self.session.current
             return step is not None and step.kind == "code"
         return True
@@ -240,6 +265,18 @@ class MockStepsScreen(GrillScreen):
 
     def action_cancel_run(self) -> None:
         self._cancel_code_run()
+
+    def action_hint(self) -> None:
+        panel = self._code_panel()
+        if panel is not None:
+            why_none = panel.show_next_hint()
+            if why_none:
+                self.notify(why_none, title="No more hints", markup=False)
+
+    def action_switch_pane(self) -> None:
+        panel = self._code_panel()
+        if panel is not None:
+            panel.switch_pane()
 
     def _cancel_code_run(self) -> None:
         panel = self._code_panel()
@@ -294,7 +331,8 @@ class MockScreen(MockStepsScreen):
         if step.kind == "code":
             return Content.assemble(
                 ("Code task: ", "bold"),
-                "fix the code and run it (ctrl+r) before moving on: the last run counts.",
+                "fix the code and run it (ctrl+r) before moving on: the last run counts. "
+                "f2 gives a hint, f6 moves between the code and its result.",
             )
         return card_text(step.prompt).stylize("bold")
 

@@ -63,7 +63,11 @@ class MockReportScreen(GrillScreen):
     def on_mount(self) -> None:
         recorded = attempts(self.report)
         problem = self.grill.record(recorded)
-        self.recorded = problem or f"{count(len(recorded), 'answer')} recorded in your history."
+        skipped = self.report.skipped
+        skipped_note = f" ({count(skipped, 'question')} skipped, not recorded)" if skipped else ""
+        self.recorded = problem or (
+            f"{count(len(recorded), 'answer')} recorded in your history{skipped_note}."
+        )
         self._show_status()
         if self.report_path is not None:
             self._export(self.report_path)

@@ -7,6 +7,8 @@ the ratings given so far travel along so the end of the queue can say how it wen
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -38,7 +40,18 @@ STEP_NAMES = {
     "follow_up_answer": "follow-up answer",
     "red_flags": "red flags",
 }
-CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution"}
+CODE_ACTIONS = {"toggle_code", "run_code", "reset_code", "show_solution", "hint", "switch_pane"}
+
+
+@dataclass(frozen=True)
+class LastRating:
+    """The rating recorded last in practice, and where it was given: what undo takes back."""
+
+    attempt_id: str
+    queue: tuple[LoadedCard, ...]
+    position: int
+    ratings_before: tuple[Rating, ...]
+    """The queue's ratings before it, for the end-of-queue tally."""
 
 
 class PracticeScreen(GrillScreen):
@@ -105,6 +118,40 @@ class PracticeScreen(GrillScreen):
             priority=True,
             tooltip="Cancel a run; otherwise leave the card (asks first if you typed).",
         ),
+        # Not in the footer, which is full at 80 columns: the result names them.
+        Binding(
+            "f2",
+            "hint",
+            "Hint",
+            priority=True,
+            show=False,
+            tooltip="The card's next hint for the code task; then the grader's, for the last run.",
+        ),
+        Binding(
+            "ctrl+z",
+            "undo",
+            "Undo",
+            priority=True,
+            show=False,
+            tooltip="Undo your last edit; with none left, take back the last rating (as in Anki).",
+        ),
+        Binding(
+            "f4",
+            "card_actions",
+            "Skip, bury, suspend",
+            priority=True,
+            show=False,
+            tooltip="Skip this card, bury it until tomorrow, or suspend it; nothing is rated.",
+        ),
+        Binding(
+            "f6",
+            "switch_pane",
+            "Pane",
+            priority=True,
+            show=False,
+            tooltip="Move between the code editor and the result, to scroll or choose in it "
+            "(tab indents in the editor).",
+        ),
     ]
 
     def __init__(
@@ -129,7 +176,6 @@ class PracticeScreen(GrillScreen):
         """The level whose tier answer is revealed: the settings', switchable for this card."""
         self.timer = PhaseTimer(self.grill.clock)
         self._phase_before_code = "answer"
-        self._leave_armed = False
         self.sub_title = f"Practice · card {position + 1} of {len(queue)} · {self.loaded.pack}"
 
     def compose(self) -> ComposeResult:
@@ -239,11 +285,14 @@ class PracticeScreen(GrillScreen):
 
     @on(TabbedContent.TabActivated, "#practice-tabs")
     def _track_code_time(self, event: TabbedContent.TabActivated) -> None:
+        answer_clock = self.query_one(AnswerClock)
         if event.pane.id == "tab-code":
             self._phase_before_code = self.timer.phase
             self.timer.switch("code")
+            answer_clock.pause()
         else:
             self.timer.switch(self._phase_before_code)
+            answer_clock.resume()
         self._focus_pane(event.pane.id or "")
 
     def action_run_code(self) -> None:
@@ -275,6 +324,18 @@ class PracticeScreen(GrillScreen):
             answered,
         )
 
+    def action_hint(self) -> None:
+        self._show_tab("tab-code")
+        why_none = self.code_panel.show_next_hint()
+        if why_none:
+            self.notify(why_none, title="No more hints", markup=False)
+
+    def action_switch_pane(self) -> None:
+        if self.query_one("#practice-tabs", TabbedContent).active != "tab-code":
+            self._show_tab("tab-code")
+            return
+        self.code_panel.switch_pane()
+
     def action_show_solution(self) -> None:
         self._show_tab("tab-code")
         panel = self.code_panel
@@ -288,15 +349,28 @@ class PracticeScreen(GrillScreen):
     def action_escape(self) -> None:
         if self.card.code_task is not None and self.code_panel.cancel():
             return
-        if self._has_work() and not self._leave_armed:
-            # esc also cancels runs, so a press meant for a run that just ended must not discard work.
-            self._leave_armed = True
-            self.notify(
-                "Your answer and code are not recorded. esc again leaves; ctrl+g self-grades.",
-                title="Leave this card?",
-                severity="warning",
+        if self._has_work():
+            # A dialog, not a notice: keys typed after esc go to it, never into the code.
+            from app.ui.dialogs.confirm import LeaveCardDialog
+
+            self.app.push_screen(
+                LeaveCardDialog(
+                    "Leave this card?",
+                    "What you typed and the code you changed are not recorded. Stay and press "
+                    "ctrl+g to self-grade the card instead.",
+                ),
+                self._confirm_leave,
             )
             return
+        self._leave()
+
+    def _confirm_leave(self, leave: bool | None) -> None:
+        if leave:
+            self._leave()
+
+    def _leave(self) -> None:
+        if self.card.code_task is not None:
+            self.code_panel.cancel()
         self.app.clear_notifications()
         self.app.pop_screen()
 
@@ -311,9 +385,73 @@ class PracticeScreen(GrillScreen):
             and not self.code_panel.draft_kept
         )
 
-    @on(TextArea.Changed)
-    def _disarm_leave(self) -> None:
-        self._leave_armed = False
+    def action_undo(self) -> None:
+        """The editor's undo while it has edits to take back; then the last rating's."""
+        focused = self.focused
+        if isinstance(focused, TextArea) and focused.history.undo_stack:
+            focused.action_undo()
+            return
+        last = self.grill.last_rating
+        if last is not None and self._has_work():
+            # Undoing one edit too many must not throw away the rest of this card's work.
+            from app.ui.dialogs.confirm import LeaveCardDialog
+
+            rated = last.queue[last.position].id
+            self.app.push_screen(
+                LeaveCardDialog(
+                    "Take back the last rating?",
+                    f"This opens {rated} again, as it was before you rated it. What you typed "
+                    "on this card and the code you changed are not recorded.",
+                ),
+                self._confirm_undo,
+            )
+            return
+        self._confirm_undo(True)
+
+    def _confirm_undo(self, undo: bool | None) -> None:
+        if not undo:
+            return
+        why_not = self.grill.undo_last_rating()
+        if why_not:
+            self.notify(why_not, markup=False)
+
+    def action_card_actions(self) -> None:
+        from app.ui.dialogs.card_actions import CardActionsDialog
+
+        self.app.push_screen(
+            CardActionsDialog(self.card.id, work_lost=self._has_work()), self._card_action
+        )
+
+    def _card_action(self, action: str | None) -> None:
+        if action is None:
+            return
+        card_id = self.card.id
+        if action == "skip":
+            self._next_card(self.ratings, f"Skipped {card_id}: it stays in today's queue.")
+            return
+        if action == "bury":
+            problem = self.grill.bury(card_id)
+            done = f"Buried {card_id}: it is back tomorrow."
+        else:
+            problem = self.grill.set_suspended(card_id, True)
+            done = f"Suspended {card_id}: out of every queue until x on home brings it back."
+        if problem:
+            self.notify(problem, severity="warning", markup=False)
+            return
+        self._next_card(self.ratings, done)
+
+    def _next_card(self, ratings: tuple[Rating, ...], notice: str) -> None:
+        """On to the next card of the queue, or home after the last one."""
+        if self.card.code_task is not None:
+            self.code_panel.cancel()
+        self.app.clear_notifications()
+        self.notify(notice, timeout=4, markup=False)
+        if self.position + 1 < len(self.queue):
+            self.app.switch_screen(PracticeScreen(self.queue, self.position + 1, ratings))
+        else:
+            self.app.pop_screen()
+            if ratings:
+                self.app.notify(queue_summary(ratings), title="Queue done")
 
     def action_self_grade(self) -> None:
         self.query_one(AnswerClock).stop()
@@ -350,7 +488,14 @@ class PracticeScreen(GrillScreen):
         if problem:
             self.notify(problem, severity="warning", markup=False)
         else:
-            self.notify(f"Rated {attempt.rating.capitalize()}{self._back_when()}.", timeout=3)
+            self.grill.last_rating = LastRating(
+                attempt.id, tuple(self.queue), self.position, self.ratings
+            )
+            self.notify(
+                f"Rated {attempt.rating.capitalize()}{self._back_when(attempt.started_at)}.",
+                title="Recorded · ctrl+z takes it back",
+                timeout=4,
+            )
         if self.card.code_task is not None:
             self.code_panel.cancel()
         ratings = (*self.ratings, attempt.rating)
@@ -361,9 +506,11 @@ class PracticeScreen(GrillScreen):
             self.app.pop_screen()
             self.app.notify(queue_summary(ratings), title="Queue done")
 
-    def _back_when(self) -> str:
+    def _back_when(self, rated_at: datetime) -> str:
+        """When the card is back, counted from the rating as its button counted it: from the
+        time it was given, not from the moment the notice is written."""
         due = self.grill.due_dates([self.card.id]).get(self.card.id)
-        return f" · back {comes_back(due, self.grill.now())}" if due else ""
+        return f" · back {comes_back(due, rated_at)}" if due else ""
 
     def _verdict(self) -> Verdict | None:
         """The verdict of the code as it stands: a result for code changed since does not count."""

@@ -14,7 +14,9 @@ def mmss(seconds: float) -> str:
 
 
 class AnswerClock(Static):
-    """Counts up from when the card was shown until `stop`; turns warning past basic, red past solid."""
+    """Counts up from when the card was shown until `stop`; turns warning past basic, red past
+    solid. `pause` holds it while the candidate is away from the answer (on the code task) and
+    `resume` goes on from where it was: the clock times the answer, not the card."""
 
     DEFAULT_CSS = """
     AnswerClock { width: auto; padding: 0 1; }
@@ -30,15 +32,33 @@ class AnswerClock(Static):
         self._clock = clock
         self._started = clock()
         self._stopped: float | None = None
+        self._paused_at: float | None = None
         self.basic, self.solid = basic, solid
 
     @property
     def elapsed(self) -> float:
-        return (self._stopped if self._stopped is not None else self._clock()) - self._started
+        if self._stopped is not None:
+            end = self._stopped
+        elif self._paused_at is not None:
+            end = self._paused_at
+        else:
+            end = self._clock()
+        return end - self._started
 
     @property
     def running(self) -> bool:
-        return self._stopped is None
+        return self._stopped is None and self._paused_at is None
+
+    def pause(self) -> None:
+        if self.running:
+            self._paused_at = self._clock()
+            self._tick()
+
+    def resume(self) -> None:
+        if self._paused_at is not None and self._stopped is None:
+            self._started += self._clock() - self._paused_at
+            self._paused_at = None
+            self._tick()
 
     def on_mount(self) -> None:
         self._tick()
@@ -46,7 +66,8 @@ class AnswerClock(Static):
 
     def stop(self) -> None:
         if self._stopped is None:
-            self._stopped = self._clock()
+            self._stopped = self._paused_at if self._paused_at is not None else self._clock()
+            self._paused_at = None
             self._timer.stop()
             self.add_class("-stopped")
             self._tick()
@@ -56,7 +77,7 @@ class AnswerClock(Static):
         self.set_class(self.basic <= elapsed < self.solid, "-over-basic")
         self.set_class(elapsed >= self.solid, "-over-solid")
         # ⏸ rather than the word "stopped": the meta line then fits 80 columns either way.
-        icon = "⏸" if self._stopped is not None else "⏱"
+        icon = "⏱" if self.running else "⏸"
         self.update(
             Text.assemble(
                 (f"{icon} {mmss(elapsed)}", "bold"),

@@ -1,4 +1,4 @@
-"""The code task view: the editor, running it in the sandbox, and the result beside it."""
+"""The code task view: the editor, running it in the sandbox, and the result beside or under it."""
 
 from __future__ import annotations
 
@@ -16,31 +16,35 @@ from textual.widgets.text_area import Selection
 from app.practice.drafts import DraftError, Drafts
 from app.progress.rating import GRADED_FAILURES
 from app.ui.card_text import card_text
-from app.ui.code_runner import CodeRunner
+from app.ui.code_runner import CodeRunner, DeviceMissing
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
-from app.ui.widgets.editor import BoundedTextArea
+from app.ui.widgets.code_editor import CodeEditor
 from app.ui.widgets.verdict_panel import VerdictPanel
 from checkers.verdict import Device, Verdict
 from questions.model import CodeTask
 
 
 class CodeTaskPanel(Vertical):
-    """Edit the starter, run it (ctrl+r), cancel (esc), reset (ctrl+l).
+    """Edit the starter, run it (ctrl+r), cancel (esc), reset (ctrl+l); the screens add f6
+    (between the editor and the result) and f2 (the next hint).
 
     Grading runs in a thread worker so the UI stays responsive; `cancel` kills the sandbox
     child at once and drops whatever that run would have returned. A verdict belongs to the
     code it graded: once the code changes, `verdict` is None and the result on screen says it
-    is for an earlier version.
+    is for an earlier version. A finished run never moves the cursor: the line a run failed
+    at is offered in the result, and enter there goes to it.
     """
 
     DEFAULT_CSS = """
     CodeTaskPanel { height: 1fr; }
     CodeTaskPanel > #code-split { height: 1fr; }
     CodeTaskPanel #code-editor { width: 3fr; height: 1fr; }
-    CodeTaskPanel #code-side { width: 2fr; height: 1fr; }
+    CodeTaskPanel #code-side { width: 2fr; height: 1fr; border-left: tall $panel; }
+    CodeTaskPanel #code-side:focus { border-left: tall $accent; background: $boost; }
     CodeTaskPanel.-narrow > #code-split { layout: vertical; }
     CodeTaskPanel.-narrow #code-editor { width: 1fr; height: 2fr; min-height: 8; border: none; padding: 0; }
-    CodeTaskPanel.-narrow #code-side { width: 1fr; height: 1fr; min-height: 5; border-top: hkey $primary; }
+    CodeTaskPanel.-narrow #code-side { width: 1fr; height: 1fr; min-height: 5; border-left: none; border-top: hkey $primary; }
+    CodeTaskPanel.-narrow #code-side:focus { border-left: none; border-top: hkey $accent; }
     CodeTaskPanel #code-prompt { padding: 0 1; text-style: italic; }
     CodeTaskPanel #code-progress { height: 1; display: none; padding: 0 1; }
     CodeTaskPanel.-running #code-progress { display: block; }
@@ -50,8 +54,9 @@ class CodeTaskPanel(Vertical):
     CodeTaskPanel #code-hints { display: none; height: auto; padding: 0 1; margin: 0 0 1 0; color: $accent; }
     """
 
-    NARROW_BELOW = 100
-    """Below this many columns the result goes under the editor instead of beside it."""
+    NARROW_BELOW = 140
+    """Below this many columns the result goes under the editor instead of beside it, so the
+    editor keeps the terminal's width (beside it at 100 columns, it had 56)."""
     DRAFT_SAVE_S = 0.5
     """The draft is written this long after the last keystroke (and when the task closes)."""
 
@@ -77,7 +82,7 @@ class CodeTaskPanel(Vertical):
         super().__init__(id=id)
         self.code_task, self.runner, self.device, self._clock = task, runner, device, clock
         self.drafts, self.card_id = drafts, card_id
-        self.hints_seen, self._on_hints_seen = hints_seen, on_hints_seen
+        self._on_hints_seen = on_hints_seen
         self.draft_kept = False
         """Whether the code on screen is kept as the task's draft (saved, or the starter)."""
         self._draft_timer: Timer | None = None
@@ -89,7 +94,10 @@ class CodeTaskPanel(Vertical):
         """Increases with every run and cancel, so a stale result is recognised and dropped."""
         self.completed_runs = 0
         self.failed_runs = 0
-        """Runs that graded but failed (leak, wrong): each offers one more of the card's hints."""
+        """Runs that graded but failed (leak, wrong)."""
+        self.hints_shown = min(hints_seen, len(task.hints))
+        """The card's hints asked for so far (f2 here, or `grill task hint`), shown in order
+        under the result."""
         self.running = False
         self.result: Verdict | None = None
         """The last run's verdict, whatever the code has become since."""
@@ -98,8 +106,12 @@ class CodeTaskPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="code-split"):
-            yield BoundedTextArea.code_editor(
-                self._initial, language="python", show_line_numbers=True, id="code-editor"
+            yield CodeEditor.code_editor(
+                self._initial,
+                language="python",
+                show_line_numbers=True,
+                soft_wrap=True,
+                id="code-editor",
             )
             # The newest result comes first and the task's prompt last: a finished run then
             # shows at the top of an unscrolled side, where no scroll has to be computed while
@@ -130,6 +142,8 @@ class CodeTaskPanel(Vertical):
         self._elapsed_timer = self.set_interval(0.2, self._show_elapsed, pause=True)
         self.watch(self.app, "theme", self._match_editor_theme)
         self._set_status(self._opening_note)
+        if self.hints_shown:
+            self._show_hints()  # asked for before (`grill task hint`, an earlier session)
         if self.drafts is not None and self._initial != self.code_task.starter:
             self.save_draft()  # code opened from a file is this task's draft from now on
         self._warm()
@@ -190,6 +204,8 @@ class CodeTaskPanel(Vertical):
         """Start the sandbox's warm worker now, so the first run does not wait for torch."""
         try:
             self.runner.warm(self.device)
+        except DeviceMissing as error:
+            self.post_message(SandboxWarmed(error=str(error), missing_device=True))
         except Exception as error:  # shown to the user; the run itself reports it again
             self.post_message(SandboxWarmed(error=str(error)))
         else:
@@ -204,6 +220,7 @@ class CodeTaskPanel(Vertical):
         self.add_class("-running")
         self._set_status("")
         self._clear_result()
+        self._show_hints()
         self._show_elapsed()
         self.query_one("#code-side", VerticalScroll).scroll_home(animate=False)
         self._elapsed_timer.resume()
@@ -213,6 +230,8 @@ class CodeTaskPanel(Vertical):
     def _grade(self, run: int, source: str) -> None:
         try:
             verdict = self.runner.grade(self.code_task, source, device=self.device)
+        except DeviceMissing as error:
+            self.post_message(GradeFailed(run, str(error), missing_device=True))
         except Exception as error:  # the sandbox could not grade at all; say why, no traceback
             self.post_message(GradeFailed(run, str(error)))
         else:
@@ -265,11 +284,8 @@ class CodeTaskPanel(Vertical):
         result.mark_stale(self.verdict is None)
         if message.verdict.verdict in GRADED_FAILURES:
             self.failed_runs += 1
-            self._show_hints()
+        self._say_keys()
         self.query_one("#code-side", VerticalScroll).scroll_home(animate=False)
-        error = message.verdict.error
-        if error is not None and error.line:
-            self.select_line(error.line)
 
     @on(GradeFailed)
     def _on_grade_failed(self, message: GradeFailed) -> None:
@@ -277,13 +293,20 @@ class CodeTaskPanel(Vertical):
         if message.run != self.run_number:
             return
         self._finish_run()
-        self._set_status(f"Not graded, and nothing ran: {message.message}")
+        if message.missing_device or "nothing ran" in message.message:
+            self._set_status(f"Not graded. {message.message}")
+        else:
+            self._set_status(f"Not graded, and nothing ran: {message.message}")
 
     @on(SandboxWarmed)
     def _on_sandbox_warmed(self, message: SandboxWarmed) -> None:
         message.stop()
         if message.error and not self.running:
-            self._set_status(f"The sandbox could not start, so code cannot run: {message.error}")
+            self._set_status(
+                message.error
+                if message.missing_device
+                else f"The sandbox could not start, so code cannot run: {message.error}"
+            )
 
     @on(OptionList.OptionSelected, "#verdict-retained")
     def _jump_to_retained(self, event: OptionList.OptionSelected) -> None:
@@ -294,31 +317,79 @@ class CodeTaskPanel(Vertical):
             self.editor.move_cursor((line - 1, 0), center=True)
             self.editor.focus()
 
-    def _show_hints(self) -> None:
-        """The card's hints up to one per failed run, under the verdict they answer."""
+    @on(OptionList.OptionSelected, "#verdict-where")
+    def _jump_to_error(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.select_line(int(event.option.id))
+
+    def switch_pane(self) -> None:
+        """Move between the editor and the result (f6): Tab indents in the editor."""
+        side = self.query_one("#code-side", VerticalScroll)
+        if self.editor.has_focus:
+            side.focus()
+        else:
+            self.editor.focus()
+
+    def show_next_hint(self) -> str | None:
+        """The card's next hint (f2); once they are all shown, the grader's hint for the last
+        run. Returns None when it showed one, else a sentence saying why there is none."""
         hints = self.code_task.hints
-        count = min(len(hints), max(self.failed_runs, self.hints_seen))
-        shown = hints[:count]
-        if count > self.hints_seen and self._on_hints_seen is not None:
-            self._on_hints_seen(count)
-        self.hints_seen = count
+        result = self.query_one(VerdictPanel)
+        if self.hints_shown < len(hints):
+            self.hints_shown += 1
+            if self._on_hints_seen is not None:
+                self._on_hints_seen(self.hints_shown)
+            self._show_hints()
+            self._say_keys()
+            self.call_after_refresh(self.query_one("#code-hints").scroll_visible, animate=False)
+            return None
+        if result.display and result.has_hint and not result.hint_shown:
+            result.show_hint()
+            self._say_keys()
+            self.call_after_refresh(
+                self.query_one("#verdict-hint-box").scroll_visible, animate=False
+            )
+            return None
+        if result.display and result.hint_shown:
+            return "Every hint is shown; ctrl+s shows the reference solution."
+        if hints:
+            return (
+                "Every card hint is shown; a run that leaks or breaks the task adds the "
+                "grader's own hint."
+            )
+        return "This task has no hints of its own; a run that fails adds the grader's hint."
+
+    def _show_hints(self) -> None:
+        """The card's hints asked for so far, in order, under the result."""
+        hints = self.code_task.hints
         box = self.query_one("#code-hints", Static)
         box.update(
             Content("\n").join(
                 Content(f"Card hint {i + 1} of {len(hints)}: ") + card_text(hint)
-                for i, hint in enumerate(shown)
+                for i, hint in enumerate(hints[: self.hints_shown])
             )
         )
-        box.display = True
+        box.display = self.hints_shown > 0
+
+    def _say_keys(self) -> None:
+        """Under the verdict, the keys that work on it."""
+        result = self.query_one(VerdictPanel)
+        parts = ["f6 scrolls this"]
+        left = len(self.code_task.hints) - self.hints_shown
+        if left:
+            parts.append(f"f2 hint ({left} left)")
+        elif result.has_hint and not result.hint_shown:
+            parts.append("f2 the grader's hint")
+        result.say_keys(" · ".join(parts))
 
     def _clear_result(self) -> None:
-        """A new run supersedes the last result and the hints that answered it."""
+        """A new run supersedes the last result (the hints asked for stay: they are the task's)."""
         self.result = self.graded_source = None
         self.query_one(VerdictPanel).display = False
-        self.query_one("#code-hints", Static).display = False
 
     def select_line(self, line: int) -> None:
-        """Put the cursor on a 1-based line and select it, so the line stands out."""
+        """Put the cursor on a 1-based line and select it, so the line stands out (asked for:
+        a finished run never moves the cursor on its own)."""
         editor = self.editor
         row = min(max(line - 1, 0), editor.document.line_count - 1)
         editor.selection = Selection((row, len(editor.document.get_line(row))), (row, 0))

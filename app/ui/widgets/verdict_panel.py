@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Collapsible, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.ui.card_text import card_text
@@ -42,6 +42,24 @@ def headline(verdict: Verdict) -> str:
     return (
         f"{verdict.verdict.upper()}{shape} · {growth} · {verdict.steps} steps on {verdict.device}"
     )
+
+
+def cost(verdict: Verdict) -> str:
+    """What the run took, as a judge of code shows it: its time and its peak memory."""
+    timings = verdict.extra.get("timings", {})
+    run = timings.get("run") if isinstance(timings, dict) else None
+    peak = verdict.extra.get("peak_bytes")
+    parts = []
+    if isinstance(run, (int, float)):
+        parts.append(f"ran {run:.2f} s" if run < 10 else f"ran {run:.1f} s")
+    if isinstance(peak, int) and peak > 0 and verdict.graded:
+        # Measured around every torch call, where the task has a memory budget.
+        parts.append(f"peak memory +{human_bytes(peak)}")
+    elif verdict.graded and verdict.samples:
+        # Otherwise the highest of the per-step samples the chart draws.
+        parts.append(f"peak memory +{human_bytes(max(verdict.samples))}")
+    text = " · ".join(parts)
+    return text[:1].upper() + text[1:]
 
 
 def expectations(verdict: Verdict) -> Content:
@@ -78,7 +96,15 @@ class VerdictPanel(Vertical):
     VerdictPanel.-failed > #verdict-curve { color: $error; }
     VerdictPanel > #verdict-retained { height: auto; max-height: 10; }
     VerdictPanel > #verdict-output { color: $text-muted; }
+    VerdictPanel > #verdict-facts { color: $text-muted; }
+    VerdictPanel > #verdict-where { height: auto; max-height: 3; }
+    VerdictPanel > #verdict-hint-box { margin: 1 0 0 0; border: none; padding: 0; }
+    VerdictPanel > #verdict-hint-box > Contents { padding: 0 0 0 2; }
     """
+
+    HINT_TITLE = "The grader's hint (enter opens it)"
+
+    _cost = _keys = ""
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -87,7 +113,11 @@ class VerdictPanel(Vertical):
             markup=False,
         )
         yield Static("", id="verdict-headline", markup=False)
+        # What the run took, and the keys that work on this result: one line, since at 80x24
+        # the result shows five.
+        yield Static("", id="verdict-facts", markup=False)
         yield Static("", id="verdict-message")
+        yield OptionList(id="verdict-where")
         yield Static("", id="verdict-expectations")
         yield Label(
             "Memory above the first step", classes="verdict-title", id="verdict-curve-title"
@@ -107,8 +137,8 @@ class VerdictPanel(Vertical):
             id="verdict-retained-title",
         )
         yield OptionList(id="verdict-retained")
-        yield Label("Hint", classes="verdict-title", id="verdict-hint-title")
-        yield Static("", id="verdict-hint")
+        with Collapsible(title=self.HINT_TITLE, id="verdict-hint-box"):
+            yield Static("", id="verdict-hint")
         yield Label("Notes", classes="verdict-title", id="verdict-notes-title")
         yield Static("", id="verdict-notes")
         yield Label("Printed output", classes="verdict-title", id="verdict-output-title")
@@ -124,9 +154,22 @@ class VerdictPanel(Vertical):
         self.set_class(verdict.graded and verdict.verdict != "clean", "-failed")
         self.set_class(not verdict.graded, "-not-graded")
         self.query_one("#verdict-headline", Static).update(headline(verdict))
+        self._cost = cost(verdict)
+        self._show_facts()
         self._section("verdict-message", card_text(verdict.message))
+        where = self.query_one("#verdict-where", OptionList)
+        where.clear_options()
+        line = verdict.error.line if verdict.error is not None else None
+        if line:
+            where.add_option(Option(f"→ line {line} (enter puts the cursor there)", id=str(line)))
+            where.highlighted = 0
+        where.display = bool(line)
         self._section("verdict-expectations", expectations(verdict))
-        self._section("verdict-hint", card_text(verdict.hint))
+        hint = card_text(verdict.hint)
+        self.query_one("#verdict-hint", Static).update(hint)
+        box = self.query_one("#verdict-hint-box", Collapsible)
+        box.collapsed = True
+        box.display = bool(hint)
         self._section("verdict-notes", notes(verdict))
         self._section("verdict-output", Content(verdict.output.rstrip()))
         curve = self.query_one("#verdict-curve", BarChart)
@@ -146,6 +189,28 @@ class VerdictPanel(Vertical):
 
     def mark_stale(self, stale: bool) -> None:
         self.set_class(stale, "-stale")
+
+    def say_keys(self, text: str) -> None:
+        """The keys that work on this result (a hint, moving here from the code)."""
+        self._keys = text
+        self._show_facts()
+
+    def _show_facts(self) -> None:
+        self._section(
+            "verdict-facts", Content(" · ".join(p for p in (self._cost, self._keys) if p))
+        )
+
+    @property
+    def has_hint(self) -> bool:
+        return bool(self.query_one("#verdict-hint-box").display)
+
+    @property
+    def hint_shown(self) -> bool:
+        return self.has_hint and not self.query_one("#verdict-hint-box", Collapsible).collapsed
+
+    def show_hint(self) -> None:
+        """Open the grader's hint."""
+        self.query_one("#verdict-hint-box", Collapsible).collapsed = False
 
     def _section(self, widget_id: str, content: Content) -> None:
         body = self.query_one(f"#{widget_id}", Static)

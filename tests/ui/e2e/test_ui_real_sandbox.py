@@ -6,16 +6,17 @@ Slow: starts the warm worker (imports torch in the sandbox) once for the module.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from pathlib import Path
 
+from pilot_wait import until, until_screen
 from textual.widgets import TextArea
 from ui_fakes import SIZE
 
 from app.ui.app import GrillApp
 from app.ui.code_runner import SandboxRunner
+from app.ui.screens.practice import PracticeScreen
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.reveal import RevealSection
 
@@ -49,14 +50,6 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-async def wait_until(condition, timeout: float = 60.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition not met in time")
-
-
 async def test_endless_snippet_keeps_the_ui_responsive_and_cancel_kills_the_child(
     library, history, clock
 ):
@@ -64,32 +57,43 @@ async def test_endless_snippet_keeps_the_ui_responsive_and_cancel_kills_the_chil
     app = GrillApp(library, history, clock=clock)
     async with app.run_test(size=SIZE) as pilot:
         app.practise([library.card("running-loss")])
-        await pilot.pause()
+        screen = await until_screen(pilot, PracticeScreen)
+        panel = await until(pilot, lambda: screen.query_one(CodeTaskPanel))
         await pilot.press("ctrl+o")
-        panel = app.screen.query_one(CodeTaskPanel)
-        await wait_until(lambda: not any(w.group == "warm" and w.is_running for w in app.workers))
+        await until(pilot, lambda: app.focused is panel.editor)
+        await until(
+            pilot,
+            lambda: not any(w.group == "warm" and w.is_running for w in app.workers),
+            timeout=180,
+        )
         warm_processes = descendants(os.getpid()) - before
         assert warm_processes, "the warm worker runs as a child process"
 
         panel.editor.load_text(ENDLESS_STEP)
         await pilot.press("ctrl+r")
-        await wait_until(lambda: len(descendants(os.getpid()) - warm_processes - before) > 0)
+        await until(
+            pilot,
+            lambda: len(descendants(os.getpid()) - warm_processes - before) > 0,
+            timeout=60,
+        )
         run_child = descendants(os.getpid()) - warm_processes - before
 
         await pilot.press("ctrl+o")
+        answer = screen.query_one("#practice-answer", TextArea)
+        await until(pilot, lambda: app.focused is answer)
         await pilot.press(*"still typing")
+        await until(pilot, lambda: answer.text == "still typing")
         await pilot.press("ctrl+n")
-        assert app.screen.query_one("#practice-answer", TextArea).text == "still typing"
-        assert len(app.screen.query(RevealSection)) == 1
+        await until(pilot, lambda: len(screen.query(RevealSection)) == 1)
         assert panel.running
 
         await pilot.press("escape")
-        assert not panel.running
-        await wait_until(lambda: not (descendants(os.getpid()) & run_child), timeout=5)
+        await until(pilot, lambda: not panel.running)
+        await until(pilot, lambda: not (descendants(os.getpid()) & run_child), timeout=5)
 
         panel.editor.load_text(library.card("running-loss").card.code_task.starter)
         await pilot.press("ctrl+r")
-        await wait_until(lambda: panel.verdict is not None)
+        await until(pilot, lambda: panel.verdict is not None, timeout=120)
         assert panel.verdict.verdict == "leak"
         assert [item.path for item in panel.verdict.retained] == ["running"]
     assert not descendants(os.getpid()) - before, "closing the app closes the sandbox"
