@@ -54,6 +54,14 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop watching after N optimizer steps (default: run to the end)",
     )
     parser.add_argument(
+        "--ranks",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run each file as N ranks, as torchrun --nproc-per-node N would (1 to 16):"
+        " torch.distributed on gloo, every rank graded, hangs named",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print one JSON object per file, one per line"
     )
     parser.add_argument(
@@ -71,7 +79,14 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade each file; print its report (or JSON line); return the worst exit status."""
-    from checkers.api import UsageError, checked_budget, grade_source, grading_sandbox, read_snippet
+    from checkers.api import (
+        UsageError,
+        checked_budget,
+        checked_ranks,
+        grade_source,
+        grading_sandbox,
+        read_snippet,
+    )
     from checkers.report import render
 
     if getattr(args, "task", None):
@@ -81,14 +96,18 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    ranks = getattr(args, "ranks", None)
     try:  # every usage error is found before a worker starts (seconds of torch import)
         checked_budget(args.seconds, args.steps)
+        if ranks is not None:
+            checked_ranks(ranks)
         sources = [(path, read_snippet(path)) for path in args.files]
     except UsageError as exc:
         print(f"grill check: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     worst = 0
-    with grading_sandbox(args.device, warm=len(sources) > 1) as sandbox:
+    # Ranked runs use a warm worker even for one file: each rank starts from it.
+    with grading_sandbox(args.device, warm=len(sources) > 1 or ranks is not None) as sandbox:
         for index, (path, source) in enumerate(sources):
             started = time.monotonic()
             try:
@@ -99,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
                     seconds=args.seconds,
                     steps=args.steps,
                     sandbox=sandbox,
+                    ranks=ranks,
                 )
             except Exception as exc:  # a fault of grill's own: say so, with its own exit status
                 print(
@@ -136,6 +156,11 @@ def task_file(args: argparse.Namespace) -> str:
                 f"--{option} does not apply to --task: a task runs with its card's budget,"
                 " as in the app, so a fix and the reference solution do the same work"
             )
+    if getattr(args, "ranks", None) is not None:
+        raise UsageError(
+            "--ranks does not apply to --task: a task runs with as many ranks as its card"
+            " says (its grading's `ranks`), as in the app"
+        )
     return str(args.files[0])
 
 

@@ -24,7 +24,7 @@ from typing import NoReturn, Protocol, cast
 import torch
 
 from checkers import policy
-from checkers.measure import warnings_shown
+from checkers.measure import ranked, warnings_shown
 from checkers.measure.fingerprint import fingerprint
 from checkers.measure.instrument import TICK, instrument
 from checkers.measure.ledger import TOKEN, UNSET, GraphNode, Ledger, Scan
@@ -127,6 +127,8 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
     compile_s = started - compiling
     seconds = float(payload["seconds"])
     compare = [str(name) for name in payload.get("compare") or ()]
+    rank = ranked_rank(payload, device)
+    talk = ranked.communication(payload)
 
     def stop(reason: str) -> NoReturn:
         try:
@@ -145,6 +147,8 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         except (Exception, policy.Measuring) as exc:  # where the snippet stood, measuring failed
             result = unmeasured(ledger, f"{type(exc).__name__} while measuring", started, device)
         result["sandbox_notes"] = policy.notes(namespace)
+        if talk is not None and rank is not None:
+            result["ranked"] = talk.report(rank.rank, rank.world, policy.ended_at())
         finish(result)
 
     ledger = Ledger(
@@ -158,7 +162,10 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         on_scan=lambda: measured_scan(ledger, filename),
     )
     namespace = policy.candidate_namespace(
-        code, {TICK: ledger.tick}, print_limit=payload.get("print_limit", policy.PRINT_LIMIT)
+        code,
+        {TICK: ledger.tick},
+        print_limit=payload.get("print_limit", policy.PRINT_LIMIT),
+        rank=rank,
     )
     seed_everything(int(payload.get("seed") or 0))
     if device == "cuda":
@@ -178,7 +185,18 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
             compile_s=compile_s,
         )
     result["sandbox_notes"] = policy.notes(namespace)
+    if talk is not None and rank is not None:
+        talk.counting = False  # what grill itself does from here on is not the snippet's
+        result["ranked"] = talk.report(rank.rank, rank.world, policy.ended_at())
     return result
+
+
+def ranked_rank(payload: GradePayload, device: str) -> policy.Ranked | None:
+    """The rank this run is, for a ranked run."""
+    rank, world = payload.get("rank"), payload.get("world")
+    if rank is None or world is None:
+        return None
+    return policy.Ranked(int(rank), int(world), device)
 
 
 def measured_scan(ledger: Ledger, filename: str) -> Scan:

@@ -205,7 +205,7 @@ def worker_command(
         env, cuda=cuda, extra=job_paths, as_root=as_root, scratch_bytes=scratch_bytes
     )
     for path, fd in (data_fds or {}).items():
-        args += ["--ro-bind-data", str(fd), path]
+        args += ["--perms", "0444", "--ro-bind-data", str(fd), path]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     return args + ["--"] + argv, env
@@ -264,7 +264,8 @@ def bwrap_arguments(
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    args += ["--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    args += ["--ro-bind", "/usr", "/usr", "--perms", "0755", "--dir", "/etc"]
+    args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     bound = [*read_only_paths(), *extra]
     for directory in sorted({str(a) for p in bound for a in Path(p).parents if str(a) != "/"}):
         args += ["--perms", "0755", "--dir", directory]  # traversable once ids are dropped

@@ -25,7 +25,11 @@ CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 SIOCGIFFLAGS, SIOCSIFFLAGS = 0x8913, 0x8914
 IFF_UP, IFF_RUNNING = 0x1, 0x40
 
-HOSTS = "127.0.0.1\tlocalhost grill\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+HOSTS = (
+    "127.0.0.1\tlocalhost grill\n"
+    "::1\tlocalhost ip6-localhost ip6-loopback\n"
+    "::ffff:127.0.0.1\tlocalhost\n"  # a TCPStore's peers, as its dual-stack listener sees them
+)
 NSSWITCH = "hosts: files\n"
 NAME_TABLES = ("/etc/hosts", "/etc/nsswitch.conf")
 PCI_DEVICES = "/sys/bus/pci/devices"

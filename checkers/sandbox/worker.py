@@ -187,6 +187,8 @@ def serve_ranks(
         protocol.send(control, {"event": "exit", "code": 0, "signal": None, "killed": False})
         return
     base = resident_bytes(os.getpid()) or 0
+    # a rank asked for its stack before it has set up faulthandler must not die of it
+    signal.signal(child.DUMP_SIGNAL, signal.SIG_IGN)
     pids: list[int] = []
     for rank in range(ranks):
         pid = os.fork()
