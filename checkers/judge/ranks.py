@@ -113,12 +113,12 @@ def stuck(dumps: Mapping[int, str], filename: str) -> bool:
 
 
 def last_line(source: str) -> int | None:
-    """The line of the snippet's last statement, where a rank that ran to its end finished."""
+    """The snippet's last line of code, where a rank that ran to its end finished."""
     try:
         body = ast.parse(source).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return body[-1].lineno if body else None
+    return (body[-1].end_lineno or body[-1].lineno) if body else None
 
 
 RANKISH = re.compile(r"rank|is_main|main_process|master", re.IGNORECASE)
@@ -224,8 +224,6 @@ def rank_reports(
             what = error.kind if error is not None else verdict.verdict
             summary = f"{what} at line {line}" if line else what
             kind = verdict.verdict
-        if answered[rank] and verdict.graded and verdict.verdict != "clean":
-            summary = f"{verdict.verdict}: {summary}"
         reports.append(
             RankReport(
                 rank=rank,
@@ -278,6 +276,14 @@ def hang_hint(reports: Sequence[RankReport], source: str = "") -> str:
                 " every rank of its group has called it. Call it on every rank, and keep only"
                 " what one rank alone should do (printing, saving) under the rank check."
             )
+    stopped = [r for r in reports if r.summary == "stopped by its budget"]
+    if waits and stopped:
+        return (
+            f"{spans([r.rank for r in stopped]).capitalize()} was still running when its time"
+            f" budget ran out, and {spans([r.rank for r in waits])} waited for it in"
+            f" `{waits[0].call}`: one rank that never reaches a collective (a loop that does not"
+            " end on it, more batches than the others) keeps every other rank waiting."
+        )
     if waits and done:
         return (
             "Every rank must make the same collectives in the same order. A collective inside"
@@ -341,14 +347,18 @@ def combine(
         culprit = _culprit(verdicts, failed_rank, ended_by)
         base = verdicts[culprit]
         message = base.message
-        if len(verdicts) > 1:
-            message = f"Rank {culprit}: {message}" if message else f"Rank {culprit} failed."
-            message += f" Where the ranks stood: {story}."
         if limit is not None:
             base = Verdict.not_graded("limit", device, limit.message, kind=limit.kind)
             message = (
                 f"{limit.message[0].upper()}{limit.message[1:]}. Where the ranks stood: {story}."
             )
+        elif len(verdicts) > 1:
+            alike = [r.rank for r in reports if r.summary == reports[culprit].summary]
+            if len(alike) == len(reports):
+                message = f"{spans(alike).capitalize()}: {message}"
+            else:
+                others = [r for r in reports if r.rank not in alike]
+                message = f"{spans(alike).capitalize()}: {message} The others: {described(others)}."
         error = base.error
         if error is not None:
             error = dataclasses.replace(error, message=message)

@@ -16,6 +16,7 @@ import random
 import resource
 import sys
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from types import FrameType
@@ -315,7 +316,10 @@ def scan(ledger: Ledger, roots: Mapping[str, object], filename: str, saved: bool
     found = Scan(ledger.generation)
     budget = MAX_SUMMARY_NODES
     summaries: dict[int, Summary] = {}
-    with ledger.paused():
+    # What grill's walk reads is not the snippet's doing: no warning of torch's (FSDP's
+    # parameters warn on `.grad`) may show as the snippet's.
+    with ledger.paused(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         for holder in graph_holders(roots, filename):
             if len(found.holders) >= MAX_HOLDERS or budget <= 0:
                 found.capped = True

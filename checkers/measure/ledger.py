@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -366,7 +367,8 @@ class Ledger(TorchFunctionMode):
     ) -> None:
         """Count the update, and let the optimizer's own arithmetic (no graph, under no_grad)
         run without the mode unless a closure (L-BFGS) builds graph inside the step."""
-        with self.paused():
+        with self.paused(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # FSDP's parameters are views: torch warns on .grad
             if any(p.grad is not None for group in optimizer.param_groups for p in group["params"]):
                 self.updates += 1
         closure = args[1] if len(args) > 1 else kwargs.get("closure")  # args[0]: the optimizer

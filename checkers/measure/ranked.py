@@ -16,6 +16,7 @@ updated. Measured in the sandbox child; the parent compares ranks and runs
 from __future__ import annotations
 
 import collections
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -67,6 +68,9 @@ class Communication:
         self.updates = 0
         self.optimizers: list[torch.optim.Optimizer] = []
         self.counting = True
+        self.depth = 0
+        """Optimizer steps under way: ZeroRedundancyOptimizer's step runs its inner
+        optimizer's, and only the outer one is the update."""
 
     def counted(self, operator: str, args: tuple[Any, ...]) -> None:
         if not self.counting:
@@ -79,18 +83,26 @@ class Communication:
         self.window[1] += size
 
     def before_update(self, optimizer: torch.optim.Optimizer) -> None:
+        self.depth += 1
+        if self.depth > 1:
+            return
         if all(optimizer is not seen for seen in self.optimizers):
             self.optimizers.append(optimizer)
         if len(self.grads) < MAX_UPDATES:
-            grads = [
-                p.grad
-                for group in optimizer.param_groups
-                for p in group["params"]
-                if p.grad is not None
-            ]
+            with warnings.catch_warnings():  # FSDP's parameters are views: torch warns on .grad
+                warnings.simplefilter("ignore")
+                grads = [
+                    p.grad
+                    for group in optimizer.param_groups
+                    for p in group["params"]
+                    if p.grad is not None
+                ]
             self.grads.append(summary(grads))
 
     def after_update(self) -> None:
+        self.depth = max(self.depth - 1, 0)
+        if self.depth:
+            return
         self.updates += 1
         if len(self.per_update) < MAX_UPDATES:
             self.per_update.append(list(self.window))
