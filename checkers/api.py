@@ -238,6 +238,22 @@ def _contract_hint(broken: list[Expectation]) -> str:
         return "The task is about peak memory: lower what is alive at the busiest moment of a step."
     if "complete" in what:
         return "Let the run finish within its budget: it must do the same work as the solution."
+    if "in_sync" in what:
+        return (
+            "Every rank must step on the same gradients: all-reduce them (DDP does it in the"
+            " last backward before each step) and average them, so the replicas stay identical."
+        )
+    if "averaged" in what:
+        return (
+            "all_reduce sums what the ranks send: divide the gradients by the world size (or"
+            " reduce with ReduceOp.AVG) so every rank steps on their mean."
+        )
+    if what & {"per_update", "bytes_per_update"}:
+        return (
+            "The task is about communication: grill counts each rank's collectives per"
+            " optimizer update, DDP's gradient buckets included: make only those the task"
+            " needs."
+        )
     return (
         "Change only what the task asks: the model, the data and the order of random draws"
         " stay as in the starter, so the results match the reference under the same seed."

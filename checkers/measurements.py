@@ -140,10 +140,11 @@ class RankedMeasurements(TypedDict):
     collectives: dict[str, Collective]
     """Per collective (`all_reduce`, `broadcast`...), over the whole run."""
     per_update: list[list[int]]
-    """Per optimizer update (at most 256): [calls, bytes] of the collectives made since the
-    update before (the first holds the set-up: DDP's broadcast of the weights)."""
+    """Per optimizer update (at most 256): [calls, bytes, calls inside a backward pass] of
+    the collectives made since the update before (the first holds the set-up: DDP's
+    broadcast of the weights)."""
     after_updates: list[int]
-    """[calls, bytes] after the last update."""
+    """[calls, bytes, calls inside a backward pass] after the last update."""
     updates: int
     grads: list[list[float]]
     """Per update (at most 256): [sum, sum of squares] of the gradients it stepped on."""

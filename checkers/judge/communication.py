@@ -138,7 +138,7 @@ def per_update(rule: str, fixes: Sequence[Observed], solutions: Sequence[Observe
             )
         if mine == theirs or rule == "at_most" and mine < theirs:
             continue
-        return Expectation(what, False, _rate_message(rank, mine, theirs, fix, rule))
+        return Expectation(what, False, _rate_message(rank, mine, theirs, fix, solution, rule))
     rate = _rate(fixes[0], 0)
     return Expectation(
         what,
@@ -148,16 +148,35 @@ def per_update(rule: str, fixes: Sequence[Observed], solutions: Sequence[Observe
     )
 
 
-def _rate_message(rank: int, mine: float, theirs: float, fix: Observed, rule: str) -> str:
+def _rate_message(
+    rank: int, mine: float, theirs: float, fix: Observed, solution: Observed, rule: str
+) -> str:
+    """Why a rank's collectives per update differ from the solution's, told from where they
+    were made: inside a backward pass (DDP's gradient buckets, fired by autograd's hooks) or
+    by the code itself (a hand-made `all_reduce`)."""
     text = (
         f"Rank {rank} makes {_count(mine)} per optimizer update ({_breakdown(fix)}); the"
         f" solution makes {_count(theirs)}"
     )
     backward = fix.backward_calls / fix.updates if fix.updates else 0
-    if backward > 1 and mine >= backward > theirs:
+    in_backward, theirs_in_backward = _rate(fix, 2) or 0, _rate(solution, 2) or 0
+    buckets = max(theirs_in_backward, 1)
+    if backward > 1 and in_backward > theirs_in_backward and in_backward >= backward * buckets:
         return text + (
-            f": it synchronises on every backward pass ({backward:g} per update) where once"
-            " per update does."
+            f": DDP all-reduces its gradients in every one of the {backward:g} backward passes"
+            " of an update (every micro-batch), where the solution accumulates the first ones"
+            " locally and synchronises once."
+        )
+    outside, theirs_outside = mine - in_backward, theirs - theirs_in_backward
+    if outside > theirs_outside:
+        if theirs_in_backward > 0 and theirs_outside == 0:
+            return text + (
+                f": {outside:g} of them outside any backward pass, made by the code itself,"
+                " where the solution leaves the gradients to DDP's buckets."
+            )
+        return text + (
+            f": {outside:g} of them made by the code itself, outside any backward pass, where"
+            f" the solution makes {theirs_outside:g} there."
         )
     if mine > theirs:
         return text + ": it communicates more than the task needs."

@@ -61,8 +61,9 @@ class Communication:
     def __init__(self) -> None:
         self.calls: collections.Counter[str] = collections.Counter()
         self.bytes: collections.Counter[str] = collections.Counter()
-        self.window = [0, 0]
-        """Calls and bytes since the last optimizer update."""
+        self.window = [0, 0, 0]
+        """Calls, bytes, and calls made during a backward pass (DDP's gradient all-reduces
+        run there, from autograd's hooks), since the last optimizer update."""
         self.per_update: list[list[int]] = []
         self.grads: list[list[float]] = []
         self.updates = 0
@@ -81,6 +82,8 @@ class Communication:
         self.bytes[name] += size
         self.window[0] += 1
         self.window[1] += size
+        if torch._C._current_graph_task_id() != -1:
+            self.window[2] += 1
 
     def before_update(self, optimizer: torch.optim.Optimizer) -> None:
         self.depth += 1
@@ -106,7 +109,7 @@ class Communication:
         self.updates += 1
         if len(self.per_update) < MAX_UPDATES:
             self.per_update.append(list(self.window))
-        self.window = [0, 0]
+        self.window = [0, 0, 0]
 
     def report(self, rank: int, world: int, ended_at: int | None) -> RankedMeasurements:
         params = [
