@@ -35,10 +35,15 @@ HEADLINES = {
     "hang": "HANG: the ranks stopped making progress (not graded)",
 }
 KIND_HEADLINES = {
+    "desync": "HANG: the ranks' collectives did not match (not graded)",
     NO_GRAPH: "NOT GRADED (no autograd graph was built)",
     TAMPERED: "NOT GRADED (the grader was tampered with)",
     "device": "NOT GRADED (no CUDA device: nothing ran)",
 }
+
+
+def kind_of(verdict: Verdict) -> str | None:
+    return verdict.error.kind if verdict.error is not None else None
 
 
 def headline(verdict: Verdict) -> str:
@@ -52,7 +57,7 @@ def headline(verdict: Verdict) -> str:
 
 def render(verdict: Verdict) -> str:
     parts = [headline(verdict)]
-    if verdict.verdict == "hang":
+    if verdict.verdict == "hang" or kind_of(verdict) == "desync":
         parts.append(_wrap(verdict.message))
         if verdict.hint:
             parts.append(_wrap(f"Hint: {verdict.hint}"))

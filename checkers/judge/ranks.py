@@ -49,6 +49,17 @@ SANDBOX_NOISE = re.compile(
 """torch's note that a peer's loopback address has no name in the host's tables (the ranks'
 network is the sandbox's own): about the sandbox, not the snippet."""
 OUTPUT_PER_RANK = 16 * 1024
+GLOO_FAILURE = re.compile(
+    r"Connection closed by peer|Connection reset by peer|Broken pipe|gloo::EnforceNotMet"
+    r"|Timed out waiting|Application timeout|collective mismatch"
+    r"|doesn't match expected size",
+    re.IGNORECASE,
+)
+"""How a rank's collective fails when the ranks' collectives do not match: gloo checks the
+size of what it receives and aborts the process on a mismatch (`gloo::EnforceNotMet`,
+"Received data size doesn't match expected size"), and a rank whose peer aborted sees the
+connection close under its own collective."""
+GLOO_SAYS = re.compile(r"\[enforce fail at [^\]]*\] (?P<what>[^\n]*)")
 
 
 @dataclass(frozen=True)
@@ -169,7 +180,7 @@ def per_update(measured: Measurements | None) -> float | None:
     ranked = measured.get("ranked") if measured is not None else None
     if not ranked or not ranked["per_update"]:
         return None
-    counts = [calls for calls, _ in ranked["per_update"]]
+    counts = [window[0] for window in ranked["per_update"]]
     return float(statistics.median(counts[1:] or counts))
 
 
@@ -222,6 +233,10 @@ def rank_reports(
             line = verdict.error.line if verdict.error else None
             error = verdict.error
             what = error.kind if error is not None else verdict.verdict
+            if what == "crash" and error is not None:
+                what = "crashed (" + error.message.rsplit("(", 1)[-1].rstrip(")") + ")"
+            elif what not in ("refused", "timeout", "limit"):
+                what = f"raised {what}"
             summary = f"{what} at line {line}" if line else what
             kind = verdict.verdict
         reports.append(
@@ -265,13 +280,14 @@ def hang_hint(reports: Sequence[RankReport], source: str = "") -> str:
     waits = [r for r in reports if r.state == "waiting"]
     done = [r for r in reports if r.state == "finished"]
     calls = {r.call for r in waits}
-    for report in waits:
+    for report in [*waits, *(r for r in reports if r.state == "failed")]:
         branch = rank_branch(source, report.line) if report.line else None
         if branch is not None:
             others = [r.rank for r in reports if r.rank != report.rank and r.line != report.line]
             elsewhere = f", while {spans(others)} never get there" if others else ""
+            called = f"`{report.call}`" if report.call else "The collective"
             return (
-                f"`{report.call}` at line {report.line} runs inside `if {branch[1]}:` (line"
+                f"{called} at line {report.line} runs inside `if {branch[1]}:` (line"
                 f" {branch[0]}), so only some ranks make it{elsewhere}: a collective waits until"
                 " every rank of its group has called it. Call it on every rank, and keep only"
                 " what one rank alone should do (printing, saving) under the rank check."
@@ -343,6 +359,15 @@ def combine(
         message = f"The ranks stopped making progress: {story}."
         verdict = Verdict.not_graded("hang", device, message, line=line, kind="hang", output=output)
         return dataclasses.replace(verdict, hint=hang_hint(reports, source), ranks=reports)
+    if ended_by == "failure" and _desynchronised(verdicts, outputs, failed_rank):
+        line = next((r.line for r in reports if r.state == "failed" and r.line), None)
+        said = GLOO_SAYS.search("\n".join(outputs))
+        gloo = f" gloo said: {said['what'].strip()}" if said else ""
+        message = f"The ranks' collectives did not match, and the run broke off: {story}.{gloo}"
+        verdict = Verdict.not_graded(
+            "hang", device, message, line=line, kind="desync", output=output
+        )
+        return dataclasses.replace(verdict, hint=hang_hint(reports, source), ranks=reports)
     if ended_by in ("failure", "timeout", "cancel", "lost") or limit is not None:
         culprit = _culprit(verdicts, failed_rank, ended_by)
         base = verdicts[culprit]
@@ -364,6 +389,29 @@ def combine(
             error = dataclasses.replace(error, message=message)
         return dataclasses.replace(base, message=message, error=error, output=output, ranks=reports)
     return _graded_together(verdicts, reports, output)
+
+
+def _desynchronised(
+    verdicts: Sequence[Verdict], outputs: Sequence[str], failed_rank: int | None
+) -> bool:
+    """Whether a ranked run failed because its ranks' collectives did not match: the rank
+    that failed first (any rank, when the sandbox did not say) failed inside a collective as
+    gloo fails them. A rank that raised an error of its own is that error, even when its
+    peers then lost their connection to it."""
+    ranks = range(len(verdicts))
+    if failed_rank is not None and 0 <= failed_rank < len(verdicts):
+        ranks = range(failed_rank, failed_rank + 1)
+    for rank in ranks:
+        verdict = verdicts[rank]
+        output = outputs[rank] if rank < len(outputs) else ""
+        error = verdict.error
+        if error is None or verdict.graded:
+            continue
+        if error.kind == "crash" and GLOO_FAILURE.search(output):
+            return True
+        if error.kind == "RuntimeError" and GLOO_FAILURE.search(error.message):
+            return True
+    return False
 
 
 def _culprit(verdicts: Sequence[Verdict], failed_rank: int | None, ended_by: str) -> int:

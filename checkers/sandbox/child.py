@@ -157,7 +157,8 @@ def report_fatal_signals(log: str = CRASH_LOG) -> None:
     """Have faulthandler write the stack to `log` if the run dies of a fatal signal; a
     run whose directory cannot take the file goes on without it."""
     try:
-        faulthandler.enable(open(log, "w"), all_threads=False)
+        # every thread: a rank's collective fails in one of gloo's, its snippet waits in main
+        faulthandler.enable(open(log, "w"), all_threads=True)
     except OSError:
         pass
 
