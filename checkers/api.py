@@ -14,8 +14,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, Unpack, cast
 
-from checkers.inputs import SECONDS, STEPS, FileRefused, OutOfRange, format_cap, read_file
+from checkers.inputs import RANKS, SECONDS, STEPS, FileRefused, OutOfRange, format_cap, read_file
 from checkers.judge import judge
+from checkers.judge import ranks as ranked_judge
+from checkers.judge.communication import check_ranks
 from checkers.judge.contract import Observed, check
 from checkers.measurements import GradePayload, Measurements
 from checkers.sandbox import Outcome, Sandbox, SandboxError
@@ -43,7 +45,7 @@ class UsageError(ValueError):
 
 _sandboxes: dict[str, Sandbox] = {}
 _sandboxes_lock = threading.Lock()
-_references: dict[tuple[object, ...], Observed | Verdict] = {}
+_references: dict[tuple[object, ...], Observed | list[Observed] | Verdict] = {}
 _references_lock = threading.Lock()
 
 
@@ -51,12 +53,13 @@ class _Options(TypedDict):
     """How a task's fix, its reference solution and its starter are all run."""
 
     device: Device
-    seconds: float
+    seconds: float | None
     steps: int | None
     seed: int
     sandbox: Sandbox | None
     compare: tuple[str, ...]
     peak: bool
+    ranks: int | None
 
 
 class _FileOptions(TypedDict, total=False):
@@ -67,6 +70,7 @@ class _FileOptions(TypedDict, total=False):
     steps: int | None
     seed: int
     sandbox: Sandbox | None
+    ranks: int | None
 
 
 def grading_sandbox(device: Device = "auto", *, warm: bool = True) -> Sandbox:
@@ -92,23 +96,28 @@ def grade_source(
     seed: int = 0,
     sandbox: Sandbox | None = None,
     filename: str = "<snippet>",
+    ranks: int | None = None,
 ) -> Verdict:
-    """Grade `source` (a complete training-loop snippet) in the sandbox.
+    """Grade `source` (a complete training-loop snippet) in the sandbox; `ranks`: as that
+    many ranks, the way `torchrun --nproc-per-node RANKS` runs it (each rank graded, one
+    verdict for the run).
 
-    A snippet that cannot be graded (refused, raised, timed out, hit a limit, or the sandbox
-    could not start) comes back as a not-graded Verdict carrying the reason. Only a request
-    that is wrong itself raises, UsageError, before anything runs: a budget out of range
-    (`checked_budget`) or a snippet over `MAX_SNIPPET_BYTES` (`checked_source`).
+    A snippet that cannot be graded (refused, raised, timed out, hit a limit, hung, or the
+    sandbox could not start) comes back as a not-graded Verdict carrying the reason. Only a
+    request that is wrong itself raises, UsageError, before anything runs: a budget out of
+    range (`checked_budget`) or a snippet over `MAX_SNIPPET_BYTES` (`checked_source`).
     """
-    return _graded(
-        source,
-        device=device,
-        seconds=seconds,
-        steps=steps,
-        seed=seed,
-        sandbox=sandbox,
-        filename=filename,
-    )[0]
+    options: _Options = {
+        "device": device,
+        "seconds": seconds,
+        "steps": steps,
+        "seed": seed,
+        "sandbox": sandbox,
+        "compare": (),
+        "peak": False,
+        "ranks": ranks,
+    }
+    return _run(source, options, filename)[0]
 
 
 def grade_task(
@@ -125,9 +134,12 @@ def grade_task(
         "sandbox": sandbox,
         "compare": tuple(c.name for c in spec.contract.same_as_solution),
         "peak": spec.contract.peak_memory is not None,
+        "ranks": spec.grading.ranks,
     }
-    verdict, fix = _graded(source, filename=filename, **options)
-    if fix is None:
+    if spec.grading.ranks is not None:
+        return _ranked_task(source, spec, options, filename)
+    verdict, fix = _run(source, options, filename)
+    if not isinstance(fix, Observed):
         return verdict
     reference = _reference(spec.solution, "the reference solution", options)
     if isinstance(reference, Verdict):
@@ -137,7 +149,9 @@ def grade_task(
         found = _reference(spec.starter, "the starter", options)
         if isinstance(found, Verdict):
             return found
-        starter = found
+        starter = found if isinstance(found, Observed) else None
+    if not isinstance(reference, Observed):
+        raise TypeError("a single run's reference is one run")
     expectations = check(spec.contract, fix, reference, starter)
     return with_expectations(verdict, expectations, unchanged=same_code(source, spec.starter))
 
@@ -151,6 +165,56 @@ def same_code(source: str, starter: str) -> bool:
         return ast.dump(ast.parse(source)) == ast.dump(ast.parse(starter))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return source.strip() == starter.strip()
+
+
+def _run(
+    source: str, options: _Options, filename: str
+) -> tuple[Verdict, Observed | list[Observed] | None]:
+    """One run, or a ranked run when `options` has ranks."""
+    if options["ranks"] is not None:
+        return _graded_ranks(
+            source,
+            ranks=options["ranks"],
+            device=options["device"],
+            seconds=options["seconds"],
+            steps=options["steps"],
+            seed=options["seed"],
+            sandbox=options["sandbox"],
+            filename=filename,
+            compare=options["compare"],
+            peak=options["peak"],
+        )
+    return _graded(
+        source,
+        device=options["device"],
+        seconds=options["seconds"],
+        steps=options["steps"],
+        seed=options["seed"],
+        sandbox=options["sandbox"],
+        filename=filename,
+        compare=options["compare"],
+        peak=options["peak"],
+    )
+
+
+def _ranked_task(source: str, spec: TaskSpec, options: _Options, filename: str) -> Verdict:
+    """A ranked task's fix: every rank graded, every rank held to the contract against the
+    same rank of the solution, and the communication the contract asks for."""
+    verdict, fixes = _run(source, options, filename)
+    if not isinstance(fixes, list):
+        return verdict
+    reference = _reference(spec.solution, "the reference solution", options)
+    if isinstance(reference, Verdict):
+        return reference
+    starters: list[Observed] | None = None
+    if spec.contract.peak_memory is not None:
+        found = _reference(spec.starter, "the starter", options)
+        if isinstance(found, Verdict):
+            return found
+        starters = found if isinstance(found, list) else None
+    solutions = reference if isinstance(reference, list) else [reference]
+    expectations = check_ranks(spec.contract, fixes, solutions, starters)
+    return with_expectations(verdict, expectations, unchanged=same_code(source, spec.starter))
 
 
 def with_expectations(
@@ -218,25 +282,42 @@ def _contract_hint(broken: list[Expectation]) -> str:
         return "The task is about peak memory: lower what is alive at the busiest moment of a step."
     if "complete" in what:
         return "Let the run finish within its budget: it must do the same work as the solution."
+    if "in_sync" in what:
+        return (
+            "Every rank must step on the same gradients: all-reduce them (DDP does it in the"
+            " last backward before each step) and average them, so the replicas stay identical."
+        )
+    if "averaged" in what:
+        return (
+            "all_reduce sums what the ranks send: divide the gradients by the world size (or"
+            " reduce with ReduceOp.AVG) so every rank steps on their mean."
+        )
+    if what & {"per_update", "bytes_per_update"}:
+        return (
+            "The task is about communication: grill counts each rank's collectives per"
+            " optimizer update, DDP's gradient buckets included: make only those the task"
+            " needs."
+        )
     return (
         "Change only what the task asks: the model, the data and the order of random draws"
         " stay as in the starter, so the results match the reference under the same seed."
     )
 
 
-def _reference(source: str, role: str, options: _Options) -> Observed | Verdict:
+def _reference(source: str, role: str, options: _Options) -> Observed | list[Observed] | Verdict:
     """What the card's own code does, cached per process once it ran (it is the same every
-    time); a run that failed (cancelled, out of time on a busy machine) is tried again."""
+    time); a run that failed (cancelled, out of time on a busy machine) is tried again. A
+    ranked task's is one Observed per rank."""
     key = (
         hashlib.sha256(source.encode()).hexdigest(),
-        *[options[k] for k in ("device", "seconds", "steps", "seed", "compare", "peak")],
+        *[options[k] for k in ("device", "seconds", "steps", "seed", "compare", "peak", "ranks")],
     )
     with _references_lock:
         found = _references.get(key)
     if found is not None:
         return found
-    verdict, observed = _graded(source, filename=f"<{role}>", **options)
-    result: Observed | Verdict = (
+    verdict, observed = _run(source, options, f"<{role}>")
+    result: Observed | list[Observed] | Verdict = (
         observed
         if observed is not None
         else Verdict.not_graded(
@@ -287,6 +368,93 @@ def _graded(
     return verdict_from_outcome(outcome, source)
 
 
+def _graded_ranks(
+    source: str,
+    *,
+    ranks: int | None,
+    device: Device,
+    seconds: float | None,
+    steps: int | None,
+    seed: int,
+    sandbox: Sandbox | None,
+    filename: str,
+    compare: tuple[str, ...] = (),
+    peak: bool = False,
+) -> tuple[Verdict, list[Observed] | None]:
+    """`source` run as `ranks` ranks: every rank graded as a single run, one verdict for the
+    run (`checkers.judge.ranks`), and each rank's observations for a contract."""
+    seconds = checked_budget(seconds, steps)
+    count = checked_ranks(ranks)
+    sandbox = sandbox or shared_sandbox(device)
+    try:
+        sandbox.start()
+        if not sandbox.can_rank:
+            raise SandboxError(
+                "ranked runs need a network of the sandbox's own, so that the ranks reach"
+                " each other and nothing else, and this machine gives it none (bubblewrap is"
+                " unavailable and the kernel allows no private network namespace): install"
+                " bubblewrap, or run grill as root"
+            )
+    except SandboxError as exc:
+        return Verdict.not_graded("error", device, str(exc), kind=exc.kind), None
+    payloads: list[GradePayload] = [
+        {
+            "source": source,
+            "filename": filename,
+            "seconds": seconds,
+            "steps": steps,
+            "seed": seed,
+            "compare": list(compare),
+            "peak": peak,
+            "device": sandbox.device or "cpu",
+            "print_limit": sandbox.limits.output_bytes,
+            "rank": rank,
+            "world": count,
+        }
+        for rank in range(count)
+    ]
+    try:
+        outcome = sandbox.run_ranked(
+            GRADE_JOB,
+            payloads,
+            timeout_s=seconds + FINISH_MARGIN_S,
+            stuck=lambda dumps: ranked_judge.stuck(dumps, filename),
+        )
+    except SandboxError as exc:
+        return Verdict.not_graded("error", device, str(exc), kind=exc.kind), None
+    graded = [verdict_from_outcome(rank, source) for rank in outcome.ranks]
+    measured = [
+        cast(Measurements, rank.result) if rank.status == "ok" and rank.result else None
+        for rank in outcome.ranks
+    ]
+    verdict = ranked_judge.combine(
+        [v for v, _ in graded],
+        measured,
+        ended_by=outcome.ended_by,
+        failed_rank=outcome.failed_rank,
+        dumps=outcome.dumps,
+        answered=outcome.answered,
+        limit=outcome.limit,
+        source=source,
+        filename=filename,
+        outputs=[rank.output for rank in outcome.ranks],
+        device=outcome.device,
+    )
+    observed = [o for _, o in graded]
+    if verdict.graded and all(o is not None for o in observed):
+        return verdict, cast(list[Observed], observed)
+    return verdict, None
+
+
+def checked_ranks(ranks: int | None) -> int:
+    """The number of ranks of a ranked run; UsageError for one that cannot run, before any
+    worker starts."""
+    try:
+        return int(RANKS.check(ranks))
+    except OutOfRange as error:
+        raise UsageError(str(error)) from None
+
+
 def checked_budget(seconds: float | None, steps: int | None) -> float:
     """The time budget in seconds (the default when None), with `steps`, checked against
     their ranges (`inputs.SECONDS`, `inputs.STEPS`): UsageError, saying the range, for a
@@ -335,7 +503,7 @@ def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, O
     return verdict, None
 
 
-def grade_file(path: str | Path, **options: Unpack[_FileOptions]) -> Verdict:
+def grade_file(path: str | Path, **options: Unpack[_FileOptions]) -> Verdict:  # noqa: D103
     """Grade the snippet in `path`; raises UsageError when it cannot be read as text."""
     return grade_source(read_snippet(path), filename=str(path), **options)
 

@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from checkers.inputs import SECONDS, STEPS
+from checkers.inputs import RANKS, SECONDS, STEPS
 from checkers.verdict import DEVICES, EXIT_GRILL, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -66,6 +66,14 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="stop watching after N optimizer steps (default: run to the end)",
+    )
+    parser.add_argument(
+        "--ranks",
+        type=RANKS.parse_whole,
+        default=None,
+        metavar="N",
+        help="run each file as N ranks, as torchrun --nproc-per-node N would (1 to 16):"
+        " torch.distributed on gloo, every rank graded, hangs named",
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object per file, one per line"
@@ -118,6 +126,7 @@ def _run(args: argparse.Namespace) -> int:
     from checkers.api import (
         UsageError,
         checked_budget,
+        checked_ranks,
         checked_source,
         grade_source,
         grading_sandbox,
@@ -134,14 +143,18 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    ranks = getattr(args, "ranks", None)
     try:  # every usage error is found before a worker starts (seconds of torch import)
         checked_budget(args.seconds, args.steps)
+        if ranks is not None:
+            checked_ranks(ranks)
         sources = [(path, checked_source(read_snippet(path), path)) for path in args.files]
     except UsageError as exc:
         print(f"grill check: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     worst = 0
-    sandbox = grading_sandbox(args.device, warm=len(sources) > 1)
+    # Ranked runs use a warm worker even for one file: each rank starts from it.
+    sandbox = grading_sandbox(args.device, warm=len(sources) > 1 or ranks is not None)
     try:
         try:
             sandbox.start()
@@ -162,6 +175,7 @@ def _run(args: argparse.Namespace) -> int:
                     seconds=args.seconds,
                     steps=args.steps,
                     sandbox=sandbox,
+                    ranks=ranks,
                 )
             except Exception as exc:  # a fault of grill's own: say so, with its own exit status
                 return _fault(exc, f" while grading {path}")
@@ -197,6 +211,11 @@ def task_file(args: argparse.Namespace) -> str:
                 f"--{option} does not apply to --task: a task runs with its card's budget,"
                 " as in the app, so a fix and the reference solution do the same work"
             )
+    if getattr(args, "ranks", None) is not None:
+        raise UsageError(
+            "--ranks does not apply to --task: a task runs with as many ranks as its card"
+            " says (its grading's `ranks`), as in the app"
+        )
     return str(args.files[0])
 
 

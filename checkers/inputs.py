@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, cast
 
+from checkers.measurements import MAX_RANKS
+
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NONBLOCK", 0)
@@ -244,6 +246,9 @@ def _shown(value: float) -> str:
 SECONDS = Range("--seconds (the time budget per run)", 0.1, 3600, unit="seconds")
 """How long a run is watched: `grill check --seconds`, and `seconds=` of the grading API (a
 card's own `grading.seconds`, 5 to 600, is inside it)."""
+RANKS = Range("--ranks", 1, MAX_RANKS, whole=True)
+"""Ranks of a ranked run: `grill check --ranks`, the API's `ranks=` and a card's
+`grading.ranks`."""
 STEPS = Range("--steps", 1, 100_000, whole=True)
 """Training steps watched before the grader stops: `grill check --steps`, the API's `steps=`
 and a card's `grading.steps`."""

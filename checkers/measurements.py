@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from checkers.verdict import NotGraded
 
 
+MAX_RANKS = 16
+"""The most ranks one ranked run may have (`grill check --ranks N`, a code task's `ranks`):
+on a laptop's cores more only queue behind each other."""
+
+
 class RunFailed(Exception):
     """How a sandbox job ends its run without a result: the sandbox sends it as the run's
     status (the snippet was refused, raised, or ran out of memory), with the candidate's
@@ -47,6 +52,9 @@ class GradePayload(TypedDict, total=False):
     peak: bool
     print_limit: int
     """Characters of the snippet's printed text kept (then a note that it was cut)."""
+    rank: int
+    """Set for a rank of a ranked run (`grill check --ranks`): which one, of `world`."""
+    world: int
 
 
 class TrainingCounts(TypedDict):
@@ -173,6 +181,33 @@ class Fingerprint(TypedDict, total=False):
     """The labels of the parts that are Python numbers, not tensors."""
 
 
+class Collective(TypedDict):
+    calls: int
+    bytes: int
+
+
+class RankedMeasurements(TypedDict):
+    """A rank's communication and gradients (`checkers.measure.ranked`)."""
+
+    rank: int
+    world: int
+    collectives: dict[str, Collective]
+    """Per collective (`all_reduce`, `broadcast`...), over the whole run."""
+    per_update: list[list[int]]
+    """Per optimizer update (at most 256): [calls, bytes, calls inside a backward pass] of
+    the collectives made since the update before (the first holds the set-up: DDP's
+    broadcast of the weights)."""
+    after_updates: list[int]
+    """[calls, bytes, calls inside a backward pass] after the last update."""
+    updates: int
+    grads: list[list[float]]
+    """Per update (at most 256): [sum, sum of squares] of the gradients it stepped on."""
+    params: list[float]
+    """[sum, sum of squares] of the optimizers' parameters at the end."""
+    ended_at: int | None
+    """The line whose sys.exit() ended the snippet early, if one did."""
+
+
 class Measurements(TypedDict):
     device: str
     stopped_by: str
@@ -193,6 +228,8 @@ class Measurements(TypedDict):
     """Absent where the run could not be measured."""
     sandbox_notes: NotRequired[list[str]]
     """What the sandbox changed to run the snippet (a DataLoader's workers kept in process)."""
+    ranked: NotRequired[RankedMeasurements]
+    """For a rank of a ranked run."""
 
 
 def format_bytes(amount: float) -> str:

@@ -32,12 +32,18 @@ HEADLINES = {
     "error": "NOT GRADED (the snippet raised an error)",
     "timeout": "NOT GRADED (time limit)",
     "limit": "NOT GRADED (resource limit)",
+    "hang": "HANG: the ranks stopped making progress (not graded)",
 }
 KIND_HEADLINES = {
+    "desync": "HANG: the ranks' collectives did not match (not graded)",
     NO_GRAPH: "NOT GRADED (no autograd graph was built)",
     TAMPERED: "NOT GRADED (the grader was tampered with)",
     "device": "NOT GRADED (no CUDA device: nothing ran)",
 }
+
+
+def kind_of(verdict: Verdict) -> str | None:
+    return verdict.error.kind if verdict.error is not None else None
 
 
 def headline(verdict: Verdict) -> str:
@@ -51,7 +57,11 @@ def headline(verdict: Verdict) -> str:
 
 def render(verdict: Verdict) -> str:
     parts = [headline(verdict)]
-    if not verdict.graded:
+    if verdict.verdict == "hang" or kind_of(verdict) == "desync":
+        parts.append(_wrap(verdict.message))
+        if verdict.hint:
+            parts.append(_wrap(f"Hint: {verdict.hint}"))
+    elif not verdict.graded:
         parts.append(_not_graded(verdict))
     else:
         memory = (
@@ -76,6 +86,8 @@ def render(verdict: Verdict) -> str:
                 )
             )
         parts.extend(_wrap(f"Note: {note}") for note in verdict.notes)
+    if verdict.ranks:
+        parts.append(ranks_table(verdict))
     if verdict.coverage:
         parts.append(_wrap(verdict.coverage))
     if verdict.output.strip():
@@ -153,6 +165,46 @@ def retained_table(verdict: Verdict) -> str:
     if total > len(rows):
         lines.append(f"… and {total - len(rows)} more")
     return "Still holding graphs:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def ranks_table(verdict: Verdict) -> str:
+    """Each rank in a row (its own verdict, steps, collectives per update, where it stood),
+    then the collectives each made, once for ranks that made the same."""
+    header = ("rank", "verdict", "steps", "per update", "where")
+    rows = [
+        (
+            str(r.rank),
+            r.verdict,
+            str(r.steps) if r.state == "finished" else "-",
+            f"{r.per_update:g}" if r.per_update is not None else "-",
+            r.summary,
+        )
+        for r in verdict.ranks
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    lines = []
+    for row in [header, *rows]:
+        cells = [cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    lines.insert(1, "  ".join("─" * w for w in [*widths, len(header[-1])]))
+    text = f"Ranks ({len(verdict.ranks)}):\n" + "\n".join(f"  {line}" for line in lines)
+    made: dict[str, list[int]] = {}
+    for r in verdict.ranks:
+        if r.collectives:
+            ordered = sorted(r.collectives.items(), key=lambda item: -item[1]["calls"])
+            listed = ", ".join(
+                f"{name} ×{found['calls']} ({format_bytes(found['bytes'])})"
+                for name, found in ordered
+            )
+            made.setdefault(listed, []).append(r.rank)
+    for listed, ranks in made.items():
+        who = "every rank" if len(ranks) == len(verdict.ranks) else _ranks(ranks)
+        text += "\n\n" + _wrap(f"Collectives made, {who}: {listed}.", indent="  ")
+    return text
+
+
+def _ranks(ranks: list[int]) -> str:
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
 
 
 def _shorten(path: str) -> str:

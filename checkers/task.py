@@ -7,10 +7,11 @@ Imported by the parent only (pydantic, no torch); the sandbox child receives pla
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from checkers.measurements import MAX_RANKS
 from checkers.verdict import Device
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=80)]
@@ -46,6 +47,28 @@ class Compared(Strict):
     on the device."""
 
 
+class Communication(Strict):
+    """What a ranked task's fix must do between its ranks (`grading.ranks`), measured on
+    every rank: every collective a rank makes, DDP's gradient all-reduces included, and the
+    gradients each rank steps on, against the reference solution run with as many ranks."""
+
+    in_sync: bool = True
+    """Every rank steps on the same gradients at every optimizer update, and the ranks end
+    with the same parameters: a missed all-reduce, or a `no_sync()` the last micro-batch never
+    leaves, breaks it."""
+    per_update: Literal["same", "at_most"] | None = None
+    """Collectives a rank makes per optimizer update (the median over its updates), against
+    the solution's: `same` as many, or `at_most` as many. So syncing every micro-batch (four
+    all-reduces an update) and syncing once per update (one) are told apart. Unset: not
+    checked."""
+    bytes_per_update: Literal["same", "at_most"] | None = None
+    """Bytes a rank sends through its collectives per update, against the solution's (10% of
+    slack for `same`). Unset: not checked."""
+    averaged: bool = False
+    """The gradients of the first update match the solution's (rtol 1e-3): gradients summed
+    over the ranks instead of averaged (world size times larger), or never reduced, break it."""
+
+
 class Contract(Strict):
     """What the fixed code must still do, checked on the same run against the reference
     solution under the same seed. A fix that breaks it grades `wrong`, whatever its memory."""
@@ -60,6 +83,8 @@ class Contract(Strict):
     """When set: the fix's peak memory (host heap on CPU, allocated bytes on CUDA) must stay
     under this fraction of the starter's. For lessons about memory that peaks rather than
     grows (activation checkpointing, activation size)."""
+    communication: Communication | None = None
+    """For a ranked task (`grading.ranks`): what its ranks must send each other."""
 
 
 class Grading(Strict):
@@ -76,6 +101,11 @@ class Grading(Strict):
     seed: int = Field(default=0, ge=0)
     """torch and `random` are seeded with this before the run, so a fix and the reference
     solution see the same data and the same initial weights."""
+    ranks: int | None = Field(default=None, ge=1, le=MAX_RANKS)
+    """Run the code as this many ranks, as `torchrun --nproc-per-node N` would (each with
+    RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set, torch.distributed on gloo); each rank
+    is graded and held to the contract against the same rank of the solution. Unset: one
+    plain run, where torch.distributed is refused."""
 
 
 class TaskSpec(Strict):

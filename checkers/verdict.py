@@ -18,9 +18,12 @@ DEVICES: tuple[Device, ...] = get_args(Device)
 
 Graded = Literal["clean", "leak", "wrong"]
 """The snippet ran and was judged: no graph kept; graph kept; or a task's contract broken."""
-NotGraded = Literal["refused", "error", "timeout", "limit"]
+NotGraded = Literal["refused", "error", "timeout", "limit", "hang"]
 """Why a run has no grade: refused by the policy, raised (or grill failed), out of time, or
-over a limit. The sandbox's run status uses the same words (`Outcome.status`)."""
+over a limit; and for a ranked run, `hang`: its ranks stopped making progress, each waiting
+on another (a collective one rank never joins, mismatched collectives, a rank gone early).
+The sandbox's run status uses the same words (`Outcome.status`), all but `hang`, which only
+the grader of a ranked run gives."""
 VerdictKind = Literal[Graded, NotGraded]
 Pattern = Literal["flat", "sawtooth", "monotonic", "fragmentation"]
 
@@ -118,6 +121,31 @@ class Extra(TypedDict, total=False):
 
 
 @dataclass(frozen=True)
+class RankReport:
+    """One rank of a ranked run (`grill check --ranks N`), in the verdict of the whole run."""
+
+    rank: int
+    verdict: VerdictKind
+    """The rank's own verdict, as a single run would get it (`error` for a rank that was
+    ended before it finished, `hang` for one that waited when the run stalled)."""
+    state: str
+    """`finished` (its snippet ran to its end, or to its budget), `waiting` (inside a
+    collective when the run was ended), `running` (elsewhere in its code), `failed` (it
+    raised, was refused, crashed or passed a limit), or `ended` (stopped before it answered)."""
+    summary: str
+    """One line: `waits in all_reduce at line 31`, `finished at line 40`, `leaks: ...`."""
+    line: int | None = None
+    """The snippet's line it waits at, finished at, or failed at."""
+    call: str | None = None
+    """What it waits in (`all_reduce`, `barrier`, `backward`...), when it waits."""
+    steps: int = 0
+    collectives: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per collective it made (DDP's included): `{calls, bytes}`."""
+    per_update: float | None = None
+    """Collectives per optimizer update (the median over its updates)."""
+
+
+@dataclass(frozen=True)
 class Verdict:
     verdict: VerdictKind
     device: str
@@ -142,6 +170,9 @@ class Verdict:
     training: Training = field(default_factory=Training)
     extra: Extra = field(default_factory=Extra)
     """Further evidence (the dead-weight series, reserved bytes on CUDA...); keys may grow."""
+    ranks: tuple[RankReport, ...] = ()
+    """For a ranked run, each rank; the verdict above is the whole run's (a leak on any rank
+    is a leak, and its message names the ranks)."""
 
     @property
     def graded(self) -> bool:

@@ -117,11 +117,16 @@ def _mismatch(loc: Loc, expected: str, verdict: Verdict, task: CodeTask) -> tupl
             f"the contract must tell this fix apart: {fix.why}",
         )
     if part == "starter":
-        what = "leak" if expected == "leak" else "break the contract (grade wrong)"
+        what = {
+            "leak": "leak",
+            "hang": "hang (its ranks waiting on each other)",
+            "error": "raise an error",
+        }.get(expected, "break the contract (grade wrong)")
         return (
             f"'{where}' must {what} but graded {verdict.verdict}{detail}",
             "the starter must show the bug the task is about, so the candidate has something"
-            " to fix: graphs that pile up, or results that differ from the solution's",
+            " to fix: graphs that pile up, results that differ from the solution's, or, as"
+            " ranks, a hang or torch.distributed's own error",
         )
     return (
         f"'{where}' must grade clean but graded {verdict.verdict}{detail}",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal, NamedTuple, TypedDict, cast, overload
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
 from checkers.task import Contract, Grading, Strict, TaskSpec
 from questions.levels import LEVELS as LEVELS  # re-exported: part of the card model
@@ -84,9 +84,11 @@ class TriedFix(Strict):
     """What the fix does, in a few words ("divides the learning rate instead of the loss")."""
     code: Text
     """The whole fixed snippet, as a candidate would submit it."""
-    expect: Literal["clean", "wrong", "leak"]
+    expect: Literal["clean", "wrong", "leak", "hang", "error"]
     """How it must grade: `clean` for an alternative correct fix, `wrong` for one that breaks
-    what the prompt keeps, `leak` for one that still keeps graphs alive."""
+    what the prompt keeps, `leak` for one that still keeps graphs alive; for a ranked task
+    also `hang` (its ranks wait on each other for ever) or `error` (a rank raises, as DDP
+    does on parameters it expected gradients for)."""
     why: Text
     """Why it grades so: what it keeps or breaks of the prompt."""
 
@@ -100,14 +102,35 @@ class CodeTask(Strict):
     """Reference solution, revealed only after an attempt; it must grade `clean`."""
     hints: list[Text] = Field(min_length=1)
     """Hints in the order they are offered."""
-    starter_fails: Literal["leak", "wrong"] = "leak"
+    starter_fails: Literal["leak", "wrong", "hang", "error"] = "leak"
     """How the starter must grade: `leak` (it keeps graphs alive), or `wrong` (it breaks the
-    contract: it computes something other than the solution, or peaks over the memory budget)."""
+    contract: it computes something other than the solution, or peaks over the memory budget);
+    a ranked task's (`grading.ranks`) may also `hang` (its ranks stop making progress, each
+    waiting on another) or raise an `error` (torch.distributed's own, such as DDP's on unused
+    parameters), the bug the task is about."""
     contract: Contract
     grading: Grading = Field(default_factory=Grading)
     tried_fixes: list[TriedFix] = Field(default_factory=list)
     """Fixes a candidate might try, each graded by `grill lint --run` and required to get its
     `expect`ed verdict: wrong ones the contract must catch, and correct ones it must let pass."""
+
+    @model_validator(mode="after")
+    def _ranked_outcomes_need_ranks(self) -> CodeTask:
+        """A hang, an error of torch.distributed and a contract on communication only exist
+        for a task run as ranks."""
+        if self.grading.ranks is not None:
+            return self
+        if self.starter_fails in ("hang", "error"):
+            raise ValueError(
+                f"starter_fails: {self.starter_fails} needs a ranked task (grading: ranks: N)"
+            )
+        if any(fix.expect in ("hang", "error") for fix in self.tried_fixes):
+            raise ValueError(
+                "a tried fix that must hang or raise needs a ranked task (grading: ranks: N)"
+            )
+        if self.contract.communication is not None:
+            raise ValueError("contract.communication needs a ranked task (grading: ranks: N)")
+        return self
 
     @property
     def spec(self) -> TaskSpec:

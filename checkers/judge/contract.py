@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from checkers.measurements import Fingerprint, Measurements, format_bytes
+from checkers.measurements import Fingerprint, Measurements, RankedMeasurements, format_bytes
 from checkers.verdict import Expectation
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ class Observed:
     peak_bytes: int = 0
     complete: bool = True
     """The run reached its end (not stopped by a budget)."""
+    ranked: RankedMeasurements | None = None
+    """A rank's communication and gradients, for a rank of a ranked run."""
 
     @classmethod
     def from_measurements(cls, m: Measurements) -> Observed:
@@ -42,6 +44,7 @@ class Observed:
             values=m.get("values") or {},
             peak_bytes=m.get("peak_bytes", 0),
             complete=m.get("stopped_by") == "end",
+            ranked=m.get("ranked"),
         )
 
 

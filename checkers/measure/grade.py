@@ -18,6 +18,7 @@ import random
 import resource
 import sys
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from types import FrameType
@@ -26,7 +27,7 @@ from typing import NoReturn, Protocol, cast
 import torch
 
 from checkers import policy
-from checkers.measure import storage, warnings_shown
+from checkers.measure import ranked, storage, warnings_shown
 from checkers.measure.fingerprint import fingerprint
 from checkers.measure.instrument import EACH, ENTER, LEAVE, LOOP, TICK, instrument
 from checkers.measure.ledger import (
@@ -148,6 +149,8 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
     compile_s = started - compiling
     seconds = float(payload["seconds"])
     compare = [str(name) for name in payload.get("compare") or ()]
+    rank = ranked_rank(payload, device)
+    talk = ranked.communication(payload)
 
     def stop(reason: str) -> NoReturn:
         try:
@@ -166,6 +169,8 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         except (Exception, policy.Measuring) as exc:  # where the snippet stood, measuring failed
             result = unmeasured(ledger, f"{type(exc).__name__} while measuring", started, device)
         result["sandbox_notes"] = policy.notes(namespace)
+        if talk is not None and rank is not None:
+            result["ranked"] = talk.report(rank.rank, rank.world, policy.ended_at())
         finish(result)
 
     ledger = Ledger(
@@ -186,7 +191,10 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         LEAVE: ledger.leave,
     }
     namespace = policy.candidate_namespace(
-        code, hooks, print_limit=payload.get("print_limit", policy.PRINT_LIMIT)
+        code,
+        hooks,
+        print_limit=payload.get("print_limit", policy.PRINT_LIMIT),
+        rank=rank,
     )
     seed_everything(int(payload.get("seed") or 0))
     gc.freeze()  # what exists now is grill's and torch's: the final sweep looks at the run's only
@@ -207,7 +215,18 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
             compile_s=compile_s,
         )
     result["sandbox_notes"] = policy.notes(namespace)
+    if talk is not None and rank is not None:
+        talk.counting = False  # what grill itself does from here on is not the snippet's
+        result["ranked"] = talk.report(rank.rank, rank.world, policy.ended_at())
     return result
+
+
+def ranked_rank(payload: GradePayload, device: str) -> policy.Ranked | None:
+    """The rank this run is, for a ranked run."""
+    rank, world = payload.get("rank"), payload.get("world")
+    if rank is None or world is None:
+        return None
+    return policy.Ranked(int(rank), int(world), device)
 
 
 def measured_scan(ledger: Ledger, filename: str) -> Scan:
@@ -490,7 +509,10 @@ def scan(
     found = Scan(ledger.generation)
     budget = MAX_SUMMARY_NODES
     summaries: dict[int, tuple[Summary, tuple[object, object]]] = {}
-    with ledger.paused():
+    # What grill's walk reads is not the snippet's doing: no warning of torch's (FSDP's
+    # parameters warn on `.grad`) may show as the snippet's.
+    with ledger.paused(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         walk = HolderScan(roots, filename)
         holders = walk.walk()
         found.unread = walk.unread

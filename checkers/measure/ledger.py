@@ -39,6 +39,7 @@ import gc
 import itertools
 import sys
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -682,7 +683,8 @@ class Ledger(TorchFunctionMode):
     ) -> None:
         """Count the update, and let the optimizer's own arithmetic (no graph, under no_grad)
         run without the mode unless a closure (L-BFGS) builds graph inside the step."""
-        with self.paused():
+        with self.paused(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # FSDP's parameters are views: torch warns on .grad
             gradients = _gradients(optimizer)
             if gradients:
                 self.updates += 1

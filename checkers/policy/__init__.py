@@ -13,10 +13,11 @@ next; `transformer` (compile time) and `runtime` (the namespace, the run) on top
 """
 
 from checkers.policy.guards import measuring
-from checkers.policy.refusal import CandidateError, Measuring, Refused, is_namespace
+from checkers.policy.refusal import CandidateError, Measuring, Ranked, Refused, is_namespace
 from checkers.policy.runtime import (
     PRINT_LIMIT,
     candidate_namespace,
+    ended_at,
     finish,
     notes,
     run_candidate,
@@ -28,9 +29,11 @@ __all__ = [
     "CandidateError",
     "Compiled",
     "Measuring",
+    "Ranked",
     "Refused",
     "candidate_namespace",
     "compile_candidate",
+    "ended_at",
     "finish",
     "is_namespace",
     "measuring",

@@ -32,7 +32,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NoReturn
 
-from checkers.policy import tables
+from checkers.policy import ranked, tables
 from checkers.policy.identity import (
     ModuleProxy,
     admit,
@@ -55,6 +55,7 @@ from checkers.policy.refusal import (
     candidate_frame,
     is_namespace,
     not_available,
+    ranked_now,
 )
 from checkers.policy.standins import (
     TRACEBACK_STAND_INS,
@@ -306,7 +307,8 @@ def module_attribute(proxy: ModuleProxy, attr: str, *default: object) -> object:
         raise not_available(path, "a module's own internals")
     if module in VIEWS:
         return view_attribute(module, attr)
-    reason = tables.torch_reason(path) if tables.is_torch(module) else None
+    ranked = ranked_now() is not None
+    reason = tables.torch_reason(path, ranked) if tables.is_torch(module) else None
     if reason is not None:
         raise not_available(path, reason)
     real = sys.modules[module]
@@ -319,7 +321,7 @@ def module_attribute(proxy: ModuleProxy, attr: str, *default: object) -> object:
         submodule = sys.modules.get(path)
         if isinstance(submodule, types.ModuleType):
             return module_proxy(submodule)
-        closed = tables.module_reason(path)
+        closed = tables.module_reason(path, ranked)
         if closed is not None and installed(path):  # `import logging.config` binds `logging`
             return proxy_for(path, closed)
         if default:
@@ -597,7 +599,7 @@ def import_proxy(name: str) -> ModuleProxy:
         return proxy_for(name)
     if name == "os.path":
         return proxy_for("posixpath")
-    why = tables.module_reason(name)
+    why = tables.module_reason(name, ranked_now() is not None)
     if why is not None:
         if not installed(name):
             raise ModuleNotFoundError(f"No module named '{name}'", name=name)
@@ -765,6 +767,7 @@ def install_replacements() -> None:
     replace(torch.load, load)
     for name, stand in TRACEBACK_STAND_INS.items():
         replace(getattr(traceback, name), stand)
+    ranked.install()
     for factory in (
         collections.namedtuple,
         dataclasses.make_dataclass,

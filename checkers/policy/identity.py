@@ -31,7 +31,7 @@ from weakref import WeakKeyDictionary, WeakSet, WeakValueDictionary
 import torch
 
 from checkers.policy import tables
-from checkers.policy.refusal import candidate_classes, is_namespace, not_available
+from checkers.policy.refusal import candidate_classes, is_namespace, not_available, ranked_now
 from checkers.policy.standins import is_stand_in
 
 # References taken once, at import, before any snippet runs: the snippet can rebind none of
@@ -188,7 +188,7 @@ def module_proxy(module: types.ModuleType) -> ModuleProxy:
     name = module_name(module)
     if name is None:
         raise not_available(getattr(module, "__name__", "a module"), "a module grill cannot place")
-    return proxy_for(name, tables.module_reason(name))
+    return proxy_for(name, tables.module_reason(name, ranked_now() is not None))
 
 
 def module_name(module: types.ModuleType) -> str | None:
@@ -367,7 +367,7 @@ def class_reason(cls: type) -> str | None:
         return None
     home = _class_home(cls)
     if home is not None:
-        return _placed_class_reason(cls, home)
+        return _placed_class_reason(cls, home, ranked_now() is not None)
     # Not where it claims to live: a class torch or the standard library made at run time
     # (a parametrized module's class, a local class), or one that pretends. It is as open as
     # what it is made of.
@@ -386,18 +386,18 @@ def class_reason(cls: type) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _placed_class_reason(cls: type, home: tuple[str, str]) -> str | None:
+def _placed_class_reason(cls: type, home: tuple[str, str], ranked: bool) -> str | None:
     """A class where it claims to live is as closed as its home, or as any class it builds
     on (a torch dispatch mode subclassed elsewhere is still a dispatch mode)."""
-    reason = home_reason(*home)
+    reason = _home_reason(*home, ranked)
     if reason is not None:
         return reason
     for base in cls.__mro__[1:-1]:
         if base in candidate_classes() or is_stand_in(base):
             continue
         base_home = _class_home(base)
-        if base_home is not None and home_reason(*base_home) is not None:
-            return home_reason(*base_home)
+        if base_home is not None and _home_reason(*base_home, ranked) is not None:
+            return _home_reason(*base_home, ranked)
     return None
 
 
@@ -410,14 +410,19 @@ def function_reason(function: types.FunctionType) -> str | None:
     return home_reason(*home)
 
 
-@functools.lru_cache(maxsize=8192)
 def home_reason(module: str, qualname: str) -> str | None:
-    """Why the objects living at `module.qualname` are closed, or None when they are open."""
+    """Why the objects living at `module.qualname` are closed, or None when they are open
+    (to the run whose code runs now: torch.distributed is open to a rank of a ranked run)."""
+    return _home_reason(module, qualname, ranked_now() is not None)
+
+
+@functools.lru_cache(maxsize=8192)
+def _home_reason(module: str, qualname: str, ranked: bool) -> str | None:
     path = f"{module}.{qualname}"
     if module == "checkers" or module.startswith("checkers."):
         return "grill's own machinery"
     if tables.is_torch(module):
-        return tables.torch_reason(path)
+        return tables.torch_reason(path, ranked)
     if module == "builtins":
         top = qualname.split(".", 1)[0]
         if top in tables.BUILTIN_TYPES or top in _BUILTIN_NAMES or _is_exception(top):
@@ -428,7 +433,7 @@ def home_reason(module: str, qualname: str) -> str | None:
             if path == name or path.startswith(name + "."):
                 return why
         return None
-    closed = tables.module_reason(module)
+    closed = tables.module_reason(module, ranked)
     return f"from {module}: {closed}" if closed else None
 
 

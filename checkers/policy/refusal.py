@@ -40,13 +40,30 @@ class Measuring(BaseException):
     a weakref callback, a method grill's scan reached) can compute, but not act."""
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """A rank of a ranked run (`grill check --ranks N`, a task's `ranks`), as the policy sees
+    it: torch.distributed and DistributedDataParallel are open to it, within the run's own
+    ranks (`checkers.policy.ranked`)."""
+
+    rank: int
+    world: int
+    device: str = "cpu"
+
+
 @dataclass(eq=False)
 class Run:
     """One snippet's run, as the guards see it."""
 
     filename: str
     scratch: str
-    """The run's own folder, the one place its files may go."""
+    """The run's own folder, the one place its files may go (the ranks of a ranked run share
+    it, as processes on one machine share a folder)."""
+    ranked: Ranked | None = None
+    """Set for a rank of a ranked run: a policy setting the run carries, read by the guards
+    (`ranked_now`), never a change to the tables."""
+    ended_at: int | None = None
+    """The line whose `sys.exit()` ended the snippet early, when one did."""
     refusals: list[Refused] = field(default_factory=list)
     """Refusals raised while the snippet ran, kept so that `except Exception: pass` cannot
     hide one."""
@@ -65,15 +82,31 @@ _namespaces: dict[int, dict[str, object]] = {}
 """The namespaces themselves, held so that no other dict takes a registered one's id."""
 
 
+_ranked_runs = [0]
+"""How many live runs are ranked: while none is, `ranked_now` costs nothing."""
+
+
 def start_run(namespace: dict[str, object], run: Run) -> None:
     _runs[id(namespace)] = run
     _namespaces[id(namespace)] = namespace
+    if run.ranked is not None:
+        _ranked_runs[0] += 1
 
 
 def end_run(namespace: dict[str, object]) -> None:
     """Forget a finished snippet's namespace (its guards then act as outside any snippet)."""
-    _runs.pop(id(namespace), None)
+    run = _runs.pop(id(namespace), None)
     _namespaces.pop(id(namespace), None)
+    if run is not None and run.ranked is not None:
+        _ranked_runs[0] -= 1
+
+
+def ranked_now() -> Ranked | None:
+    """The rank the code running now belongs to, when it is a rank of a ranked run."""
+    if not _ranked_runs[0]:
+        return None
+    run = current_run()
+    return run.ranked if run is not None else None
 
 
 def is_namespace(value: object) -> bool:

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from checkers.policy import guards
+from checkers.policy import guards, ranked
 from checkers.policy.refusal import (
     CandidateError,
+    Ranked,
     Refused,
     Run,
     candidate_line,
@@ -49,9 +50,11 @@ def candidate_namespace(
     extra: Mapping[str, object] | None = None,
     *,
     print_limit: int = PRINT_LIMIT,
+    rank: Ranked | None = None,
 ) -> dict[str, object]:
     """Fresh globals for one snippet: its builtins, the guards the rewritten code calls, and a
-    print sink capped at `print_limit`. Its run (scratch folder: the current one) starts now."""
+    print sink capped at `print_limit`. Its run (scratch folder: the current one) starts now;
+    `rank`: it is that rank of a ranked run (torch.distributed is open to it)."""
     if not _installed[0]:
         guards.install_replacements()
         _installed[0] = True
@@ -80,7 +83,9 @@ def candidate_namespace(
         "_print_": lambda _getattr=None: sink,
     }
     namespace.update(extra or {})
-    start_run(namespace, Run(filename=filename, scratch=os.getcwd()))
+    if rank is not None:
+        ranked.safe_object_collectives()
+    start_run(namespace, Run(filename=filename, scratch=os.getcwd(), ranked=rank))
     return namespace
 
 
@@ -98,6 +103,13 @@ def run_candidate(compiled: Compiled, namespace: dict[str, object]) -> None:
     except SystemExit as exc:
         if run is not None and run.refusals:
             raise run.refusals[0] from None
+        if run is not None:
+            own = [
+                f
+                for f in traceback.extract_tb(exc.__traceback__)
+                if f.filename == compiled.code.co_filename
+            ]
+            run.ended_at = own[-1].lineno if own else None
         if exc.code not in (None, 0):
             raise candidate_error(exc, compiled.code.co_filename) from None
     except BaseException as exc:
@@ -131,6 +143,12 @@ def notes(namespace: dict[str, object]) -> list[str]:
     """What the sandbox changed to run this snippet, for the verdict's notes."""
     run = current_run()
     return list(run.notes) if run is not None else []
+
+
+def ended_at() -> int | None:
+    """The line whose `sys.exit()` ended the run's snippet early, if one did."""
+    run = current_run()
+    return run.ended_at if run is not None else None
 
 
 def finish(namespace: dict[str, object]) -> None:

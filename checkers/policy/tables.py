@@ -226,6 +226,19 @@ CLOSED_MODULES: dict[str, str] = {
 the line that uses it, with this reason; a module not installed raises ModuleNotFoundError as
 it would under plain Python."""
 
+DISTRIBUTED = (
+    "torch.distributed.*",
+    "torch._C._distributed*",
+    "torch.nn.parallel.distributed*",
+    "torch.nn.parallel.DistributedDataParallel",
+)
+"""torch.distributed and DistributedDataParallel: closed to a single run, open to a rank of a
+ranked run (but for `TORCH_RANKED_CLOSED`)."""
+DISTRIBUTED_REASON = (
+    "distributed training runs as ranks: grill check --ranks N FILE, or a code task with"
+    " `ranks`, starts N of them as torchrun does"
+)
+
 TORCH_CLOSED: tuple[tuple[tuple[str, ...], str], ...] = (
     (
         (
@@ -302,10 +315,10 @@ TORCH_CLOSED: tuple[tuple[tuple[str, ...], str], ...] = (
         ),
         "downloads, compiles or loads native code",
     ),
+    (DISTRIBUTED, DISTRIBUTED_REASON),
     (
         (
             "torch.multiprocessing*",
-            "torch.distributed.*",
             "torch.utils.data._utils.worker*",
             "torch.utils.data._utils.signal_handling*",
             "torch.utils.data._utils.pin_memory*",
@@ -388,7 +401,74 @@ TORCH_CLOSED: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
 )
 """Families of torch's API that are capabilities the sandbox does not offer, by the path
-where an object really lives (or the path a snippet names). Everything else in torch is open."""
+where an object really lives (or the path a snippet names). Everything else in torch is open.
+torch.distributed and DistributedDataParallel (`DISTRIBUTED`) open for a rank of a ranked run,
+but for `TORCH_RANKED_CLOSED`."""
+
+TORCH_RANKED_CLOSED: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        (
+            "torch.multiprocessing*",
+            "torch.distributed.launch*",
+            "torch.distributed.launcher*",
+            "torch.distributed.run*",
+            "torch.distributed.elastic*",
+            "torch.distributed.argparse_util*",
+        ),
+        "starts processes: grill starts the ranks itself, as torchrun does (each reads its"
+        " RANK and WORLD_SIZE from the environment)",
+    ),
+    (
+        (
+            "torch.distributed.rpc*",
+            "torch._C._distributed_rpc*",
+            "torch.distributed.autograd*",
+            "torch._C._distributed_autograd*",
+            "torch.distributed.optim.optimizer*",
+            "torch.distributed.optim.DistributedOptimizer",
+            "torch.distributed.nn.api.remote_module*",
+            "torch.distributed.nn.RemoteModule",
+        ),
+        "RPC runs pickled functions on the other ranks, outside the policy",
+    ),
+    (
+        (
+            "torch.distributed.checkpoint*",
+            "torch.distributed._serialization*",
+            "torch.distributed.flight_recorder*",
+            "torch._C._distributed_c10d._dump_fr_trace*",
+        ),
+        "reads or writes files by pickling (loading them runs code): save a state_dict with"
+        " torch.save",
+    ),
+    (
+        (
+            "torch.distributed.debug*",
+            "torch._C._distributed_c10d._WorkerServer*",
+            "torch._C._distributed_c10d._register_handler*",
+            "torch._C._distributed_c10d._get_handler*",
+        ),
+        "starts a debugging server",
+    ),
+    (
+        (
+            "torch.distributed._symmetric_memory*",
+            "torch._C._distributed_c10d._SymmetricMemory*",
+            "torch._C._distributed_c10d._detect_dma_connectivity*",
+        ),
+        "shares raw memory between processes",
+    ),
+    (
+        (
+            "torch.distributed.Backend.register_backend",
+            "torch.distributed.distributed_c10d.Backend.register_backend",
+            "torch.distributed.rendezvous.register_rendezvous_handler",
+            "torch.distributed.register_rendezvous_handler",
+        ),
+        "a backend or rendezvous of the snippet's own would reach beyond the run's ranks",
+    ),
+)
+"""What stays closed to a rank of a ranked run inside torch.distributed, and why."""
 
 TORCH_OPEN: tuple[str, ...] = (
     "torch.jit.is_scripting",
@@ -645,11 +725,17 @@ BUILTIN_TYPES = frozenset(
 """Builtin types whose instances a snippet may hold (their attributes are judged one by one)."""
 
 
-def torch_reason(path: str) -> str | None:
+def torch_reason(path: str, ranked: bool = False) -> str | None:
     """Why a torch path (where an object lives, or the name a snippet reached it under) is a
-    closed capability, or None when it is open."""
+    closed capability, or None when it is open; `ranked`: for a rank of a ranked run."""
     if any(fnmatchcase(path, pattern) for pattern in TORCH_OPEN):
         return None
+    if ranked:
+        for patterns, reason in TORCH_RANKED_CLOSED:
+            if any(fnmatchcase(path, pattern) for pattern in patterns):
+                return reason
+        if any(fnmatchcase(path, pattern) for pattern in DISTRIBUTED):
+            return None
     for patterns, reason in TORCH_CLOSED:
         if any(fnmatchcase(path, pattern) for pattern in patterns):
             return reason
@@ -660,11 +746,11 @@ def is_torch(module: str) -> bool:
     return module == "torch" or module.startswith("torch.")
 
 
-def module_reason(name: str) -> str | None:
+def module_reason(name: str, ranked: bool = False) -> str | None:
     """Why the module `name` is closed, or None when a snippet may use it (torch's open
     namespaces, the open standard library; `os` and `sys` come as views)."""
     if is_torch(name):
-        return torch_reason(name)
+        return torch_reason(name, ranked)
     top = name.split(".", 1)[0]
     for candidate in (name, top):
         if candidate in CLOSED_MODULES:

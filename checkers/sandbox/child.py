@@ -16,7 +16,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from checkers.measurements import RunFailed
 from checkers.sandbox import landlock, seccomp
@@ -26,7 +26,12 @@ from checkers.sandbox.protocol import RunRequest, signed, write_all
 PR_SET_PDEATHSIG = 1
 CRASH_LOG = ".grill-crash"
 """Where faulthandler writes the stack when the run dies of a fatal signal; in the run's
-own scratch directory, which the worker clears after every run."""
+own scratch directory, which the worker clears after every run (each rank of a ranked run
+has its own, `crash_log(rank)`)."""
+DUMP_SIGNAL = signal.SIGUSR1
+"""On this signal a rank writes every thread's Python stack to its watch pipe (faulthandler,
+from C, so a rank blocked inside a collective answers too): how the parent names what each
+rank waits in when a ranked run stalls."""
 CRASH_FRAME = re.compile(r'File "(.*)", line (\d+) in ')
 
 
@@ -43,32 +48,44 @@ def run(
     out_fd: int,
     result_fd: int,
     control: socket.socket,
+    *,
+    watch_fd: int | None = None,
 ) -> NoReturn:
-    """Never returns: the process exits once the result is written."""
-    answer = answerer(result_fd, bytes.fromhex(request.pop("key")))
+    """Never returns: the process exits once the result is written. A rank of a ranked run
+    (`request["rank"]` set, with its `watch_fd`) gets the environment torchrun would give it,
+    may use loopback sockets, and once it has answered waits to be ended with the others, so
+    that its peers never see it vanish in the middle of their collectives."""
+    rank = request.get("rank")
+    ranked = rank is not None
+    answer = answerer(result_fd, bytes.fromhex(request.pop("key")), linger=ranked)
     try:
         control.close()
         isolate(out_fd)
-        report_fatal_signals()
+        if ranked:
+            os.environ.update(request.get("environment") or {})
+            watch(cast(int, watch_fd))
+        report_fatal_signals(crash_log(rank))
         apply_limits(
             request["limits"],
             address_space=request["device"] != "cuda",
             shared_user=request["shared_user"],
+            ranks=request.get("ranks") or 1,
         )
         if request["device"] != "cuda":  # the driver's device files and /sys: untried here
-            landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"])
-        seccomp.install(seccomp.run_program(os.getpid()))
+            landlock.restrict(request["readable"], [os.getcwd(), "/dev/null"], tcp=ranked)
+        seccomp.install(seccomp.run_program(os.getpid(), ranked=ranked))
         message = call(job, request["payload"], answer)
     except BaseException as exc:  # the child must always answer, whatever broke
         message = internal_error(exc)
     answer(message)
 
 
-def answerer(result_fd: int, key: bytes) -> Answer:
+def answerer(result_fd: int, key: bytes, *, linger: bool = False) -> Answer:
     """The only way this run speaks to the parent: one message, signed with the run's key,
     then the process ends. The result pipe moves to an unremarkable descriptor, and the key
     lives only in this closure, which no snippet can reach: a snippet that found some way to
-    write to a pipe still cannot sign a verdict of its own."""
+    write to a pipe still cannot sign a verdict of its own. `linger` (a rank): close the
+    result and output pipes, so the parent sees the rank done, and wait to be killed."""
     fd = os.dup2(result_fd, unused_descriptor())
     os.close(result_fd)
 
@@ -80,10 +97,44 @@ def answerer(result_fd: int, key: bytes) -> Answer:
             except BaseException as exc:  # not JSON, nested too deeply, or stranger still
                 data = signed(internal_error(exc), key)
             write_all(fd, data)
+            if linger:
+                os.close(fd)
+                quiet_output()
+                while True:
+                    signal.pause()
         finally:
             os._exit(0)  # a forked run never returns into the worker's code
 
     return answer
+
+
+def quiet_output() -> None:
+    """A rank that has answered writes nothing more: its output pipe ends (later writes of
+    torch's own threads go to /dev/null)."""
+    try:
+        null = os.open("/dev/null", os.O_WRONLY)
+    except OSError:
+        null = None
+    for stream_fd in (1, 2):
+        try:
+            if null is not None:
+                os.dup2(null, stream_fd)
+            else:
+                os.close(stream_fd)
+        except OSError:
+            pass
+
+
+def watch(watch_fd: int) -> None:
+    """Stacks on DUMP_SIGNAL go to the watch pipe, moved to an unremarkable descriptor."""
+    fd = os.dup2(watch_fd, unused_descriptor())
+    os.close(watch_fd)
+    faulthandler.register(DUMP_SIGNAL, file=fd, all_threads=True, chain=False)
+
+
+def crash_log(rank: int | None) -> str:
+    """The file faulthandler writes a run's (or a rank's) stack to on a fatal signal."""
+    return CRASH_LOG if rank is None else f"{CRASH_LOG}-{rank}"
 
 
 def isolate(out_fd: int) -> None:
@@ -102,21 +153,22 @@ def isolate(out_fd: int) -> None:
     )
 
 
-def report_fatal_signals() -> None:
-    """Have faulthandler write the stack to CRASH_LOG if the run dies of a fatal signal; a
+def report_fatal_signals(log: str = CRASH_LOG) -> None:
+    """Have faulthandler write the stack to `log` if the run dies of a fatal signal; a
     run whose directory cannot take the file goes on without it."""
     try:
-        faulthandler.enable(open(CRASH_LOG, "w"), all_threads=False)
+        # every thread: a rank's collective fails in one of gloo's, its snippet waits in main
+        faulthandler.enable(open(log, "w"), all_threads=True)
     except OSError:
         pass
 
 
-def crash_line(filename: str) -> int | None:
+def crash_line(filename: str, log: str = CRASH_LOG) -> int | None:
     """After a run died of a fatal signal (a C stack overflow, a segfault in native code): the
     line of the innermost frame of `filename`, the candidate's code, in faulthandler's dump."""
     try:
-        with open(CRASH_LOG, errors="replace") as log:
-            dump = log.read(64 * 1024)
+        with open(log, errors="replace") as log_file:
+            dump = log_file.read(64 * 1024)
     except OSError:
         return None
     for match in CRASH_FRAME.finditer(dump):  # faulthandler lists the innermost frame first
@@ -134,16 +186,20 @@ def set_parent_death_signal() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def apply_limits(limits: LimitValues, *, address_space: bool, shared_user: bool) -> None:
+def apply_limits(
+    limits: LimitValues, *, address_space: bool, shared_user: bool, ranks: int = 1
+) -> None:
     """`shared_user`: the run's uid is shared with the user's other processes (no user
-    namespace), and RLIMIT_NPROC counts them all, so the limit goes on top of their count."""
+    namespace), and RLIMIT_NPROC counts them all, so the limit goes on top of their count.
+    The ranks of a ranked run share one uid too: the task limit is `processes` per rank,
+    counted over all of them; memory, CPU and files stay per process, so per rank."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     cpu = int(limits["cpu_seconds"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"],) * 2)
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
     if hasattr(resource, "RLIMIT_NPROC"):
-        processes = limits["processes"] + (tasks_of(os.getuid()) if shared_user else 0)
+        processes = limits["processes"] * ranks + (tasks_of(os.getuid()) if shared_user else 0)
         resource.setrlimit(resource.RLIMIT_NPROC, (processes,) * 2)
     current = current_address_space()
     if address_space and current is not None:

@@ -12,6 +12,12 @@ of every worker's start, or of a cold run, and 20 MB in the peak of a run that p
 loads the settings module on its own (it imports nothing of the compiler). Anything else asked
 of it (another attribute, another submodule) first puts the real module in its place, so torch
 code that needs the compiler's parts gets them, only later.
+
+torch.distributed asks two more questions on the way of every ranked run: `init_process_group`
+clears the compiler's trace-rule caches (`trace_rules.clear_lru_cache`: nothing was traced, so
+nothing to clear) and DistributedDataParallel asks which reducer the compiler wants
+(`utils.get_optimize_ddp_mode`, read from the settings). Answering them here keeps 1.2 s of
+CPU out of each rank's start (the compiler's import, per rank, measured on these 2 cores).
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ class EagerDynamo(types.ModuleType):
         return fn if fn is not None else _unchanged
 
     def __getattr__(self, name: str) -> Any:
+        if name in _EAGER_PARTS:
+            return _EAGER_PARTS[name]
         if name.startswith("__") and name.endswith("__"):
             # Questions about the module itself (inspect.getmodule asks every module for its
             # __file__), not requests for the compiler's parts.
@@ -60,6 +68,40 @@ class EagerDynamo(types.ModuleType):
 
 def _unchanged(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
+
+
+class _EagerPart:
+    """A submodule as eager torch asks it: a few functions with their eager meaning, and the
+    real submodule (through the real package) for anything else."""
+
+    def __init__(self, name: str, **answers: Callable[..., Any]) -> None:
+        self._name = name
+        self._answers = answers
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._answers:
+            return self._answers[name]
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return getattr(importlib.import_module(f"{NAME}.{self._name}"), name)
+
+
+def _optimize_ddp_mode() -> str:
+    """`torch._dynamo.utils.get_optimize_ddp_mode`, from the settings alone."""
+    setting = importlib.import_module(SETTINGS).optimize_ddp
+    if isinstance(setting, bool):
+        return "ddp_optimizer" if setting else "no_optimization"
+    return str(setting)
+
+
+def _nothing_traced() -> None:
+    """`torch._dynamo.trace_rules.clear_lru_cache`: nothing was ever traced here."""
+
+
+_EAGER_PARTS = {
+    "utils": _EagerPart("utils", get_optimize_ddp_mode=_optimize_ddp_mode),
+    "trace_rules": _EagerPart("trace_rules", clear_lru_cache=_nothing_traced),
+}
 
 
 class _RealOnSubmodule(importlib.abc.MetaPathFinder):

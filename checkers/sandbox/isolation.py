@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from checkers.sandbox import landlock, seccomp
+from checkers.sandbox import landlock, network, seccomp
 from checkers.sandbox.errors import SandboxError
 from checkers.sandbox.limits import Limits
 
@@ -113,8 +113,15 @@ def fallback(reason: str) -> Isolation:
     return process_only(f"; bubblewrap failed: {reason}")
 
 
-def readable_paths(job_paths: tuple[str, ...] = ()) -> list[str]:
-    return [*read_only_paths(), *job_paths, *SYSTEM_READABLE]
+def readable_paths(job_paths: tuple[str, ...] = (), *, ranked: bool = False) -> list[str]:
+    """What a run may read (Landlock); a rank also reads the name tables, which the box of a
+    bubblewrap worker has of its own and a process-only worker takes from the host."""
+    return [
+        *read_only_paths(),
+        *job_paths,
+        *SYSTEM_READABLE,
+        *(network.readable() if ranked else ()),
+    ]
 
 
 def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isolation:
@@ -176,24 +183,29 @@ def worker_command(
     scratch_bytes: int,
     warm: bool = True,
     preload: tuple[str, ...] = (),
+    data_fds: dict[str, int] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """The worker's argv and environment for the chosen isolation. `job_paths` are extra
     directories holding job modules, bound read-only and put first on sys.path;
-    `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`). A worker started
-    by root gives up root in both modes; without bubblewrap it installs the seccomp filter
-    itself. `preload`: job modules the worker imports (and warms) before its first run."""
+    `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`), `data_fds` the
+    files bwrap writes into the box (`network.data_files`). A worker started by root gives up
+    root in both modes; without bubblewrap it installs the seccomp filter itself, and first
+    moves into a network namespace of its own where it can (`network.private`). `preload`:
+    job modules the worker imports (and warms) before its first run."""
     env = dict(SANDBOX_ENV)
     if cuda:
         env.update(cuda_environment())
     as_root = os.geteuid() == 0
     run_as = unprivileged_ids() if as_root else None
     if isolation.kind == "process":
-        argv = worker_argv(False, job_paths, run_as, warm, preload)
+        argv = worker_argv(False, job_paths, run_as, warm, preload) + ["--private-network"]
         return argv + (["--seccomp"] if seccomp.supported() else []), env
     argv = worker_argv(True, job_paths, run_as, warm, preload)
     args = bwrap_arguments(
         env, cuda=cuda, extra=job_paths, as_root=as_root, scratch_bytes=scratch_bytes
     )
+    for path, fd in (data_fds or {}).items():
+        args += ["--perms", "0444", "--ro-bind-data", str(fd), path]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     return args + ["--"] + argv, env
@@ -252,7 +264,8 @@ def bwrap_arguments(
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    args += ["--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    args += ["--ro-bind", "/usr", "/usr", "--perms", "0755", "--dir", "/etc"]
+    args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
     bound = [*read_only_paths(), *extra]
     for directory in sorted({str(a) for p in bound for a in Path(p).parents if str(a) != "/"}):
         args += ["--perms", "0755", "--dir", directory]  # traversable once ids are dropped

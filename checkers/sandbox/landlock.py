@@ -62,15 +62,18 @@ def abi() -> int:
     return max(version, 0)
 
 
-def restrict(readable: list[str], writable: list[str]) -> int:
+def restrict(readable: list[str], writable: list[str], *, tcp: bool = False) -> int:
     """Confine this process (and what it starts) to the given paths; returns the ABI used,
-    0 when Landlock is unavailable and nothing was done."""
+    0 when Landlock is unavailable and nothing was done. `tcp`: leave TCP alone (a rank of a
+    ranked run talks to its peers over loopback; its network namespace, which holds nothing
+    but loopback, confines it instead)."""
     version = abi()
     if version == 0:
         return 0
     libc = _libc()
     fs_rights = (1 << FS_BITS_BY_ABI.get(version, 16)) - 1
-    attr = RulesetAttr(fs_rights, NET_TCP if version >= 4 else 0, SCOPES if version >= 6 else 0)
+    net = NET_TCP if version >= 4 and not tcp else 0
+    attr = RulesetAttr(fs_rights, net, SCOPES if version >= 6 else 0)
     size = 8 if version < 4 else 16 if version < 6 else 24
     ruleset = libc.syscall(
         ctypes.c_long(CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint(0)

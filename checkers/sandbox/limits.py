@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TypedDict, cast
 
+from checkers.measurements import MAX_RANKS as MAX_RANKS  # (the sandbox enforces it)
+
 MiB = 1024 * 1024
 
 
@@ -20,6 +22,8 @@ class LimitValues(TypedDict):
     open_files: int
     file_bytes: int
     scratch_bytes: int
+    ranked_memory_bytes: int
+    stall_seconds: float
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,14 @@ class Limits:
     """Largest file the run may write (RLIMIT_FSIZE)."""
     scratch_bytes: int = 64 * MiB
     """All the files a run may keep in its scratch folder: the size of bubblewrap's tmpfs;
-    without bubblewrap, measured every 0.1 s and the run stopped past it."""
+    without bubblewrap, measured every 0.1 s and the run stopped past it. The ranks of a
+    ranked run share one folder, and so this limit."""
+    ranked_memory_bytes: int = 4096 * MiB
+    """Memory the ranks of a ranked run may add together, above the warm worker each starts
+    from (resident memory, measured every 0.25 s; each rank also has `memory_bytes`)."""
+    stall_seconds: float = 3.0
+    """A ranked run whose ranks have all sat idle this long (no CPU time, no result), with
+    every rank that has not finished waiting inside a collective, is ended as a hang."""
 
     @property
     def raw_output_bytes(self) -> int:

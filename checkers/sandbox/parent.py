@@ -20,15 +20,15 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal, Protocol, cast, get_args
 
 from checkers.sandbox import isolation as isolation_layer
-from checkers.sandbox import launcher, protocol, seccomp
+from checkers.sandbox import launcher, network, protocol, ranks, seccomp
 from checkers.sandbox.errors import SandboxError
-from checkers.sandbox.limits import Limits
-from checkers.sandbox.outcome import Outcome, Status
+from checkers.sandbox.limits import MAX_RANKS, Limits
+from checkers.sandbox.outcome import Outcome, RankedOutcome, Status
 from checkers.verdict import Device, ErrorInfo
 
 STARTUP_SECONDS = 180.0
@@ -71,6 +71,9 @@ class Sandbox:
         """Seconds the worker took to start: `start` in all, `import` and `warm-up` inside it."""
         self.device: str | None = None
         """The resolved device ("cpu" or "cuda"), known once started."""
+        self.private_network: bool | None = None
+        """Whether the worker's network namespace is its own (loopback only), which ranked
+        runs need; known once started."""
         self._isolation_request = isolation
         self.job_paths = tuple(str(Path(p).resolve()) for p in job_paths)
         self._isolation: isolation_layer.Isolation | None = None
@@ -88,8 +91,20 @@ class Sandbox:
 
     @property
     def isolation(self) -> str:
-        """What protection runs get here, in words (bubblewrap, or process only)."""
-        return self._chosen_isolation().description
+        """What protection runs get here, in words (bubblewrap, or process only); once a
+        process-only worker has started, whether it has a network of its own."""
+        chosen = self._chosen_isolation()
+        if chosen.kind != "process" or self.private_network is None:
+            return chosen.description
+        if self.private_network:
+            return chosen.description + "; own network namespace (loopback only)"
+        return chosen.description + "; the host's network (no namespace: ranked runs refused)"
+
+    @property
+    def can_rank(self) -> bool:
+        """Whether this sandbox can run ranks (its worker started in a network of its own)."""
+        self.start()
+        return bool(self.private_network)
 
     def _chosen_isolation(self) -> isolation_layer.Isolation:
         if self._isolation is None:
@@ -123,6 +138,7 @@ class Sandbox:
                 kind="device",
             )
         seccomp_fd = seccomp.filter_fd() if chosen.kind == "bubblewrap" else None
+        data_fds = network.data_files() if chosen.kind == "bubblewrap" else {}
         argv, env = isolation_layer.worker_command(
             chosen,
             cuda=cuda_nodes and self.requested_device != "cpu",
@@ -131,12 +147,13 @@ class Sandbox:
             scratch_bytes=self.limits.scratch_bytes,
             warm=self.warm,
             preload=self.preload,
+            data_fds=data_fds,
         )
         started = time.monotonic()
         _started.add(self)
         try:
             self._make_workdir()
-            ready = self._launch(chosen, argv, env, seccomp_fd)
+            ready = self._launch(chosen, argv, env, seccomp_fd, tuple(data_fds.values()))
         except SandboxError as exc:
             self._stop_worker()
             if self._isolation_request != "auto" or chosen.kind != "bubblewrap":
@@ -161,6 +178,7 @@ class Sandbox:
                 kind="device",
             )
         self.device = "cuda" if cuda and self.requested_device != "cpu" else "cpu"
+        self.private_network = bool(ready.get("private_network"))
 
     def _make_workdir(self) -> None:
         """Name the folder before making it, so a signal that ends the process at any point
@@ -186,6 +204,7 @@ class Sandbox:
         argv: list[str],
         env: dict[str, str],
         seccomp_fd: int | None,
+        data_fds: tuple[int, ...] = (),
     ) -> dict[str, object]:
         """Start the worker in the fresh work folder and wait for its hello; the caller
         removes the folder whatever goes wrong here."""
@@ -203,15 +222,15 @@ class Sandbox:
                 cwd=self._workdir,
                 start_new_session=True,
                 close_fds=True,
-                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+                pass_fds=(*data_fds, *(() if seccomp_fd is None else (seccomp_fd,))),
             )
         except OSError as exc:
             ours.close()
             raise SandboxError(f"could not start the sandbox worker: {exc}") from None
         finally:
             theirs.close()
-            if seccomp_fd is not None:
-                os.close(seccomp_fd)
+            for fd in (*data_fds, *(() if seccomp_fd is None else (seccomp_fd,))):
+                os.close(fd)
         self._control = ours
         self._stderr_tail = bytearray()
         threading.Thread(target=self._drain_stderr, args=(self._process,), daemon=True).start()
@@ -251,6 +270,88 @@ class Sandbox:
                 return self._run(job, payload, timeout_s or self.limits.wall_seconds)
             finally:
                 self._running = False
+
+    def run_ranked(
+        self,
+        job: str,
+        payloads: Sequence[Mapping[str, object]],
+        *,
+        timeout_s: float | None = None,
+        stuck: ranks.Stuck | None = None,
+    ) -> RankedOutcome:
+        """Run `job` as len(payloads) ranks at once, rank r on payloads[r], each a fresh child
+        of the warm worker with torchrun's environment (`ranks.torchrun_environment`), all in
+        the worker's own loopback-only network, and end them together (see `ranks`).
+        `stuck` judges, from the stacks of the ranks still going, whether a run whose ranks
+        all sat idle for `Limits.stall_seconds` waits on itself; without it, any such run is."""
+        count = len(payloads)
+        if not 1 <= count <= MAX_RANKS:
+            raise ValueError(f"a ranked run has 1 to {MAX_RANKS} ranks, not {count}")
+        with self._lock:
+            self.start()
+            if not self.private_network:
+                raise SandboxError(
+                    "ranked runs need a network of their own, so that the ranks reach each"
+                    " other and nothing else; this machine gives the sandbox none (bubblewrap"
+                    " is unavailable and the kernel allows no private network namespace):"
+                    " install bubblewrap, or run grill as root",
+                )
+            drain(self._cancel_read)
+            self._running = True
+            try:
+                return self._run_ranked(job, payloads, timeout_s or self.limits.wall_seconds, stuck)
+            finally:
+                self._running = False
+
+    def _run_ranked(
+        self,
+        job: str,
+        payloads: Sequence[Mapping[str, object]],
+        timeout_s: float,
+        stuck: ranks.Stuck | None,
+    ) -> RankedOutcome:
+        started = time.monotonic()
+        count = len(payloads)
+        keys = [secrets.token_bytes(32) for _ in payloads]
+        pipes = [(os.pipe(), os.pipe(), os.pipe()) for _ in payloads]
+        request: protocol.RunRequest = {
+            "op": "run",
+            "job": job,
+            "payload": payloads[0],
+            "device": self.device,
+            "limits": self.limits.to_dict(),
+            "readable": isolation_layer.readable_paths(self.job_paths, ranked=True),
+            "shared_user": self._chosen_isolation().kind == "process",
+            "ranks": count,
+            "keys": [key.hex() for key in keys],
+            "payloads": [dict(p) for p in payloads],
+            "environments": [ranks.torchrun_environment(r, count) for r in range(count)],
+        }
+        theirs = tuple(fd for triple in pipes for (_, fd) in triple)
+        try:
+            protocol.send(cast(socket.socket, self._control), request, theirs)
+            sent = True
+        except OSError:
+            sent = False
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        runs = [
+            ranks.RankRun(r, self.limits, out[0], result[0], watch[0])
+            for r, (out, result, watch) in enumerate(pipes)
+        ]
+        reader = ranks.RankedReader(self, runs, keys, started + timeout_s, stuck)
+        if sent:
+            reader.collect()
+        else:
+            reader.worker_lost = True
+        for out, result, watch in pipes:
+            for fd in (out[0], result[0], watch[0]):
+                os.close(fd)
+        if reader.worker_lost:
+            self._stop_worker()
+        device = self.device or "cpu"
+        return ranks.ranked_outcome(reader, device, time.monotonic() - started, timeout_s)
 
     def cancel(self) -> None:
         """Kill the run in progress at once (safe to call from another thread)."""

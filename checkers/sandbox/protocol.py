@@ -45,6 +45,14 @@ class RunRequest(TypedDict):
     limits: LimitValues
     readable: list[str]
     shared_user: bool
+    ranks: NotRequired[int]
+    """A ranked run: how many ranks (the parent sends `keys`, `payloads` and `environments`,
+    one each; the worker hands each rank its own as `key`, `payload`, `rank`, `environment`)."""
+    keys: NotRequired[list[str]]
+    payloads: NotRequired[list[dict[str, object]]]
+    environments: NotRequired[list[dict[str, str]]]
+    rank: NotRequired[int]
+    environment: NotRequired[dict[str, str]]
 
 
 def send(sock: socket.socket, message: Mapping[str, object], fds: tuple[int, ...] = ()) -> None:

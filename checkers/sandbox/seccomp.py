@@ -7,8 +7,14 @@ root. Each run's child then adds its own (`run_program(pid)`), the same in both 
 socket (so without a network namespace a run still reaches no listener, UDP or Unix), no new
 program (`execve`, and so no memfd to execute), no namespaces from `clone`, and no signal,
 limit, priority or scheduling change aimed at any process but the run's own (the worker and
-the next run share its user). Written as classic BPF by hand for x86-64 only; elsewhere there
-is no filter and the isolation description does not claim one.
+the next run share its user). A rank of a ranked run (`run_program(pid, ranked=True)`) may
+open IPv4 and IPv6 sockets, and route-netlink ones (the C library asks which addresses the
+machine has through them), and bind, listen, connect and accept on them, because its ranks
+talk over loopback TCP; every other family (Unix sockets above all, which reach host
+services through the file system) stays refused, and the network namespace the worker runs
+in, which holds only loopback, keeps those sockets inside the run. Written as classic BPF by
+hand for x86-64 only; elsewhere there is no filter and the isolation description does not
+claim one.
 """
 
 from __future__ import annotations
@@ -101,6 +107,11 @@ RUN_DENIED_X86_64 = {
 }
 """What a run never needs beyond the worker's list: sockets, a new program (so no memfd to
 run either), and the calls that reach into another process."""
+RANKED_SOCKET_CALLS = ("socket", "connect", "accept", "bind", "listen", "accept4")
+"""What a rank of a ranked run may do with sockets (`socket` only for RANKED_FAMILIES)."""
+AF_INET, AF_INET6, AF_NETLINK, NETLINK_ROUTE = 2, 10, 16, 0
+RANKED_FAMILIES = (AF_INET, AF_INET6)
+"""Socket families a rank may open, besides route netlink (AF_NETLINK with NETLINK_ROUTE)."""
 SELF_ONLY_X86_64 = {
     "kill": (62, 0),
     "tgkill": (234, 0),
@@ -164,11 +175,31 @@ def program(numbers: dict[str, int] | None = None) -> bytes:
     return b"".join([*_preamble(), *_refusing(denied), op(RET, RET_ALLOW)])
 
 
-def run_program(pid: int) -> bytes:
-    """The filter a run's child installs on itself (see the module docstring)."""
+def run_program(pid: int, ranked: bool = False) -> bytes:
+    """The filter a run's child installs on itself (see the module docstring); `ranked`: a
+    rank's, which may use IPv4, IPv6 and route-netlink sockets."""
     deny = DENY
+    allow = op(RET, RET_ALLOW)
     code = _preamble()
-    code += _refusing([(nr, errno.EPERM) for nr in sorted(RUN_DENIED_X86_64.values())])
+    denied = dict(RUN_DENIED_X86_64)
+    if ranked:
+        for name in RANKED_SOCKET_CALLS:
+            del denied[name]
+        # socket(domain, type, protocol): IPv4, IPv6, or netlink's route protocol only
+        families = [
+            op(LD_ABS, ARGS_OFFSET),
+            *(
+                op(JEQ, family, 3 + len(RANKED_FAMILIES) - i, 0)
+                for i, family in enumerate(RANKED_FAMILIES)
+            ),
+            op(JEQ, AF_NETLINK, 0, 2),
+            op(LD_ABS, ARGS_OFFSET + 16),
+            op(JEQ, NETLINK_ROUTE, 1, 0),
+            deny,
+            allow,
+        ]
+        code += [op(JEQ, NETWORK_X86_64["socket"], 0, len(families)), *families]
+    code += _refusing([(nr, errno.EPERM) for nr in sorted(denied.values())])
     own = (0, pid, (-pid) & 0xFFFFFFFF)
     for number, arg in sorted(SELF_ONLY_X86_64.values()):
         # nr == number: load the pid argument; allow it when it is the run's own, else deny

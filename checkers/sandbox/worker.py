@@ -20,7 +20,8 @@ import warnings
 from collections.abc import Callable
 from typing import cast
 
-from checkers.sandbox import child, eager_dynamo, protocol, seccomp
+from checkers.sandbox import child, eager_dynamo, network, protocol, seccomp
+from checkers.sandbox.limits import MAX_RANKS
 from checkers.sandbox.privileges import drop_privileges
 
 PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE = 36, 4
@@ -31,6 +32,9 @@ SCRATCH_POLL_SECONDS = 0.1
 
 def main() -> None:
     own_pid_namespace = "--own-pid-namespace" in sys.argv
+    # bubblewrap's box has a network of its own; a process-only worker makes one if it can,
+    # while it still may (before it gives up root, before its seccomp filter refuses it)
+    private_network = own_pid_namespace or "--private-network" in sys.argv and network.private()
     if "--run-as" in sys.argv:
         uid, gid = map(int, sys.argv[sys.argv.index("--run-as") + 1].split(":"))
         drop_privileges(uid, gid, keep_reading=not own_pid_namespace)
@@ -40,21 +44,42 @@ def main() -> None:
     become_subreaper()
     info = warm(preloads(sys.argv), full="--cold" not in sys.argv)
     scratch = set(os.listdir("."))
-    protocol.send(control, {"event": "ready", **info})
+    protocol.send(control, {"event": "ready", "private_network": private_network, **info})
     jobs: dict[str, child.Job] = {}
     while True:
         try:
-            request, fds = protocol.receive(control, max_fds=2)
+            request, fds = protocol.receive(control, max_fds=3 * MAX_RANKS)
         except (protocol.ProtocolError, OSError):
             return
-        if request.get("op") == "run" and len(fds) == 2:
+        ranks = request.get("ranks")
+        if request.get("op") == "run" and ranks is None and len(fds) == 2:
             serve(control, cast(protocol.RunRequest, request), fds, jobs, own_pid_namespace)
+            clear_scratch(scratch)
+        elif (
+            request.get("op") == "run"
+            and type(ranks) is int
+            and 1 <= ranks <= MAX_RANKS
+            and len(fds) == 3 * ranks
+            and private_network
+        ):
+            serve_ranks(control, cast(protocol.RunRequest, request), fds, jobs, own_pid_namespace)
             clear_scratch(scratch)
         else:
             for fd in fds:
                 os.close(fd)
             if request.get("op") == "stop":
                 return
+            if request.get("op") == "run":  # malformed, or ranks this worker cannot run
+                protocol.send(
+                    control,
+                    {
+                        "event": "exit",
+                        "code": None,
+                        "signal": None,
+                        "killed": False,
+                        "reason": "refused",
+                    },
+                )
 
 
 def preloads(argv: list[str]) -> list[str]:
@@ -130,9 +155,179 @@ def serve(
             "signal": -code if code < 0 else None,
             "killed": bool(killed),
             "reason": killed if isinstance(killed, str) else None,
-            "line": child.crash_line(filename) if code < 0 else None,
+            "line": child.crash_line(filename, child.CRASH_LOG) if code < 0 else None,
         },
     )
+
+
+def serve_ranks(
+    control: socket.socket,
+    request: protocol.RunRequest,
+    fds: list[int],
+    jobs: dict[str, child.Job],
+    own_pid_namespace: bool,
+) -> None:
+    """A ranked run: one child per rank, all at once, each with its own output, result and
+    watch pipes (three descriptors a rank, in rank order) and its own key; then watch them
+    together until each has exited (see `watch_ranks`)."""
+    ranks = request["ranks"]
+    keys = request.pop("keys")
+    payloads = request.pop("payloads")
+    environments = request.pop("environments")
+    try:
+        job = load_job(jobs, request["job"])
+    except Exception as exc:  # a bad job name is grill's bug; every rank reports it
+        for rank in range(ranks):
+            out_fd, result_fd, watch_fd = fds[3 * rank : 3 * rank + 3]
+            protocol.write_all(
+                result_fd, protocol.signed(child.internal_error(exc), bytes.fromhex(keys[rank]))
+            )
+        for fd in fds:
+            os.close(fd)
+        protocol.send(control, {"event": "exit", "code": 0, "signal": None, "killed": False})
+        return
+    base = resident_bytes(os.getpid()) or 0
+    # a rank asked for its stack before it has set up faulthandler must not die of it
+    signal.signal(child.DUMP_SIGNAL, signal.SIG_IGN)
+    pids: list[int] = []
+    for rank in range(ranks):
+        pid = os.fork()
+        if pid == 0:
+            own = fds[3 * rank : 3 * rank + 3]
+            for fd in fds:
+                if fd not in own:
+                    os.close(fd)
+            mine: protocol.RunRequest = {
+                **request,
+                "payload": payloads[rank],
+                "key": keys[rank],
+                "rank": rank,
+                "environment": environments[rank],
+            }
+            keys.clear()  # the other ranks' keys go with this process's copy of the request
+            child.run(job, mine, own[0], own[1], control, watch_fd=own[2])
+        pids.append(pid)
+    keys.clear()
+    for fd in fds:
+        os.close(fd)
+    protocol.send(control, {"event": "started", "ranks": ranks})
+    scratch_cap = None if own_pid_namespace else request["limits"]["scratch_bytes"]
+    killed = watch_ranks(control, pids, request, base, own_pid_namespace, scratch_cap)
+    kill_leftovers(pids[0], own_pid_namespace)
+    protocol.send(
+        control,
+        {
+            "event": "exit",
+            "code": 0,
+            "signal": None,
+            "killed": bool(killed),
+            "reason": killed if isinstance(killed, str) else None,
+        },
+    )
+
+
+SAMPLE_SECONDS = 0.25
+"""How often the worker tells the parent how much CPU and memory each rank has used."""
+
+
+def watch_ranks(
+    control: socket.socket,
+    pids: list[int],
+    request: protocol.RunRequest,
+    base: int,
+    own_pid_namespace: bool,
+    scratch_cap: int | None,
+) -> bool | str:
+    """Until every rank has exited: reap each as it goes (and say so, with its status and the
+    line it crashed at), send the ranks' CPU time and added memory every SAMPLE_SECONDS (the
+    parent tells progress from a stall by them), dump every rank's stack on `dump` (each
+    rank's faulthandler writes it to its watch pipe), and kill them all on `kill`, when the
+    parent goes away, or when together they pass a limit of the whole run (memory added,
+    the scratch folder): then the reason comes back ("memory", "scratch")."""
+    limits = request["limits"]
+    filename = cast(str, request["payload"].get("filename") or "<snippet>")
+    alive = {pid: rank for rank, pid in enumerate(pids)}
+    killed: bool | str = False
+
+    def kill_all(reason: bool | str) -> None:
+        nonlocal killed
+        for pid in list(alive):
+            kill_tree(pid, own_pid_namespace)
+        killed = killed or reason
+
+    with selectors.DefaultSelector() as selector:
+        selector.register(control, selectors.EVENT_READ)
+        next_sample = time.monotonic()
+        while alive:
+            for pid in list(alive):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    rank = alive.pop(pid)
+                    code = os.waitstatus_to_exitcode(status)
+                    crashed = (
+                        child.crash_line(filename, child.crash_log(rank)) if code < 0 else None
+                    )
+                    protocol.send(
+                        control,
+                        {
+                            "event": "rank_exit",
+                            "rank": rank,
+                            "code": code if code >= 0 else None,
+                            "signal": -code if code < 0 else None,
+                            "line": crashed,
+                        },
+                    )
+            if not alive:
+                break
+            now = time.monotonic()
+            if now >= next_sample:
+                next_sample = now + SAMPLE_SECONDS
+                cpu, memory = [], []
+                for pid in pids:
+                    cpu.append(cpu_ticks(pid) if pid in alive else None)
+                    resident = resident_bytes(pid) if pid in alive else None
+                    memory.append(max(resident - base, 0) if resident is not None else None)
+                protocol.send(control, {"event": "sample", "cpu": cpu, "memory": memory})
+                if not killed and sum(m or 0 for m in memory) > limits["ranked_memory_bytes"]:
+                    kill_all("memory")
+                if not killed and scratch_cap is not None and folder_bytes(".") > scratch_cap:
+                    kill_all("scratch")
+            if selector.select(timeout=max(min(next_sample - now, 0.05), 0.005)):
+                try:
+                    message, fds = protocol.receive(control)
+                except (protocol.ProtocolError, OSError):
+                    kill_all(True)
+                    for pid in list(alive):
+                        kill_leftovers(pid, own_pid_namespace)
+                    os._exit(0)
+                if message.get("op") == "dump":
+                    for pid in alive:
+                        ignore_missing(os.kill, pid, signal.SIGUSR1)
+                else:
+                    kill_all(True)
+    return killed
+
+
+def cpu_ticks(pid: int) -> int | None:
+    """User and system time of `pid` (all its threads) in clock ticks, from /proc."""
+    fields = _stat_fields(pid)
+    return int(fields[11]) + int(fields[12]) if fields else None
+
+
+def resident_bytes(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    return int(fields[21]) * os.sysconf("SC_PAGE_SIZE") if fields else None
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat's fields after the command name (which may hold spaces): state first."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            text = stat.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2 :].split()
+    return fields if len(fields) > 21 else None
 
 
 def clear_scratch(kept: set[str]) -> None:
