@@ -27,13 +27,14 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest -q -n $(WORKERS) -m "not slow"
 
-# Formatting, lint, types and the layers; tests/e2e/test_check_bites.py shows each one fails on a
-# planted violation.
+# Formatting, lint, types, the layers and dead code; tests/e2e/test_check_bites.py shows each one
+# fails on a planted violation.
 check: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/vulture
 
 setup: $(STAMP) system
 

@@ -61,13 +61,6 @@ _RULE_MODULES = (
     "checkers/inputs.py",
 )
 
-Key = tuple[int, int, int, int]
-"""A file's size, modification and change times in nanoseconds, and inode."""
-
-
-def file_key(status: os.stat_result) -> Key:
-    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-
 
 @cache
 def rules_digest() -> str:

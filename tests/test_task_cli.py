@@ -216,8 +216,8 @@ def test_the_solution_after_an_attempt_and_a_diff_against_a_file(capsys, tmp_pat
         (b"\x00\x01binary\x00", "binary"),
         (b"\xff\xfe not text", "not UTF-8"),
         (b"import torch\nfor i in range(3)\n    pass\n", ":2:"),
-        (b"x" * (1024 * 1024 + 1), "too large"),
-        ("folder", "is a directory"),
+        (b"x" * (1_000_000 + 1), "at most 1,000,000 bytes"),
+        ("folder", "it is a folder, not a plain file"),
     ],
     ids=["missing", "empty", "blank", "binary", "not-utf8", "syntax", "huge", "directory"],
 )

@@ -155,7 +155,9 @@ def test_an_unusable_history_is_said_before_any_grading(capsys, tmp_path, home, 
     assert main(["task", "hint", TASK]) == 1
 
 
-@pytest.mark.parametrize(("name", "said"), [("gone.py", "no such file"), (".", "is a directory")])
+@pytest.mark.parametrize(
+    ("name", "said"), [("gone.py", "no such file"), (".", "it is a folder, not a plain file")]
+)
 def test_a_watch_on_a_file_it_cannot_grade_ends_at_once(capsys, no_worker, name, said):
     assert main(["task", "watch", TASK, name]) == 2
     assert said in capsys.readouterr().err

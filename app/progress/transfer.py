@@ -297,7 +297,6 @@ class _ExportReader:
         """Where `text[0]` sits: its line, and the characters before it on that line."""
         self.end_line, self.end_column = 1, 0
         """The same for the end of what has been decoded."""
-        self.json_error: str | None = None
 
     # -- reading and decoding --------------------------------------------------------
 

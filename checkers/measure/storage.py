@@ -99,9 +99,6 @@ def is_heap_type(cls: type) -> bool:
 
 # -- containers -------------------------------------------------------------------------------
 
-SEQUENCES: tuple[type, ...] = (list, tuple, deque)
-SETS: tuple[type, ...] = (set, frozenset)
-
 
 _READERS: tuple[tuple[type, object], ...] = (
     (dict, dict.items),

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, cast
 
 from checkers.sandbox import protocol
 from checkers.sandbox.outcome import EndedBy, Outcome, RankedOutcome
+from checkers.sandbox.run_outcome import outcome_of
 from checkers.verdict import ErrorInfo
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def torchrun_environment(rank: int, world: int) -> dict[str, str]:
 
 @dataclass
 class RankRun:
-    """One rank as the reader sees it; shaped as `parent.RunReader` is, for `outcome_of`."""
+    """One rank as the reader sees it; shaped as `parent.RunReader` is, for `run_outcome.outcome_of`."""
 
     rank: int
     limits: Limits
@@ -89,7 +90,6 @@ class RankRun:
     cancelled: bool = False
     worker_lost: bool = False
     result_done: bool = False
-    output_done: bool = False
     status: str | None = None
     """The decoded status of its answer (`ok`, `error`...), once it answered."""
     cpu_mark: int = 0
@@ -303,8 +303,6 @@ class RankedReader:
             if kind == "result":
                 run.result_done = True
                 self.answered(run)
-            elif kind == "out":
-                run.output_done = True
             return False
         if kind == "out":
             self.progress()
@@ -342,10 +340,8 @@ class RankedReader:
 def ranked_outcome(
     reader: RankedReader, device: str, wall_s: float, timeout_s: float
 ) -> RankedOutcome:
-    """Each rank's Outcome, read as a single run's is (`parent.outcome_of`), except for the
+    """Each rank's Outcome, read as a single run's is (`run_outcome.outcome_of`), except for the
     ranks the reader itself ended, and how the whole run ended."""
-    from checkers.sandbox.parent import outcome_of
-
     ending: EndedBy = "lost" if reader.worker_lost else (reader.ending or "finished")
     limit = None
     reason = (reader.exit or {}).get("reason")
@@ -368,7 +364,7 @@ def ranked_outcome(
         run.worker_lost = reader.worker_lost
         if run.answered:
             run.exit = {"code": 0, "signal": None}  # ended by the reader once it answered
-            outcomes.append(outcome_of(run, reader.keys[run.rank], device, wall_s, timeout_s))  # type: ignore[arg-type]
+            outcomes.append(outcome_of(run, reader.keys[run.rank], device, wall_s, timeout_s))
             continue
         if (
             ending in ("stall", "failure", "limit")
@@ -391,7 +387,7 @@ def ranked_outcome(
                 )
             )
             continue
-        outcomes.append(outcome_of(run, reader.keys[run.rank], device, wall_s, timeout_s))  # type: ignore[arg-type]
+        outcomes.append(outcome_of(run, reader.keys[run.rank], device, wall_s, timeout_s))
     return RankedOutcome(
         ranks=tuple(outcomes),
         ended_by=ending,

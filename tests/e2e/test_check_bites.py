@@ -132,3 +132,16 @@ def test_every_layer_contract_is_kept_by_the_tree_and_broken_by_its_planted_impo
     broken = tool("lint-imports", cwd=tree)
     assert broken.returncode == 1
     assert contract_states(broken.stdout) == dict.fromkeys(BREAKS, "BROKEN")
+
+
+def test_vulture_fails_on_a_function_nothing_calls(tree):
+    """Dead code is found across the packages and the tests, the whitelist keeping only what a
+    framework calls by name."""
+    shutil.copytree(ROOT / "tests", tree / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "vulture_whitelist.py", tree)
+    (tree / "app" / "planted.py").write_text(CLEAN + "\n\nprint(double(2))\n")
+    assert tool("vulture", cwd=tree).returncode == 0, "the tree as it is has no dead code"
+    (tree / "app" / "planted.py").write_text(CLEAN)
+    failed = tool("vulture", cwd=tree)
+    assert failed.returncode == 3
+    assert "app/planted.py:1: unused function 'double'" in failed.stdout

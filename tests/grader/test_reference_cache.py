@@ -30,7 +30,7 @@ def runs(monkeypatch):
 
 def test_a_cancelled_reference_is_not_kept_and_the_next_grade_runs_it_again(runs, monkeypatch):
     ran, answers = runs
-    observed = object()
+    observed = Observed(1, 1, 1, values={})
     fix = (Verdict(verdict="clean", device="cpu"), observed)
     cancelled = Verdict.not_graded("error", "cpu", "the run was cancelled", kind="cancelled")
     answers += [fix, (cancelled, None), fix, (Verdict(verdict="clean", device="cpu"), observed)]

@@ -65,9 +65,11 @@ async def test_a_mock_across_the_packs_plays_to_a_recorded_report(pack_cards, cl
         await pilot.press("ctrl+s")
         report = await until_screen(pilot, MockReportScreen)
 
-    scores = [question.score for question in report.report.score.questions]
-    assert len(scores) == 4
-    assert all(score > 0.5 for score in scores), scores  # each card's solid answer makes its points
+    questions = report.report.score.questions
+    assert len(questions) == 4 and all(q.reached and not q.skipped for q in questions)
+    # each card's own answers make most of its points (the matcher, a suggestion the candidate
+    # confirms, may still read a model answer that explains a red flag as saying it)
+    assert all(len(q.key_points_hit) > len(q.key_points_missed) for q in questions), questions
     recorded = history.attempts()
     assert {a.card_id for a in recorded} == {c.card.id for c in chosen}
     assert {a.mode for a in recorded} == {"mock"}

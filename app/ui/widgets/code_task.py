@@ -14,7 +14,6 @@ from textual.widgets import Label, LoadingIndicator, OptionList, Static, TextAre
 from textual.widgets.text_area import Selection
 
 from app.practice.drafts import DraftError, Drafts
-from app.progress.rating import GRADED_FAILURES
 from app.ui.card_text import card_text
 from app.ui.code_runner import CodeRunner, DeviceMissing
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
@@ -93,8 +92,6 @@ class CodeTaskPanel(Vertical):
         self.run_number = 0
         """Increases with every run and cancel, so a stale result is recognised and dropped."""
         self.completed_runs = 0
-        self.failed_runs = 0
-        """Runs that graded but failed (leak, wrong)."""
         self.hints_shown = min(hints_seen, len(task.hints))
         """The card's hints asked for so far (f2 here, or `grill task hint`), shown in order
         under the result."""
@@ -282,8 +279,6 @@ class CodeTaskPanel(Vertical):
         result = self.query_one(VerdictPanel)
         result.show(message.verdict)
         result.mark_stale(self.verdict is None)
-        if message.verdict.verdict in GRADED_FAILURES:
-            self.failed_runs += 1
         self._say_keys()
         self.query_one("#code-side", VerticalScroll).scroll_home(animate=False)
 
