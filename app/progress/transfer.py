@@ -525,6 +525,10 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
         return None, [
             f"{where}.id: required, a non-empty string (it is what makes importing twice harmless)"
         ]
+    if isinstance(item, dict) and "started_at" not in item:  # else the model's default: now
+        return None, [
+            f"{where}.started_at: required, when the attempt was made (every export has it)"
+        ]
     try:
         # Strict, as JSON reads: `true` is not a number of seconds, nor 1700000000 a time.
         fields = from_stored(item) if isinstance(item, dict) else item

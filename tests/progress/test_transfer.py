@@ -159,6 +159,10 @@ MALFORMED = {
         "attempts[0].phase_seconds.answer:",
     ),
     "no id": (broken(lambda d: d["attempts"][0].pop("id")), "attempts[0].id: required"),
+    "no time": (  # it used to be taken as the moment of the import
+        broken(lambda d: d["attempts"][0].pop("started_at")),
+        "attempts[0].started_at: required, when the attempt was made",
+    ),
     "naive time": (
         broken(lambda d: d["attempts"][0].update(started_at="2026-01-01T10:00:00")),
         "attempts[0].started_at: needs a time zone",
