@@ -22,7 +22,7 @@ from app.mock.session import Event, MockSession, Step, mmss
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.dialogs.confirm import ConfirmDialog
-from app.ui.widgets.code_task import CodeTaskPanel
+from app.ui.widgets.code_task import CODE_TASK_KEYS, CodeTaskPanel
 from app.ui.widgets.editor import BoundedTextArea
 
 TICK_SECONDS = 0.25
@@ -55,22 +55,7 @@ class MockStepsScreen(GrillScreen):
             tooltip="Put the starter code back in the editor.",
         ),
         Binding("escape", "cancel_run", "Cancel run", tooltip="Stop the code run in progress."),
-        Binding(
-            "f2",
-            "hint",
-            "Hint",
-            priority=True,
-            show=False,
-            tooltip="The card's next hint for the code task; then the grader's, for the last run.",
-        ),
-        Binding(
-            "f6",
-            "switch_pane",
-            "Pane",
-            priority=True,
-            show=False,
-            tooltip="Move between the code editor and the result (tab indents in the editor).",
-        ),
+        *CODE_TASK_KEYS,
         # F8: every ctrl+letter means something to some editor (ctrl+e is end of line).
         Binding(
             "f8",

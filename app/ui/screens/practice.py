@@ -22,7 +22,7 @@ from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.widgets.clock import AnswerClock
-from app.ui.widgets.code_task import CodeTaskPanel
+from app.ui.widgets.code_task import CODE_TASK_KEYS, CodeTaskPanel
 from app.ui.widgets.editor import BoundedTextArea
 from app.ui.widgets.reveal import RevealSection
 from app.wording import comes_back, count
@@ -119,14 +119,7 @@ class PracticeScreen(GrillScreen):
             tooltip="Cancel a run; otherwise leave the card (asks first if you typed).",
         ),
         # Not in the footer, which is full at 80 columns: the result names them.
-        Binding(
-            "f2",
-            "hint",
-            "Hint",
-            priority=True,
-            show=False,
-            tooltip="The card's next hint for the code task; then the grader's, for the last run.",
-        ),
+        *CODE_TASK_KEYS,
         Binding(
             "ctrl+z",
             "undo",
@@ -142,15 +135,6 @@ class PracticeScreen(GrillScreen):
             priority=True,
             show=False,
             tooltip="Skip this card, bury it until tomorrow, or suspend it; nothing is rated.",
-        ),
-        Binding(
-            "f6",
-            "switch_pane",
-            "Pane",
-            priority=True,
-            show=False,
-            tooltip="Move between the code editor and the result, to scroll or choose in it "
-            "(tab indents in the editor).",
         ),
     ]
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.timer import Timer
@@ -21,6 +22,28 @@ from app.ui.widgets.code_editor import CodeEditor
 from app.ui.widgets.verdict_panel import VerdictPanel
 from checkers.verdict import Device, Verdict
 from questions.model import CodeTask
+
+CODE_TASK_KEYS = (
+    Binding(
+        "f2",
+        "hint",
+        "Hint",
+        priority=True,
+        show=False,
+        tooltip="The card's next hint for the code task; then the grader's, for the last run.",
+    ),
+    Binding(
+        "f6",
+        "switch_pane",
+        "Pane",
+        priority=True,
+        show=False,
+        tooltip="Move between the code editor and the result, to scroll or choose in it "
+        "(tab indents in the editor).",
+    ),
+)
+"""The keys of a screen that holds a code task (practice, the mock), not in the footer (full
+at 80 columns): the result panel names them."""
 
 
 class CodeTaskPanel(Vertical):
