@@ -525,10 +525,11 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
         return None, [
             f"{where}.id: required, a non-empty string (it is what makes importing twice harmless)"
         ]
-    if isinstance(item, dict) and "started_at" not in item:  # else the model's default: now
-        return None, [
-            f"{where}.started_at: required, when the attempt was made (every export has it)"
-        ]
+    timeless = (  # else the model's default fills it in: the moment of the import
+        [f"{where}.started_at: required, when the attempt was made (every export has it)"]
+        if isinstance(item, dict) and "started_at" not in item
+        else []
+    )
     try:
         # Strict, as JSON reads: `true` is not a number of seconds, nor 1700000000 a time.
         fields = from_stored(item) if isinstance(item, dict) else item
@@ -536,7 +537,9 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
     except ValidationError as error:
         return None, [
             f"{where}{_location(_stored_loc(e['loc']))}: {e['msg']}" for e in error.errors()
-        ]
+        ] + timeless
+    if timeless:
+        return None, timeless
     if not attempt.card_id.strip():
         return None, [f"{where}.card_id: empty; an attempt is always on a card"]
     if attempt.started_at.tzinfo is None:
