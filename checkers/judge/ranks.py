@@ -227,7 +227,8 @@ def rank_reports(
             kind = "hang" if stand.communicating else "error"
         elif verdict.error is not None and verdict.error.kind == "ended":
             state, call, line, kind = "ended", None, None, "error"
-            summary = "had not reached its code"
+            # no stacks at all: a limit of the whole run ended every rank at once
+            summary = "had not reached its code" if any(dumps) else "ended with the run"
         else:
             state, call = "failed", None
             line = verdict.error.line if verdict.error else None

@@ -243,7 +243,8 @@ def watch_ranks(
     parent tells progress from a stall by them), dump every rank's stack on `dump` (each
     rank's faulthandler writes it to its watch pipe), and kill them all on `kill`, when the
     parent goes away, or when together they pass a limit of the whole run (memory added,
-    the scratch folder): then the reason comes back ("memory", "scratch")."""
+    the scratch folder): then the reason comes back ("memory", "scratch"), and goes to the
+    parent in a `limit` event first, ahead of the ranks' exits, which it caused."""
     limits = request["limits"]
     filename = cast(str, request["payload"].get("filename") or "<snippet>")
     alive = {pid: rank for rank, pid in enumerate(pids)}
@@ -251,6 +252,8 @@ def watch_ranks(
 
     def kill_all(reason: bool | str) -> None:
         nonlocal killed
+        if isinstance(reason, str) and not killed:  # before the ranks' exits: they died of it
+            protocol.send(control, {"event": "limit", "reason": reason})
         for pid in list(alive):
             kill_tree(pid, own_pid_namespace)
         killed = killed or reason

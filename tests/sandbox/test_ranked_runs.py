@@ -228,6 +228,27 @@ def test_a_collective_only_rank_0_calls_is_a_hang_caught_before_the_budget(ranke
     assert "rank 0 waits in `all_reduce` at line 7; rank 1 finished at line 7" in verdict.message
 
 
+def test_ranks_that_write_past_their_shared_scratch_are_stopped(ranked):
+    """The ranks share one scratch folder and its cap: past it, the run ends for its disk
+    limit (process mode, measured), or the box's tmpfs is full (bubblewrap)."""
+    megabytes = ranked.limits.scratch_bytes // (1024 * 1024)
+    verdict = graded_leaving_nothing(
+        ranked,
+        INIT + "block = b'x' * (1024 * 1024)\nimport time\n"
+        f"for i in range({megabytes}):\n"
+        "    with open(f'{dist.get_rank()}-{i}', 'wb') as file:\n"
+        "        file.write(block)\n"
+        "    time.sleep(0.01)\n",
+    )
+    assert not verdict.graded and verdict.exit_code == EXIT_NOT_GRADED
+    if verdict.verdict == "limit":
+        assert verdict.error is not None and verdict.error.kind == "disk", verdict.error
+        assert verdict.message.startswith("The ranks wrote more than"), verdict.message
+        assert "ranks 0–1 ended with the run" in verdict.message, verdict.message
+    else:
+        assert verdict.verdict == "error" and "No space left" in verdict.message, verdict.message
+
+
 # -- through the CLI: nothing outlives grill -------------------------------------------------
 
 REAPER = """\
