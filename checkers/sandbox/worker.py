@@ -260,7 +260,7 @@ def watch_ranks(
 
     with selectors.DefaultSelector() as selector:
         selector.register(control, selectors.EVENT_READ)
-        next_sample = time.monotonic()
+        next_sample = next_scratch = time.monotonic()
         while alive:
             for pid in list(alive):
                 done, status = os.waitpid(pid, os.WNOHANG)
@@ -293,7 +293,9 @@ def watch_ranks(
                 protocol.send(control, {"event": "sample", "cpu": cpu, "memory": memory})
                 if not killed and sum(m or 0 for m in memory) > limits["ranked_memory_bytes"]:
                     kill_all("memory")
-                if not killed and scratch_cap is not None and folder_bytes(".") > scratch_cap:
+            if scratch_cap is not None and now >= next_scratch:  # as often as a single run's
+                next_scratch = now + SCRATCH_POLL_SECONDS
+                if not killed and folder_bytes(".") > scratch_cap:
                     kill_all("scratch")
             if selector.select(timeout=max(min(next_sample - now, 0.05), 0.005)):
                 try:

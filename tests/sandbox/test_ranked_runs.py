@@ -38,7 +38,7 @@ def ranked(either_sandbox):
 
 def worker_folder(box: Sandbox) -> list[str]:
     """What the worker's folder holds once it has cleared the last run's scratch (it does so
-    just after that run's answer: its ranks' crash records go last)."""
+    just after that run's answer, and before it takes the next request)."""
     deadline = time.monotonic() + 10
     while True:
         names = sorted(os.listdir(cast(str, box._workdir)))
@@ -48,8 +48,9 @@ def worker_folder(box: Sandbox) -> list[str]:
 
 
 def scratch(box: Sandbox) -> tuple[list[str], list[str]]:
-    """What the worker's folder holds, from outside, and a rank's scratch folder, from inside."""
-    outside = worker_folder(box)
+    """A rank's scratch folder, from inside, and then the worker's folder, from outside: the
+    inside run is the next request, so what the last run left has been cleared by then, and
+    all that may still be there is the listing ranks' own crash records."""
     inside = box.run_ranked("rank_job:run_rank", [{"act": "listdir"}] * 2)
     assert inside.ended_by == "finished", inside
     listed = {
@@ -58,7 +59,7 @@ def scratch(box: Sandbox) -> tuple[list[str], list[str]]:
         for name in rank.result["files"]
         if not name.startswith(CRASH_LOG)  # each listing rank's own crash record
     }
-    return outside, sorted(listed)
+    return worker_folder(box), sorted(listed)
 
 
 def graded_leaving_nothing(box: Sandbox, source: str):
