@@ -239,6 +239,11 @@ def rank_reports(
             elif what not in ("refused", "timeout", "limit"):
                 what = f"raised {what}"
             summary = f"{what} at line {line}" if line else what
+            if what == "timeout" and line is None and stand is not None:
+                # out of time outside the snippet's steps (a sleep, a wait): where it stood
+                call, line = stand.call, stand.line
+                inside = f" in `{call}`" if call != "its own code" else ""
+                summary = f"timed out{inside} at line {line}"
             kind = verdict.verdict
         reports.append(
             RankReport(

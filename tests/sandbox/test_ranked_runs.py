@@ -210,6 +210,17 @@ def test_ranks_that_all_loop_forever_are_stopped_by_their_budget(ranked):
     assert [rank.summary for rank in verdict.ranks] == ["stopped by its budget"] * 2
 
 
+def test_ranks_that_sleep_past_the_wall_clock_are_a_timeout_naming_their_line(sandbox):
+    """Idle ranks that wait on nothing are no hang (no collective) and use no budget (no
+    step): the wall clock ends them, and each says where it stood (one mode: it takes the
+    wall clock's margin)."""
+    if not sandbox.can_rank:
+        pytest.skip("this machine gives the sandbox no network of its own: ranked runs refused")
+    verdict = graded_leaving_nothing(sandbox, "import time\n" + INIT + "time.sleep(1000)\n")
+    assert (verdict.verdict, verdict.exit_code) == ("timeout", EXIT_NOT_GRADED), verdict.message
+    assert [rank.summary for rank in verdict.ranks] == ["timed out at line 6"] * 2
+
+
 def test_a_rank_that_loops_forever_while_the_other_waits_is_a_hang_named_per_rank(ranked):
     verdict = graded_leaving_nothing(
         ranked,
