@@ -227,7 +227,8 @@ def rank_reports(
             kind = "hang" if stand.communicating else "error"
         elif verdict.error is not None and verdict.error.kind == "ended":
             state, call, line, kind = "ended", None, None, "error"
-            summary = "had not reached its code"
+            # no stacks at all: a limit of the whole run ended every rank at once
+            summary = "had not reached its code" if any(dumps) else "ended with the run"
         else:
             state, call = "failed", None
             line = verdict.error.line if verdict.error else None
@@ -238,6 +239,11 @@ def rank_reports(
             elif what not in ("refused", "timeout", "limit"):
                 what = f"raised {what}"
             summary = f"{what} at line {line}" if line else what
+            if what == "timeout" and line is None and stand is not None:
+                # out of time outside the snippet's steps (a sleep, a wait): where it stood
+                call, line = stand.call, stand.line
+                inside = f" in `{call}`" if call != "its own code" else ""
+                summary = f"timed out{inside} at line {line}"
             kind = verdict.verdict
         reports.append(
             RankReport(

@@ -60,7 +60,7 @@ def _rank(what: str) -> Ranked:
     return ranked
 
 
-def check_backend(backend: object, ranked: Ranked) -> None:
+def check_backend(backend: object, ranked: Ranked, call: str = "init_process_group") -> None:
     if backend is None:
         return
     text = str(backend).lower()
@@ -75,28 +75,29 @@ def check_backend(backend: object, ranked: Ranked) -> None:
         if ranked.device != "cuda"
         else 'the ranks run gloo, or NCCL on CUDA: use backend="nccl" or "gloo"'
     )
-    raise not_available(f"init_process_group(backend={backend!r})", where)
+    raise not_available(f"{call}(backend={backend!r})", where)
 
 
-def check_rendezvous(init_method: object) -> None:
-    """An init_method the run's ranks can meet at without leaving the run."""
+def check_rendezvous(init_method: object, call: str = "init_process_group") -> None:
+    """An init_method (or `rendezvous` url, `call`) the run's ranks can meet at without
+    leaving the run."""
     if init_method is None or init_method == "env://":
         address = os.environ.get("MASTER_ADDR")
         if address is not None and not on_loopback(address):
-            raise not_available(f"init_process_group with MASTER_ADDR={address!r}", OWN_ADDRESS)
+            raise not_available(f"{call} with MASTER_ADDR={address!r}", OWN_ADDRESS)
         return
     if not isinstance(init_method, str):
-        raise not_available(f"init_process_group(init_method={init_method!r})", OWN_ADDRESS)
+        raise not_available(f"{call}(init_method={init_method!r})", OWN_ADDRESS)
     url = urlparse(init_method)
     if url.scheme == "tcp" and on_loopback(url.hostname):
         return
     if url.scheme == "file":
-        inside_run_folder(url.path, "init_process_group(init_method='file://...')")
+        inside_run_folder(url.path, f"{call}(init_method='file://...')")
         return
     if url.scheme == "env":
-        check_rendezvous(None)
+        check_rendezvous(None, call)
         return
-    raise not_available(f"init_process_group(init_method={init_method!r})", OWN_ADDRESS)
+    raise not_available(f"{call}(init_method={init_method!r})", OWN_ADDRESS)
 
 
 def checked_init(real: Callable[..., Any]) -> Callable[..., Any]:
@@ -116,6 +117,34 @@ def checked_init(real: Callable[..., Any]) -> Callable[..., Any]:
         return real(*bound.args, **bound.kwargs)
 
     return _named(init_process_group, "torch.distributed", "init_process_group")
+
+
+def checked_rendezvous(real: Callable[..., Any]) -> Callable[..., Any]:
+    """`torch.distributed.rendezvous` as a rank holds it: its url checked first, as
+    `init_process_group`'s `init_method` is."""
+
+    def rendezvous(url: object, *args: Any, **kwargs: Any) -> Any:
+        _rank("torch.distributed.rendezvous")
+        check_rendezvous(url, "rendezvous")
+        return real(url, *args, **kwargs)
+
+    return _named(rendezvous, "torch.distributed", "rendezvous")
+
+
+def checked_new_group(real: Callable[..., Any]) -> Callable[..., Any]:
+    """`new_group` as a rank holds it: its backend checked first, as `init_process_group`'s."""
+    signature = inspect.signature(real)
+
+    def new_group(*args: Any, **kwargs: Any) -> Any:
+        ranked = _rank("torch.distributed.new_group")
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return real(*args, **kwargs)  # torch says what is wrong with the call
+        check_backend(bound.arguments.get("backend"), ranked, "new_group")
+        return real(*bound.args, **bound.kwargs)
+
+    return _named(new_group, "torch.distributed", "new_group")
 
 
 def checked_stores() -> tuple[type, type]:
@@ -143,13 +172,15 @@ def checked_stores() -> tuple[type, type]:
 
 
 def install() -> None:
-    """Wherever a snippet reaches them, `init_process_group`, `TCPStore` and `FileStore` are
-    the checked ones (a single run is refused before it gets there: `DISTRIBUTED_REASON`)."""
+    """Wherever a snippet reaches them, `init_process_group`, `rendezvous`, `new_group`,
+    `TCPStore` and `FileStore` are the checked ones (a single run is refused before it gets there: `DISTRIBUTED_REASON`)."""
     import torch.distributed as dist
     import torch.distributed.distributed_c10d as c10d
 
     init = c10d.init_process_group
     replace(init, checked_init(init))
+    replace(c10d.rendezvous, checked_rendezvous(c10d.rendezvous))
+    replace(c10d.new_group, checked_new_group(c10d.new_group))
     tcp, file = checked_stores()
     replace(dist.TCPStore, tcp)
     replace(dist.FileStore, file)

@@ -467,6 +467,11 @@ TORCH_RANKED_CLOSED: tuple[tuple[tuple[str, ...], str], ...] = (
         ),
         "a backend or rendezvous of the snippet's own would reach beyond the run's ranks",
     ),
+    (
+        ("torch.distributed.rendezvous._*",),
+        "the rendezvous' own machinery makes stores at any address: meet through"
+        " init_process_group or rendezvous, whose address is checked",
+    ),
 )
 """What stays closed to a rank of a ranked run inside torch.distributed, and why."""
 

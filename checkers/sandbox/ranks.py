@@ -137,6 +137,8 @@ class RankedReader:
         self.dumps: dict[int, str] = {}
         self.last_progress = time.monotonic()
         self.worker_lost = False
+        self.limit_reason: str | None = None
+        """The limit of the whole run the worker ended it for ("memory", "scratch")."""
 
     def collect(self) -> None:
         control = cast(socket.socket, self.sandbox._control)  # (mid-run: the worker is up)
@@ -257,11 +259,14 @@ class RankedReader:
             self.worker_lost = True
             return False
         kind = event.get("event")
-        if kind == "exit":
-            self.exit = event
-            if event.get("reason") in ("memory", "scratch") and self.ending in (None, "stall"):
+        if kind in ("limit", "exit"):
+            if kind == "exit":
+                self.exit = event
+            reason = event.get("reason")
+            if reason in ("memory", "scratch") and self.ending in (None, "stall"):
                 self.ending = "limit"
-            return False
+                self.limit_reason = reason
+            return kind != "exit"
         if kind == "sample":
             self.sampled(event.get("cpu"))
         elif kind == "rank_exit":
@@ -269,9 +274,9 @@ class RankedReader:
             if type(rank) is int and 0 <= rank < len(self.ranks):
                 run = self.ranks[rank]
                 run.exit = event
-                if not run.answered and self.kill_sent_at is None:
+                if not run.answered and self.kill_sent_at is None and self.ending != "limit":
                     run.died_alone = True
-                    self.fail(run)  # it died without answering (a crash, a limit)
+                    self.fail(run)  # it died without answering (a crash, its own limit)
         return True
 
     def sampled(self, cpu: object) -> None:
@@ -344,7 +349,7 @@ def ranked_outcome(
     ranks the reader itself ended, and how the whole run ended."""
     ending: EndedBy = "lost" if reader.worker_lost else (reader.ending or "finished")
     limit = None
-    reason = (reader.exit or {}).get("reason")
+    reason = reader.limit_reason
     if ending == "limit":
         limit = (
             ErrorInfo(

@@ -243,7 +243,8 @@ def watch_ranks(
     parent tells progress from a stall by them), dump every rank's stack on `dump` (each
     rank's faulthandler writes it to its watch pipe), and kill them all on `kill`, when the
     parent goes away, or when together they pass a limit of the whole run (memory added,
-    the scratch folder): then the reason comes back ("memory", "scratch")."""
+    the scratch folder): then the reason comes back ("memory", "scratch"), and goes to the
+    parent in a `limit` event first, ahead of the ranks' exits, which it caused."""
     limits = request["limits"]
     filename = cast(str, request["payload"].get("filename") or "<snippet>")
     alive = {pid: rank for rank, pid in enumerate(pids)}
@@ -251,13 +252,15 @@ def watch_ranks(
 
     def kill_all(reason: bool | str) -> None:
         nonlocal killed
+        if isinstance(reason, str) and not killed:  # before the ranks' exits: they died of it
+            protocol.send(control, {"event": "limit", "reason": reason})
         for pid in list(alive):
             kill_tree(pid, own_pid_namespace)
         killed = killed or reason
 
     with selectors.DefaultSelector() as selector:
         selector.register(control, selectors.EVENT_READ)
-        next_sample = time.monotonic()
+        next_sample = next_scratch = time.monotonic()
         while alive:
             for pid in list(alive):
                 done, status = os.waitpid(pid, os.WNOHANG)
@@ -290,7 +293,9 @@ def watch_ranks(
                 protocol.send(control, {"event": "sample", "cpu": cpu, "memory": memory})
                 if not killed and sum(m or 0 for m in memory) > limits["ranked_memory_bytes"]:
                     kill_all("memory")
-                if not killed and scratch_cap is not None and folder_bytes(".") > scratch_cap:
+            if scratch_cap is not None and now >= next_scratch:  # as often as a single run's
+                next_scratch = now + SCRATCH_POLL_SECONDS
+                if not killed and folder_bytes(".") > scratch_cap:
                     kill_all("scratch")
             if selector.select(timeout=max(min(next_sample - now, 0.05), 0.005)):
                 try:

@@ -4,7 +4,8 @@ at the operating-system level, with torch.distributed on gloo as grill's own cod
 `payload["act"]` says what: `all_reduce` (every rank, then report), `hang` (rank 0 waits in
 an all_reduce no other rank joins), `crash` (rank 1 dies of SIGSEGV), `raise` (rank 1 fails),
 `sleep` (every rank sleeps `seconds`), `spin` (rank 1 computes forever), `connect` (try
-`payload["port"]` on 127.0.0.1, and the other ranks' port), `env` (report the environment).
+`payload["port"]` on 127.0.0.1, and the other ranks' port), `env` (report the environment),
+`listdir` (what the rank's scratch folder holds).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def run_rank(payload: Mapping[str, object], finish: object = None) -> dict[str, 
     if act == "env":
         keys = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
         return {"env": {k: os.environ.get(k) for k in keys}}
+    if act == "listdir":
+        return {"files": sorted(os.listdir("."))}
     if act == "connect":
         return {"reached": reaches(int(cast_int(payload.get("port"))))}
     if act == "sleep":
