@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from terminal_signals import as_from_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOP = """import torch
@@ -39,6 +40,7 @@ def test_a_check_ended_by_a_signal_leaves_no_sandbox_folder(tmp_path, number, st
         env={**os.environ, "TMPDIR": str(temp)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=as_from_a_terminal,
     )
     deadline = time.monotonic() + 60
     while not list(

@@ -13,6 +13,8 @@ import threading
 import time
 from pathlib import Path
 
+from terminal_signals import as_from_a_terminal
+
 from questions.loader import load_library
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,6 +84,7 @@ def test_a_save_grades_again_and_ctrl_c_ends_it_recording_the_attempt(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_from_a_terminal,
     )
     try:
         out, errors = Lines(watch.stdout), Lines(watch.stderr)
