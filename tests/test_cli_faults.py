@@ -1,4 +1,4 @@
-"""What no command line may do (issue 24): let an exception of grill's own reach the user, take
+"""What no command line may do: let an exception of grill's own reach the user, take
 a number that is not finite or out of range, or send the sandbox a snippet over its cap.
 
 None of these starts a sandbox worker: each is settled before one would start.

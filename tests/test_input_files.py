@@ -2,7 +2,7 @@
 of its size is refused at once, saying which file, what it is and the cap, whichever command
 reads it. Each case runs the real command in a fresh process, under a memory limit and a
 time-out, so a reader that waits on a pipe or reads /dev/zero fails here instead of hanging
-the suite (issue 24, first failure).
+the suite.
 """
 
 from __future__ import annotations

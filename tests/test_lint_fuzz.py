@@ -192,7 +192,7 @@ def test_lint_refuses_what_is_no_card_sized_plain_file_at_once_saying_what_it_is
 ):
     """A pipe, a socket, a folder, a device (linked to under a card's name) or a file over the
     cap, where a card or the manifest is, is one problem at 1:1 whose hint says what it is and
-    the cap (issue 24), and is never read: a FIFO with no writer or /dev/zero would not end
+    the cap, and is never read: a FIFO with no writer or /dev/zero would not end
     within the deadline. A plain file up to the cap is read as a card."""
     pack = Path(tempfile.mkdtemp(dir=tmp_path)) / "pack"
     pack.mkdir()

@@ -1,4 +1,4 @@
-"""Every numeric option is one `checkers.inputs.Range` (issue 24, failure 4): whatever text or
+"""Every numeric option is one `checkers.inputs.Range`: whatever text or
 value it is given, it hands back a finite number inside its range, or refuses with
 `OutOfRange` saying the range; nothing else gets through, and nothing else is raised (`nan`
 used to reach `int()` and exit 4; `--steps 10**30` was accepted)."""

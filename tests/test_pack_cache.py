@@ -1,4 +1,4 @@
-"""The pack cache (issue 24, failure 8): a start from it reads no card file, gives the library
+"""The pack cache: a start from it reads no card file, gives the library
 a cold load gives, follows every change to the files, and survives a cache that is damaged,
 foreign, or not a file at all."""
 

@@ -1,4 +1,4 @@
-"""10,000 cards against 1,000, side by side in one run (issue 24, failure 8).
+"""10,000 cards against 1,000, side by side in one run.
 
 For a pack of 1,000 and one of 10,000 copies of the 2 KB fixture card, each loaded beside the
 shipped packs as a user's pack (GRILL_PACKS):

@@ -1,4 +1,4 @@
-"""How long a ranked run takes next to torch's own launcher (issue 28).
+"""How long a ranked run takes next to torch's own launcher.
 
 Prints, side by side in one run, for a 30-step DDP loop on the CPU with 4 ranks (gloo):
 - `python -m checkers --ranks 4 FILE` (what `grill check --ranks 4 FILE` runs: a cold

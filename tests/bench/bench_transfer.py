@@ -1,5 +1,5 @@
-"""Peak memory of `grill export --format json` and `grill import` against the history's size
-(issue 24, failure 5): both stream, so their peak stays where it is while the history grows.
+"""Peak memory of `grill export --format json` and `grill import` against the history's size:
+both stream, so their peak stays where it is while the history grows.
 
 Builds histories of N and 4N attempts (each with a few KB of answer and code, like a long
 practice history), then runs each command in a fresh process and reads that process's own

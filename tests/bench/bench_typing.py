@@ -1,5 +1,5 @@
-"""What a keystroke costs in the answer and code editors once much has been typed (issue 24,
-failure 9): grill's editors against Textual's own TextArea, side by side in one run.
+"""What a keystroke costs in the answer and code editors once much has been typed:
+grill's editors against Textual's own TextArea, side by side in one run.
 
 Prose has no newline (a terminal without bracketed paste sends each character as a key, and
 100 KB typed so took a minute); code has a newline every 60 characters. Each editor is brought

@@ -1,4 +1,4 @@
-"""A code task's contract held against the solution, and how a broken one reads (issue 23.5)."""
+"""A code task's contract held against the solution, and how a broken one reads."""
 
 import torch
 import torch.nn as nn

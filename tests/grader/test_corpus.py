@@ -88,7 +88,7 @@ EXPLAINED = {
         "(line 15)",
         "Add `loss.item()`",
     ),
-    # issue 23: the holder that holds, counted whole, and a hint that is valid code
+    # the holder that holds, counted whole, and a hint that is valid code
     "leak_reinforce_stats_keep_policy_loss": (
         "`stats['policy_loss']` holds 30 tensors",
         "(line 38)",
@@ -136,7 +136,7 @@ def test_a_leak_message_names_the_holder_and_line_and_the_hint_the_fix(stem, san
 
 def test_a_buffer_a_backward_reads_back_is_never_named_nor_told_to_be_detached(sandbox):
     """REINFORCE's episode buffer (policy.saved_log_probs) is read back for the episode's loss:
-    detaching it would stop the policy gradient (issue 23)."""
+    detaching it would stop the policy gradient."""
     path = Path(__file__).parent / "corpus" / "leak_reinforce_stats_keep_policy_loss.py"
     verdict = grade_file(path, sandbox=sandbox, seconds=BUDGET_S)
     assert "saved_log_probs" not in verdict.message + verdict.hint

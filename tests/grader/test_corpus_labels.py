@@ -23,8 +23,8 @@ STEPS_LINE = re.compile(r"^STEPS = \d+\s*$", re.MULTILINE)
 
 # The corpus files that predate the labeler: they set no STEPS, so the labeler reads their
 # trend from one run's own progress (first half against the whole run), and they may not be
-# edited here. (clean_epoch_total_with_graph_reset_each_epoch.py left the list when issue 23
-# relabelled it: as leak_epoch_total_with_graph_reset_each_epoch.py it sets STEPS and BATCHES.)
+# edited here. (clean_epoch_total_with_graph_reset_each_epoch.py left the list when the
+# epoch-long window rule relabelled it: as leak_epoch_total_with_graph_reset_each_epoch.py it sets STEPS and BATCHES.)
 LEGACY = {
     "clean_accumulate_32.py",
     "clean_accuracy_counts.py",
@@ -205,7 +205,7 @@ def test_labeler_counts_nodes_of_kept_graphs_and_skips_accumulate_grad():
 
 def test_an_epoch_long_window_grows_with_the_inner_loop_and_a_code_bounded_one_does_not():
     """Doubling the epochs cannot tell them apart (both climb as high again); doubling the
-    epoch's length can (issue 23)."""
+    epoch's length can."""
     epoch, window = (
         load_labels(CORPUS_DIR)[name]
         for name in (
@@ -220,7 +220,7 @@ def test_an_epoch_long_window_grows_with_the_inner_loop_and_a_code_bounded_one_d
 
 def test_every_clean_file_with_epochs_sets_its_inner_loop_length():
     """A clean file that runs epochs is labelled by doubling its inner loop too, so a window
-    that spans the epoch cannot pass for a bounded one (issue 23), except those that predate
+    that spans the epoch cannot pass for a bounded one, except those that predate
     the labeler."""
     for path in CORPUS:
         if path.name in LEGACY or not path.name.startswith("clean_"):
@@ -248,7 +248,7 @@ def test_labeler_remeasures_a_file_as_recorded(relative, label):
     recorded = load_labels(path.parent)[path.name]
     assert result["error"] is None
     assert result["label"] == label == recorded["label"], result
-    # the doubled run that grows: the outer loop's, or (issue 23) the inner loop's
+    # the doubled run that grows: the outer loop's, or the inner loop's
     doubled = [result["peak_2n"], *([result["peak_2b"]] if "peak_2b" in result else [])]
     if label == "leak":
         assert any(peak >= 1.5 * result["peak_n"] for peak in doubled)

@@ -180,7 +180,7 @@ def test_source_flags_name_true_keywords_hooks_in_loops_and_state_fed_back(call,
     assert source_flags(ast.parse(call)) == flags
 
 
-# -- issue 22: grill never runs the snippet's code while it measures -------------------------
+# -- grill never runs the snippet's code while it measures -------------------------
 
 HOSTILE_PRELUDE = (
     PRELUDE

@@ -42,7 +42,7 @@ def test_the_tick_is_the_first_statement_and_lines_do_not_move():
 
 def test_comprehensions_and_generator_expressions_are_loops_too():
     """`kept = [train_step() for _ in range(300)]` runs 300 training steps: each item is an
-    iteration (this test once said comprehensions get no tick; issue 23 says they are loops)."""
+    iteration (this test once said comprehensions get no tick: they are loops)."""
     source = "xs = [model(x) for x in data]\ns = sum(f(x) for x in xs)\nd = {k: f(k) for k in ks}\n"
     text = ast.unparse(instrument(ast.parse(source)))
     assert f"for x in {LOOP}(1, data, True)" in text

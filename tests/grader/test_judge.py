@@ -175,7 +175,7 @@ def test_a_phase_that_kept_its_losses_until_it_ended_is_a_leak_named_from_an_ear
 def test_bounded_windows_are_clean_with_a_note_that_names_the_holder():
     """A total started afresh every twelve steps by a counter: the code bounds it. The note
     counts the twelve graphs it holds (it once said 11, the series' height, which leaves out
-    the newest: issue 23)."""
+    the newest)."""
     window = [
         holder(
             "window_total",
@@ -238,7 +238,7 @@ def test_a_run_stopped_by_its_budget_says_what_it_saw():
     assert "the rest of the run was not watched" in verdict.coverage
 
 
-# -- issue 23: a window that spans a whole pass of a loop, and the holder that holds --------
+# -- a window that spans a whole pass of a loop, and the holder that holds --------
 
 EPOCHS = """\
 import torch

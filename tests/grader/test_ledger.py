@@ -213,7 +213,7 @@ def test_off_heap_arrays_grow_without_touching_the_heap_they_measure():
     assert (len(array), array[99_999], array.values()[:2]) == (100_000, 99_999, [0, 1])
 
 
-# -- issue 23: passes of loops, births torch hides from the mode, graph adopted from scans --
+# -- passes of loops, births torch hides from the mode, graph adopted from scans --
 
 
 def run_epochs(keep, epochs=4, batches=6, **options):
@@ -357,7 +357,7 @@ def test_the_ledgers_own_hooks_keep_nothing_alive_under_activation_checkpointing
     assert max(ledger.dead_weight()[0]) <= 1
 
 
-# -- issue 23.4: the peak counts everything, backward included ----------------------------
+# -- the peak counts everything, backward included ----------------------------
 
 
 def _peak_of(forward, steps=2):
@@ -395,7 +395,7 @@ def _whole(blocks, x):
 
 def test_the_peak_counts_what_backward_allocates_a_checkpoints_recomputation_included():
     """One checkpoint around the whole model saves nothing: backward recomputes every
-    activation at once (issue 23: it was read only around the snippet's torch calls, and
+    activation at once (it was read only around the snippet's torch calls, and
     graded 12.3 MB against the solution's 14.9 MB)."""
     plain, per_block, whole = _peak_of(_plain), _peak_of(_per_block), _peak_of(_whole)
     assert per_block < 0.6 * plain

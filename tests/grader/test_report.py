@@ -139,7 +139,7 @@ def test_a_wrong_fix_lists_the_contract_with_what_it_missed():
         ),
     )
     text = render(verdict)
-    # issue 23: an unchanged starter is no fix, so the headline does not call it one
+    # an unchanged starter is no fix, so the headline does not call it one
     assert text.startswith("WRONG: the code does not do what the task asks")
     assert "NO  The fix makes no backward passes" in text and "ok  `model` matches." in text
 
@@ -157,7 +157,7 @@ def test_no_cuda_device_is_said_plainly_and_whole_at_80_columns():
 
 def test_lines_torch_writes_because_of_the_sandbox_are_not_the_snippets_output():
     """cpuinfo cannot read /proc/cpuinfo inside the sandbox, and says so on standard error
-    in most runs (issue 23); the profiler that counts a peak says it starts and stops."""
+    in most runs; the profiler that counts a peak says it starts and stops."""
     from checkers.verdict import shown_output
 
     printed = (

@@ -289,7 +289,7 @@ async def test_the_clock_ticking_while_a_code_panel_is_built_or_removed_reads_no
 async def test_f8_a_second_into_a_question_skips_it_and_records_nothing_for_it(
     cards, clock, history
 ):
-    """The scenario of issue 25: f8 one second after the question appeared made the card due."""
+    """The scenario: f8 one second after the question appeared made the card due."""
     session = MockSession(
         [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
     )

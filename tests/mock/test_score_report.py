@@ -114,7 +114,7 @@ def test_attempts_are_recorded_per_reached_question(cards, clock):
 
 def test_a_question_left_without_an_answer_is_skipped_not_failed(cards, clock):
     """f8 a second after a question appears: it scores 0, the report says it was skipped, and
-    nothing is recorded for it, so a new card does not become due (issue 25, item 6)."""
+    nothing is recorded for it, so a new card does not become due."""
     session = MockSession(
         [cards["no-grad-eval"], cards["retain-graph-error"]], level="junior", clock=clock
     )

@@ -1,4 +1,4 @@
-"""A history on a disk that cannot take the write (issue 24, failure 6): a full disk, no inodes
+"""A history on a disk that cannot take the write: a full disk, no inodes
 left, a read-only mount. Nothing in the file changes before a migration can succeed (it used to
 switch the file to WAL first), and each cause gets its own message, even as root.
 

@@ -26,7 +26,7 @@ def history():
 
 
 def test_every_pack_offers_its_new_cards_on_day_one_though_the_overall_limit_is_small():
-    """The first pack no longer takes the whole daily ration (issue 25, item 2)."""
+    """The first pack no longer takes the whole daily ration."""
     queue = build_queue(PACKS, {}, cutoff=CUTOFF, new_per_day=3, new_per_pack=10)
     assert queue.of("b") == ("b1", "b2") and queue.of("c") == ("c1", "c2", "c3")
     assert queue.counts_of("a") == DayCounts(new=3), (

@@ -1,4 +1,4 @@
-"""The escape suites held with ranks > 1 (issue 28): their own tests and lists, run as ranked
+"""The escape suites held with ranks > 1: their own tests and lists, run as ranked
 runs of `WORLD` ranks, in both modes.
 
 - `test_policy_escapes_in_a_loop.py`: its two list tests (`REFUSED`, `HELD`) on every

@@ -1,4 +1,4 @@
-"""Ranked runs given bad input or pushed to their limits (issue 28): a rank count out of range
+"""Ranked runs given bad input or pushed to their limits: a rank count out of range
 is a usage error before any worker starts; a snippet that initialises twice, asks for another
 backend, rendezvous outside the run, forks or loops forever gets a clear verdict (not graded,
 naming the line and why, or a hang named per rank), in both modes; and none leaves a process

@@ -1,5 +1,5 @@
 """A process killed with SIGKILL mid-batch cannot remove its work folder; the next sandbox to
-start sweeps it, and never a folder whose owner lives, nor anything else (issue 24, failure 7)."""
+start sweeps it, and never a folder whose owner lives, nor anything else."""
 
 from __future__ import annotations
 

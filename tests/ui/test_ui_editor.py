@@ -1,4 +1,4 @@
-"""The editors' cost per keystroke stays bounded however much is typed (issue 24, failure 9).
+"""The editors' cost per keystroke stays bounded however much is typed.
 
 Measured as work, not time: how many characters Textual re-wraps for each keystroke (it
 re-wraps the whole line the cursor is on), and whether the code editor still re-parses and

@@ -418,7 +418,7 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
 
 
 async def test_a_long_list_holds_at_most_max_rows_and_says_how_many_match(make_app, monkeypatch):
-    """Issue 24, failure 8: Textual's DataTable adds and measures every row, so 10,000 cards made
+    """Textual's DataTable adds and measures every row, so 10,000 cards made
     home take seconds each time the list was filled. Past MAX_ROWS the first are listed, a line
     says how many match, and practising the list still takes every matching card."""
     from app.ui.screens import home

@@ -1,4 +1,4 @@
-"""The app starts from the pack cache (issue 24, failure 8): home lists every card without
+"""The app starts from the pack cache: home lists every card without
 reading a card file, a card is read whole when it is opened, and one whose file broke after the
 start is skipped with a note instead of breaking the app."""
 

@@ -1,5 +1,5 @@
 """The editors grill shows (a typed answer, a code task's code): Textual's TextArea, with the
-cost of a keystroke kept bounded however much is typed (issue 24).
+cost of a keystroke kept bounded however much is typed.
 
 Where the cost is: Textual's, not grill's handlers. Each keystroke re-wraps the whole line it
 lands on and divides it into its wrapped sections several times over (`wrap_range`,
