@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import selectors
+import signal
 import socket
 import time
 from collections.abc import Callable, Mapping
@@ -274,7 +275,13 @@ class RankedReader:
             if type(rank) is int and 0 <= rank < len(self.ranks):
                 run = self.ranks[rank]
                 run.exit = event
-                if not run.answered and self.kill_sent_at is None and self.ending != "limit":
+                signal_number = event.get("signal")
+                own_signal = type(signal_number) is int and signal_number != signal.SIGKILL
+                if (
+                    not run.answered
+                    and self.ending != "limit"
+                    and (self.kill_sent_at is None or own_signal)  # SIGKILL may be the reader's
+                ):
                     run.died_alone = True
                     self.fail(run)  # it died without answering (a crash, its own limit)
         return True
@@ -328,7 +335,12 @@ class RankedReader:
         return True
 
     def answered(self, run: RankRun) -> None:
-        """A rank's result is complete: read its status now, to end the run early on failure."""
+        """A rank's result is complete: read its status now, to end the run early on failure.
+        A rank that closed its result without one died: its `rank_exit` says so, on the
+        worker's channel, after any `limit` event that killed it (the pipes keep no order with
+        that channel, so failing it here could blame one rank for the whole run's limit)."""
+        if not run.result:
+            return
         self.progress()
         body = protocol.verified(bytes(run.result), self.keys[run.rank])
         status = None
