@@ -738,9 +738,9 @@ class Ledger(TorchFunctionMode):
             if any(storage.is_a(iterable, kind) for kind in _DATA_SOURCES):
                 self.pass_data[index] = 1
             try:
-                for item in iterable:
-                    if not self.pass_data.get(index) and carries_tensor(item):
-                        self.pass_data[index] = 1
+                for count, item in enumerate(iterable):
+                    if count == 0 and carries_tensor(item):  # one look: a loop over data's
+                        self.pass_data[index] = 1  # items all carry tensors, or none do
                     if ticking:
                         self.tick(line)
                     yield item
