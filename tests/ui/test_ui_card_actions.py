@@ -4,19 +4,20 @@ reviews, learning and new cards on home."""
 from __future__ import annotations
 
 from pilot_wait import drained, until, until_screen
-from textual.widgets import DataTable, OptionList
+from textual.widgets import OptionList
 from ui_fakes import SIZE
 
 from app.ui.dialogs.card_actions import CardActionsDialog
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.screens.home import HomeScreen
 from app.ui.screens.practice import PracticeScreen
+from app.ui.widgets.card_table import CardTable
 
 
 def status_of(home: HomeScreen, card_id: str) -> str:
-    table = home.query_one("#home-cards", DataTable)
+    table = home.query_one("#home-cards", CardTable)
     row = [c.card.id for c in home.shown].index(card_id)
-    return str(table.get_row_at(row)[2])
+    return table.row_at(row).status
 
 
 async def rate(pilot, key: str) -> None:
@@ -111,7 +112,7 @@ async def test_bury_keeps_a_card_out_of_todays_queue_and_home_says_so(make_app, 
         await until(pilot, lambda: app.screen is home)
         await until(pilot, lambda: status_of(home, "no-grad") == "buried")
         assert "no-grad" not in home.due and history.attempts() == []
-        table = home.query_one("#home-cards", DataTable)
+        table = home.query_one("#home-cards", CardTable)
         table.move_cursor(row=[c.card.id for c in home.shown].index("no-grad"))
         await pilot.press("b")
         await until(pilot, lambda: status_of(home, "no-grad") == "new")
@@ -122,7 +123,7 @@ async def test_suspend_takes_a_card_out_of_every_queue_until_x_on_home(make_app,
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         home = await until_screen(pilot, HomeScreen)
-        table = home.query_one("#home-cards", DataTable)
+        table = home.query_one("#home-cards", CardTable)
         table.move_cursor(row=[c.card.id for c in home.shown].index("retain-graph"))
         await until(pilot, lambda: home.selected_card.card.id == "retain-graph")
         await pilot.press("x")

@@ -6,7 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from pilot_wait import until, until_screen
-from textual.widgets import DataTable, Input, OptionList, Select, Static
+from textual.widgets import Input, OptionList, Select, Static
 from ui_fakes import SIZE
 
 from app.progress.attempt import Attempt
@@ -14,6 +14,7 @@ from app.ui.app import GrillApp
 from app.ui.dialogs.settings import SettingsDialog
 from app.ui.screens.home import HomeScreen
 from app.ui.screens.practice import PracticeScreen
+from app.ui.widgets.card_table import CardTable
 from questions.model import Library, Problem
 
 
@@ -22,7 +23,7 @@ def listed_ids(app: GrillApp) -> list[str]:
 
 
 def table_rows(app: GrillApp) -> int:
-    return app.screen.query_one("#home-cards", DataTable).row_count
+    return app.screen.query_one("#home-cards", CardTable).row_count
 
 
 async def test_home_lists_every_card_with_pack_counts(make_app):
@@ -72,7 +73,7 @@ async def test_search_by_typing_after_slash(make_app):
         await pilot.press(*"retain")
         await until(pilot, lambda: listed_ids(app) == ["retain-graph"])
         await pilot.press("enter")
-        await until(pilot, lambda: app.focused is app.screen.query_one("#home-cards", DataTable))
+        await until(pilot, lambda: app.focused is app.screen.query_one("#home-cards", CardTable))
 
 
 async def test_a_search_that_matches_nothing_says_so(make_app):
@@ -301,7 +302,7 @@ async def test_pack_titles_and_questions_that_look_like_markup_are_listed_verbat
         await until_screen(pilot, HomeScreen)
         packs = app.screen.query_one("#home-packs", OptionList)
         assert packs.get_option_at_index(1).prompt.plain.startswith(f"{odd}\n3 cards")
-        assert str(app.screen.query_one("#home-cards", DataTable).get_row_at(0)[0]) == odd
+        assert app.screen.query_one("#home-cards", CardTable).row_at(0).question == odd
 
 
 def two_packs(library: Library) -> Library:
@@ -346,7 +347,7 @@ async def test_one_key_clears_the_search_and_every_filter(library, make_app):
         await until(pilot, lambda: isinstance(app.focused, Input))
         await pilot.press(*"zzz", "enter")
         await until(pilot, lambda: table_rows(app) == 0 and screen.card_filter.text == "zzz")
-        await until(pilot, lambda: isinstance(app.focused, DataTable))
+        await until(pilot, lambda: isinstance(app.focused, CardTable))
         await pilot.press("c")
         await until(pilot, lambda: table_rows(app) == 3)
         assert screen.card_filter.pack is None and screen.card_filter.level is None
@@ -387,8 +388,8 @@ async def test_status_says_when_a_card_comes_back(make_app, history):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until_screen(pilot, HomeScreen)
-        table = app.screen.query_one("#home-cards", DataTable)
-        status = {c.card.id: str(table.get_row_at(n)[2]) for n, c in enumerate(app.screen.shown)}
+        table = app.screen.query_one("#home-cards", CardTable)
+        status = {c.card.id: table.row_at(n).status for n, c in enumerate(app.screen.shown)}
         assert status["no-grad"].startswith("in ") and status["no-grad"].endswith(("days", "weeks"))
         assert status["running-loss"] == "new"
 
@@ -415,27 +416,6 @@ async def test_counted_nouns_agree_with_their_number(library, make_app):
         assert "Due today: 1\n0 reviews · 1 new" in str(
             app.screen.query_one("#home-due", Static).render()
         )
-
-
-async def test_a_long_list_holds_at_most_max_rows_and_says_how_many_match(make_app, monkeypatch):
-    """Textual's DataTable adds and measures every row, so 10,000 cards made
-    home take seconds each time the list was filled. Past MAX_ROWS the first are listed, a line
-    says how many match, and practising the list still takes every matching card."""
-    from app.ui.screens import home
-
-    monkeypatch.setattr(home, "MAX_ROWS", 2)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: table_rows(app) > 0)
-        note = app.screen.query_one("#home-empty", Static)
-        assert table_rows(app) == 2 and len(listed_ids(app)) == 3
-        assert note.display and "The first 2 of 3 matching cards" in str(note.render())
-        table = app.screen.query_one("#home-cards", DataTable)
-        table.move_cursor(row=1)
-        await until(pilot, lambda: app.screen.selected_card is app.screen.shown[1])
-        await pilot.press("slash", *"retain")
-        await until(pilot, lambda: table_rows(app) == 1)
-        assert not note.display
 
 
 async def test_on_day_one_each_pack_offers_its_own_new_cards(library, make_app, history):
@@ -509,3 +489,35 @@ async def test_settings_warn_when_the_device_chosen_is_not_on_this_machine(
         await until_screen(pilot, HomeScreen)
         assert history.get_setting("device") == "cuda"
         assert any(n.title == "Saved: device cuda" for n in grill._notifications)
+
+
+async def test_every_card_of_ten_thousand_is_listed_and_the_last_is_one_key_away(library, make_app):
+    from dataclasses import replace
+
+    from questions.model import LoadedCard
+
+    [pack] = library.packs
+    first = pack.cards[0]
+    many = tuple(
+        LoadedCard.listed(
+            first.summary._replace(id=f"card-{n:05d}", question=f"Question number {n}"),
+            first.path,
+            first.pack,
+            lambda: first.card,
+        )
+        for n in range(10_000)
+    )
+    app = make_app(library=Library(packs=[replace(pack, cards=many)]))
+    async with app.run_test(size=SIZE) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        await until(pilot, lambda: table_rows(app) == 10_000)
+        assert not home.query_one("#home-empty", Static).display
+        await pilot.press("end")
+        await until(pilot, lambda: home.selected_card is home.shown[-1])
+        preview = home.query_one("#home-preview", Static)
+        await until(
+            pilot, lambda: str(preview.render()).startswith(home.shown[-1].summary.question)
+        )
+        await pilot.press("p")
+        practice = await until_screen(pilot, PracticeScreen)
+        assert [c.id for c in practice.queue] == [home.shown[-1].id]

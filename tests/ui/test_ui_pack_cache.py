@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from pilot_wait import until
-from textual.widgets import DataTable
 from ui_fakes import SIZE
 
 from app.ui.app import GrillApp
 from app.ui.screens.practice import PracticeScreen
+from app.ui.widgets.card_table import CardTable
 from questions import cache as cache_module
 from questions import loader
 
@@ -48,7 +48,7 @@ async def started(app: GrillApp, pilot) -> None:
     await until(
         pilot,
         lambda: (
-            app.library is not None and app.screen.query_one("#home-cards", DataTable).row_count
+            app.library is not None and app.screen.query_one("#home-cards", CardTable).row_count
         ),
     )
 
@@ -59,13 +59,13 @@ async def test_a_second_start_lists_every_card_without_reading_one(
     first = GrillApp(None, history, runner=runner, clock=clock)
     async with first.run_test(size=SIZE) as pilot:
         await started(first, pilot)
-        listed = first.screen.query_one("#home-cards", DataTable).row_count
+        listed = first.screen.query_one("#home-cards", CardTable).row_count
     assert reads, "the first start reads the cards (and caches them)"
     reads.clear()
     second = GrillApp(None, history, runner=runner, clock=clock)
     async with second.run_test(size=SIZE) as pilot:
         await started(second, pilot)
-        assert second.screen.query_one("#home-cards", DataTable).row_count == listed
+        assert second.screen.query_one("#home-cards", CardTable).row_count == listed
         assert reads == [], "nothing read on a start from the cache"
         await pilot.press("enter")
         assert isinstance(second.screen, PracticeScreen)
@@ -86,7 +86,7 @@ async def test_a_card_whose_file_broke_after_the_start_is_skipped_with_a_note(
         first, second = home.shown[ours[0]], home.shown[ours[0] + 1]
         assert second.path.is_relative_to(packs), "never a shipped card's file"
         first.path.write_text("id: [not a card\n")
-        table = home.query_one("#home-cards", DataTable)
+        table = home.query_one("#home-cards", CardTable)
         table.move_cursor(row=ours[0])
         await until(pilot, lambda: table.cursor_row == ours[0])
         await pilot.press("enter")

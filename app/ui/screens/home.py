@@ -6,14 +6,12 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Select, Static
-from textual.widgets.data_table import ColumnKey
+from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from app.practice.catalog import (
@@ -27,6 +25,7 @@ from app.practice.catalog import (
 from app.progress.queue import DayCounts, TodaysQueue
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
+from app.ui.widgets.card_table import CardRow, CardTable
 from app.wording import count, due_status
 from questions.model import LEVELS, Library, LoadedCard
 
@@ -35,12 +34,6 @@ if TYPE_CHECKING:
 
 ALL_PACKS = "*all*"
 STATUS_LABELS = {"all": "Due, new and later", "due": "Due today", "new": "Never practised"}
-LEVEL_WIDTH, STATUS_WIDTH = 9, 11
-MAX_ROWS = 500
-"""The most cards the list holds as rows. Textual's DataTable adds and measures every row it is
-given (about 0.3 ms a row), so 10,000 cards took seconds each time the list was filled; past
-this many, the first are listed and a line says how many match. Practising the list (`p`, enter)
-still takes every card that matches."""
 
 
 class HomeScreen(GrillScreen):
@@ -167,17 +160,14 @@ class HomeScreen(GrillScreen):
             with Vertical(id="home-main"):
                 yield Input(placeholder="Search cards (/)", id="home-search")
                 yield Static("", id="home-empty")
-                yield DataTable(id="home-cards", cursor_type="row", zebra_stripes=True)
+                yield CardTable(id="home-cards")
                 yield Static("", id="home-preview")
         with VerticalScroll(id="home-problems"):
             yield Static("", id="home-problems-text", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        table = self.query_one("#home-cards", DataTable)
-        table.add_column("Question", key="question")
-        table.add_column("Level", key="level", width=9)
-        table.add_column("Status", key="status", width=STATUS_WIDTH)
+        table = self.query_one("#home-cards", CardTable)
         table.loading = self.grill.library is None
         table.focus()
         self.refresh_all()
@@ -191,7 +181,7 @@ class HomeScreen(GrillScreen):
         if app.library is None:
             self.query_one("#home-due", Static).update("Loading packs…")
         else:
-            table = self.query_one("#home-cards", DataTable)
+            table = self.query_one("#home-cards", CardTable)
             if table.loading:
                 table.loading = False
                 table.focus()
@@ -204,7 +194,6 @@ class HomeScreen(GrillScreen):
             self._fill_due()
             self._fill_problems()
             self._fill_cards()
-            self.call_after_refresh(self._fill_cards)
         error = self.query_one("#home-history-error", Static)
         error.update(
             f"History unavailable, nothing will be recorded: {app.history_error}"
@@ -289,36 +278,25 @@ class HomeScreen(GrillScreen):
         )
 
     def _fill_cards(self) -> None:
-        table = self.query_one("#home-cards", DataTable)
-        due = set(self.due)
+        selected = self.selected_card  # kept selected when it still matches
         self.shown = filter_cards(
-            self.library.cards, self.card_filter, due=due, seen=self.due_dates.keys()
+            self.library.cards, self.card_filter, due=set(self.due), seen=self.due_dates.keys()
         )
-        selected = self.selected_card
-        table.clear()
-        question = table.columns[ColumnKey("question")]
-        question.width = max(20, table.size.width - (LEVEL_WIDTH + 2) - (STATUS_WIDTH + 2) - 2 - 2)
-        question.auto_width = False
-        now = self.grill.now()
-        for loaded in self.shown[:MAX_ROWS]:
-            card = loaded.summary
-            table.add_row(Text(card.question), card.level, self._status(card.id, now), key=card.id)
+        kept = None if selected is None else selected.id
+        cursor = next((n for n, loaded in enumerate(self.shown) if loaded.id == kept), 0)
+        self.query_one("#home-cards", CardTable).show(len(self.shown), self._row, cursor)
         empty = self.query_one("#home-empty", Static)
-        empty.display = not self.shown or len(self.shown) > MAX_ROWS
-        if len(self.shown) > MAX_ROWS:
-            empty.update(
-                f"The first {MAX_ROWS:,} of {len(self.shown):,} matching cards are listed: "
-                "search (/) or filter to narrow them."
-            )
-        else:
-            empty.update(
-                "No card matches the search and filters: c clears them."
-                if self.library.cards
-                else "No cards are loaded."
-            )
-        if selected is not None and selected in self.shown[:MAX_ROWS]:
-            table.move_cursor(row=self.shown.index(selected))
+        empty.display = not self.shown
+        empty.update(
+            "No card matches the search and filters: c clears them."
+            if self.library.cards
+            else "No cards are loaded."
+        )
         self._fill_preview()
+
+    def _row(self, row: int) -> CardRow:
+        card = self.shown[row].summary
+        return CardRow(card.question, card.level, self._status(card.id, self.grill.now()))
 
     def _status(self, card_id: str, now: datetime) -> str:
         flags = self.flags.get(card_id)
@@ -328,7 +306,7 @@ class HomeScreen(GrillScreen):
             return "buried"
         return due_status(self.due_dates.get(card_id), now)
 
-    @on(DataTable.RowHighlighted, "#home-cards")
+    @on(CardTable.RowHighlighted, "#home-cards")
     def _fill_preview(self) -> None:
         """The selected card's whole question, which the table cuts to its column."""
         preview = self.query_one("#home-preview", Static)
@@ -347,16 +325,8 @@ class HomeScreen(GrillScreen):
 
     @property
     def selected_card(self) -> LoadedCard | None:
-        table = self.query_one("#home-cards", DataTable)
-        row = table.cursor_row
-        if row is None or row >= min(len(self.shown), table.row_count):
-            return None
-        return self.shown[row]
-
-    def on_resize(self) -> None:
-        """Give the question column what the other columns leave, once the new layout is known."""
-        if self.grill.library is not None:
-            self.call_after_refresh(self._fill_cards)
+        row = self.query_one("#home-cards", CardTable).cursor_row
+        return self.shown[row] if row < len(self.shown) else None
 
     @on(Input.Changed, "#home-search")
     def _search(self, event: Input.Changed) -> None:
@@ -396,7 +366,7 @@ class HomeScreen(GrillScreen):
         self._apply(**vars(CardFilter()))
         self.action_focus_cards()
 
-    @on(DataTable.RowSelected, "#home-cards")
+    @on(CardTable.RowSelected, "#home-cards")
     def action_practise_selected(self) -> None:
         """Practise the listed cards, starting with the selected one."""
         selected = self.selected_card
@@ -465,7 +435,7 @@ class HomeScreen(GrillScreen):
         self.query_one("#home-search", Input).focus()
 
     def action_focus_cards(self) -> None:
-        self.query_one("#home-cards", DataTable).focus()
+        self.query_one("#home-cards", CardTable).focus()
 
     def action_mock(self) -> None:
         """A five-question mock at your tier, drawn from the pack chosen on the left (or all)."""
