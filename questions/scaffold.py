@@ -11,11 +11,14 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
+from checkers.inputs import FileRefused, read_file
 from questions.loader import CARD_SUFFIX, MANIFEST_NAME
 from questions.model import FORMAT_VERSION, SLUG_RULE, Slug
 from questions.schema_export import CARD_SCHEMA, PACK_SCHEMA
 
 _slug = TypeAdapter(Slug)
+MAX_SCHEMA_BYTES = 1 << 22
+"""4 MiB: the schemas are some 20 KB; a larger file by that name is not a copy of one."""
 _SOURCE_TREE = CARD_SCHEMA.parent.parent.parent
 
 CARD_TEMPLATE = """\
@@ -155,11 +158,15 @@ def write_schemas(folder: Path, *, only_missing: bool = False) -> list[Path]:
     for schema in (CARD_SCHEMA, PACK_SCHEMA):
         target = folder / schema.name
         try:
-            text = schema.read_text(encoding="utf-8")
-            if target.exists() and (only_missing or target.read_text(encoding="utf-8") == text):
+            text = read_file(schema, role="grill's schema", cap=MAX_SCHEMA_BYTES)
+            if target.exists() and (
+                only_missing or read_file(target, role="a schema", cap=MAX_SCHEMA_BYTES) == text
+            ):
                 continue
             folder.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            target.write_bytes(text)
+        except FileRefused as refused:
+            raise ScaffoldError(f"{refused}: move it aside, and grill writes its own") from None
         except OSError as error:
             raise ScaffoldError(f"cannot write {target}: {error.strerror}") from None
         written.append(target)

@@ -156,6 +156,58 @@ def test_grill_import_reads_a_sparse_100MB_file_as_a_stream_and_places_its_probl
     )
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_grill_schema_refuses_a_schema_by_that_name_that_is_no_plain_file_of_schema_size(
+    tmp_path, home, kind
+):
+    """`grill schema` reads a copy already there to see whether it is current: one that is a
+    pipe, a device or a folder, or too large to be one, is refused unread and left in place."""
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    what = KINDS[kind](pack / "card.schema.json")
+    done = grill("schema", str(pack), home=home)
+    assert done.returncode == 1, done.stderr
+    rest = "" if kind == "sparse-100MB" else ", not a plain file"
+    assert done.stderr == (
+        f"grill schema: {pack / 'card.schema.json'}: it is {what}{rest}; grill reads a schema "
+        "from a plain file of at most 4,194,304 bytes (4 MiB): move it aside, and grill writes "
+        "its own\n"
+    )
+    assert not (pack / "pack.schema.json").exists()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_draft_that_is_no_plain_file_of_draft_size_is_refused_unread(tmp_path, home, kind):
+    """The app restores a code task's draft from the data folder when the task opens; one that
+    is a pipe, a device or a folder, or too large, is said and the starter opens instead."""
+    drafts = home / "drafts"
+    drafts.mkdir()
+    what = KINDS[kind](drafts / "some-task.py")
+    code = (
+        "import sys\n"
+        "from app.practice.drafts import DraftError, Drafts\n"
+        "try:\n"
+        "    Drafts().load('some-task')\n"
+        "except DraftError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "GRILL_HOME": str(home)},
+        preexec_fn=_limit_memory,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    rest = "" if kind == "sparse-100MB" else ", not a plain file"
+    assert done.stdout == (
+        f"draft {drafts / 'some-task.py'}: it is {what}{rest}; grill reads a draft from a plain "
+        "file of at most 1,048,576 bytes (1 MiB)\n"
+    )
+
+
 # -- the reader itself ----------------------------------------------------------------------
 
 

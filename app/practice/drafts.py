@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app import paths
+from checkers.inputs import FileRefused, read_file
 
 MAX_DRAFT_BYTES = 1024 * 1024
 """A draft larger than this is not restored (the editor would crawl; no fix is that long)."""
@@ -41,22 +42,22 @@ class Drafts:
         return self.folder / f"{card_id}.py"
 
     def load(self, card_id: str) -> Draft | None:
-        """The task's draft, or None when it has none."""
+        """The task's draft, or None when it has none. Read through the one reader: a draft
+        that is a pipe, a device or a folder, or over MAX_DRAFT_BYTES, is refused unread."""
         path = self.path(card_id)
         try:
-            status = path.stat()
-            if status.st_size > MAX_DRAFT_BYTES:
-                raise DraftError(f"draft {path} is larger than {MAX_DRAFT_BYTES} bytes")
-            text = path.read_text(encoding="utf-8")
+            raw = read_file(path, role="a draft", cap=MAX_DRAFT_BYTES)
+            saved_at = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+            text = raw.decode("utf-8")
         except FileNotFoundError:
             return None
+        except FileRefused as refused:
+            raise DraftError(f"draft {refused}") from None
         except UnicodeDecodeError:
             raise DraftError(f"draft {path} is not UTF-8 text") from None
         except OSError as error:
-            if isinstance(error, DraftError):
-                raise
             raise DraftError(f"draft {path} cannot be read ({error.strerror})") from None
-        return Draft(text, datetime.fromtimestamp(status.st_mtime, UTC))
+        return Draft(text, saved_at)
 
     def save(self, card_id: str, text: str, starter: str) -> None:
         """Keep `text` as the task's draft; code equal to the starter removes the draft."""

@@ -13,11 +13,53 @@ bytes damaged in `tests/progress/test_damaged_history.py` and docs/progress.md.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from app.progress.errors import HistoryError, damaged, error_for
 from app.progress.schema import APPLICATION_ID, SCHEMA_VERSION, schema_version
+from checkers.inputs import describe_mode
+
+SQLITE_COMPANIONS = ("-journal", "-wal", "-shm")
+"""What SQLite keeps beside a database and opens with it: the rollback journal, the write-ahead
+log, and the log's index."""
+
+
+def check_file_kinds(path: Path) -> os.stat_result | None:
+    """The history file's status, None when there is none yet; HistoryError when it, or a file
+    SQLite keeps beside it, is not a plain file. SQLite would say 'disk I/O error' for a folder,
+    and on a named pipe it reads, and waits, for ever: its reads retry when a signal arrives,
+    so not even SIGTERM ends the wait."""
+    found = None
+    for suffix in ("", *SQLITE_COMPANIONS):
+        companion = path.with_name(path.name + suffix)
+        try:
+            status = companion.stat()
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            raise HistoryError(
+                path,
+                f"its folder cannot be read ({error.strerror})",
+                "check the folder's permissions, or set GRILL_HOME to a folder you can use",
+            ) from error
+        if not stat.S_ISREG(status.st_mode):
+            what = describe_mode(status.st_mode)
+            raise HistoryError(
+                path,
+                f"it is {what}, not a history file"
+                if not suffix
+                else f"{companion.name} beside it, where SQLite keeps the file's journal, is "
+                f"{what}, not a plain file",
+                f"grill left {'it' if not suffix else 'both'} untouched: move "
+                f"{'it' if not suffix else companion.name} aside, or set GRILL_HOME to another "
+                "folder",
+            )
+        if not suffix:
+            found = status
+    return found
 
 
 class _HotJournal(Exception):

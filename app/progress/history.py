@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-import stat
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -36,7 +35,7 @@ from app.clock import (
 )
 from app.progress.attempt import Attempt, SessionKind
 from app.progress.errors import HistoryError, disk_problem, error_for, space_needed
-from app.progress.file_check import check_before_writing, check_usable
+from app.progress.file_check import check_before_writing, check_file_kinds, check_usable
 from app.progress.queue import Seen, TodaysQueue, build_queue
 from app.progress.rating import RATINGS, Rating
 from app.progress.records import attempt_from_dict, attempt_to_dict
@@ -223,22 +222,7 @@ class History:
                 f"its folder cannot be created ({error.strerror})",
                 "check the permissions, or set GRILL_HOME to a writable folder",
             ) from error
-        try:
-            status = path.stat()
-        except FileNotFoundError:
-            status = None
-        except OSError as error:
-            raise HistoryError(
-                path,
-                f"its folder cannot be read ({error.strerror})",
-                "check the folder's permissions, or set GRILL_HOME to a folder you can use",
-            ) from error
-        if status is not None and not stat.S_ISREG(status.st_mode):
-            raise HistoryError(
-                path,
-                "it is a folder or a special file, not a history file",
-                "grill left it untouched: move it aside, or set GRILL_HOME to another folder",
-            )
+        status = check_file_kinds(path)
         existing = status is not None and status.st_size > 0
         if existing:
             check_usable(path, BUSY_TIMEOUT_S)

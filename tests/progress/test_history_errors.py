@@ -13,7 +13,8 @@ from app.progress.history import History, HistoryError
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in folder.iterdir()}
+    """Every plain file's bytes (what is not one would never end a read)."""
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
 
 
 def sqlite_file(path: Path, script: str) -> Path:
@@ -76,16 +77,53 @@ def test_the_message_is_one_sentence_naming_the_file_and_what_to_do(home):
     assert text.endswith(".") and "\n" not in text
 
 
-@pytest.mark.parametrize("make", [Path.mkdir, os.mkfifo], ids=["folder", "pipe"])
-def test_a_history_path_that_is_not_a_file_is_refused_clearly(home, make):
+def _dev_zero(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+SPECIAL = {
+    "folder": (Path.mkdir, "a folder"),
+    "pipe": (os.mkfifo, "a named pipe (FIFO)"),
+    "device": (_dev_zero, "a character device"),
+}
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_a_history_path_that_is_not_a_file_is_refused_clearly(home, kind):
     """SQLite would say 'disk I/O error' for a folder, and could wait forever on a pipe."""
+    make, what = SPECIAL[kind]
     home.mkdir()
     make(home / "history.db")
     with pytest.raises(HistoryError) as raised:
         History.open()
-    assert raised.value.message == "it is a folder or a special file, not a history file"
+    assert raised.value.message == f"it is {what}, not a history file"
     assert "move it aside" in raised.value.what_to_do
-    assert (home / "history.db").exists()
+    assert (home / "history.db").exists() or (home / "history.db").is_symlink()
+
+
+@pytest.mark.parametrize("suffix", ["-journal", "-wal", "-shm"])
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_a_journal_beside_the_history_that_is_not_a_file_is_refused_before_sqlite_opens_it(
+    home, kind, suffix
+):
+    """SQLite opens its journal, log and index beside the file and reads them: on a pipe it
+    waits for ever, and its reads retry through any signal, SIGTERM too. The history, new or
+    old, is left as it was, and so is the file in the way."""
+    make, what = SPECIAL[kind]
+    with History.open() as history:
+        history.set_setting("welcomed", True)
+    before = snapshot(home)
+    companion = home / f"history.db{suffix}"
+    make(companion)
+    with pytest.raises(HistoryError) as raised:
+        History.open()
+    assert raised.value.message == (
+        f"history.db{suffix} beside it, where SQLite keeps the file's journal, is {what}, "
+        "not a plain file"
+    )
+    assert f"move history.db{suffix} aside" in raised.value.what_to_do
+    assert companion.exists() or companion.is_symlink()
+    assert snapshot(home) == before
 
 
 def test_a_folder_that_cannot_be_created_is_reported(tmp_path, monkeypatch):
