@@ -22,6 +22,7 @@ tick, so such an entry is trusted only once the file's bytes hash as they did.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import secrets
@@ -32,23 +33,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, NamedTuple
 
 from checkers.inputs import FileRefused, read_file
-from questions.levels import LEVELS
-from questions.model import CardSummary, Importance, Manifest, Problem
-from questions.yamldoc import MAX_FILE_BYTES
+from questions.folders import read_pack_file
+from questions.levels import IMPORTANCES, LEVELS
+from questions.library import CardSummary, PackInfo, Problem
 
 CACHE_FORMAT = "grill-pack-cache"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 MAX_CACHE_BYTES = 256 << 20
 """A pack of 100,000 cards caches to about 60 MB; a larger file is not grill's."""
 RACY_NS = 2_000_000_000
 """Two seconds: the coarsest file-system clock (FAT's) that a key's times might come from."""
 
-_IMPORTANCE = frozenset(get_args(Importance))
 _RULE_MODULES = (
     "questions/model.py",
+    "questions/library.py",
     "questions/levels.py",
     "questions/loader.py",
     "questions/folders.py",
@@ -62,25 +63,32 @@ _RULE_MODULES = (
 )
 
 
+_RULE_LIBRARIES = (("pydantic", "version.py"), ("yaml", "__init__.py"))
+"""The file of each library that reading a card runs which names its version (pydantic's names
+the pydantic-core it needs), read rather than imported: a start from the cache imports neither."""
+
+
 @cache
 def rules_digest() -> str:
     """What a card file yields depends on these: grill's loader and card model (their source),
     and the Python (what compiles), PyYAML and pydantic that run them."""
-    import pydantic
-    import yaml
-
     root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for name in _RULE_MODULES:
-        digest.update(
-            name.encode() + b"\0" + read_file(root / name, role="grill's source", cap=1 << 22)
-        )
-    digest.update(f"{sys.version}|{yaml.__version__}|{pydantic.VERSION}".encode())
+    sources = [(name, root / name) for name in _RULE_MODULES]
+    for package, file in _RULE_LIBRARIES:
+        spec = importlib.util.find_spec(package)
+        location = None if spec is None else spec.submodule_search_locations
+        sources.append((package, Path(location[0]) / file if location else Path(package)))
+    digest = hashlib.sha256(sys.version.encode())
+    for name, path in sources:
+        try:
+            source = read_file(path, role="grill's source", cap=1 << 22)
+        except (OSError, FileRefused):
+            source = b"(unreadable)"  # then reading a card fails too, and says so
+        digest.update(b"\0" + name.encode() + b"\0" + source)
     return digest.hexdigest()
 
 
-@dataclass(frozen=True)
-class CachedCard:
+class CachedCard(NamedTuple):
     summary: CardSummary | None
     """None when the card has problems (it is left out)."""
     problems: list[Problem]
@@ -89,7 +97,7 @@ class CachedCard:
 
 @dataclass(frozen=True)
 class CachedManifest:
-    manifest: Manifest | None
+    manifest: PackInfo | None
     problems: list[Problem]
     name_position: tuple[int, int]
     newer: bool
@@ -99,7 +107,7 @@ class CachedManifest:
 _SIZE, _MTIME, _CTIME, _INODE, _READ_NS, _SHA256, _VALUE, _PROBLEMS, _LINE, _COLUMN = range(10)
 """`[size, mtime_ns, ctime_ns, inode, read_ns, sha256, value, problems, line, column]` and, for
 the manifest, `newer` after them. `value` is the card's summary as a list in `CardSummary`'s
-field order (or the manifest as a JSON object), null when the file has problems; `line` and
+field order (or the manifest's, `PackInfo`'s), null when the file has problems; `line` and
 `column` place the card's id (the manifest's name)."""
 _ENTRY_LENGTH = {"card": 10, "manifest": 11}
 
@@ -154,7 +162,7 @@ class FolderCache:
             # Changed close to when it was read: it may have changed again since, within the
             # same clock tick. Trust the entry only if the bytes are still those it was made of.
             try:
-                raw = read_file(path, role="a card or manifest", cap=MAX_FILE_BYTES)
+                raw = read_pack_file(path)
             except (OSError, FileRefused):
                 return None, status
             if hashlib.sha256(raw).hexdigest() != entry[_SHA256]:
@@ -212,7 +220,7 @@ class FolderCache:
         digest: str | None,
         found: CachedManifest,
     ) -> None:
-        value = None if found.manifest is None else found.manifest.model_dump()
+        value = None if found.manifest is None else list(found.manifest)
         self._remember(
             path,
             status,
@@ -311,27 +319,39 @@ def _whole(value: object) -> bool:
 
 
 def _texts(value: object) -> bool:
-    return type(value) is list and all(type(item) is str for item in value)
+    return type(value) is list and _STR_ONLY.issuperset(map(type, value))
+
+
+_STR_ONLY = frozenset({str})
+_SUMMARY_TYPES = (str, str, str, str, int, list, list, int, int, bool)
+"""The type of each of `CardSummary`'s fields as the cache stores them (tuples as lists)."""
+_LEVEL_NAMES, _IMPORTANCE_NAMES = frozenset(LEVELS), frozenset(IMPORTANCES)
 
 
 def _summary(value: object) -> CardSummary | None:
-    if not (
-        type(value) is list
-        and len(value) == 10
-        and type(value[0]) is str
-        and type(value[1]) is str
-        and value[2] in LEVELS
-        and value[3] in _IMPORTANCE
-        and type(value[4]) is int
-        and _texts(value[5])
-        and _texts(value[6])
-        and type(value[7]) is int
-        and type(value[8]) is int
-        and type(value[9]) is bool
+    """Checked at the speed of ten thousand a start: every field's type at once, then what is
+    not a plain type."""
+    if type(value) is not list or tuple(map(type, value)) != _SUMMARY_TYPES:
+        return None
+    card_id, question, level, importance, frequency, tags, points, basic, solid, task = value
+    if (
+        level not in _LEVEL_NAMES
+        or importance not in _IMPORTANCE_NAMES
+        or not _STR_ONLY.issuperset(map(type, tags))
+        or not _STR_ONLY.issuperset(map(type, points))
     ):
         return None
-    return CardSummary._make(
-        (*value[:5], tuple(value[5]), tuple(value[6]), value[7], value[8], value[9])
+    return CardSummary(
+        card_id,
+        question,
+        level,
+        importance,
+        frequency,
+        tuple(tags),
+        tuple(points),
+        basic,
+        solid,
+        task,
     )
 
 
@@ -370,8 +390,6 @@ def _cached_card(entry: list[Any], path: str) -> CachedCard | None:
 
 
 def _cached_manifest(entry: list[Any], path: str) -> CachedManifest | None:
-    from pydantic import ValidationError
-
     problems = _problems(entry[_PROBLEMS], path)
     position = _position(entry)
     newer = entry[_COLUMN + 1]
@@ -379,13 +397,18 @@ def _cached_manifest(entry: list[Any], path: str) -> CachedManifest | None:
         return None
     manifest = None
     if entry[_VALUE] is not None:
-        try:
-            manifest = Manifest.model_validate(entry[_VALUE])
-        except ValidationError:
+        manifest = _pack_info(entry[_VALUE])
+        if manifest is None:
             return None
     if (manifest is None) == (not problems):
         return None
     return CachedManifest(manifest, problems, position, newer)
+
+
+def _pack_info(value: object) -> PackInfo | None:
+    if type(value) is not list or len(value) != len(PackInfo._fields) or not _texts(value):
+        return None
+    return PackInfo._make(value)
 
 
 def hashing(into: list[str]) -> Callable[[bytes], None]:

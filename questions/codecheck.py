@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import yaml
 
-from questions.model import Problem
+from questions.library import Problem
 from questions.yamldoc import STR_TAG, Loc, YamlDocument, describe_loc
 
 PYTHON_NAMES = frozenset({"python", "py", "python3"})

@@ -1,4 +1,5 @@
-"""What a folder holds, read once, with a folder that cannot be read reported as a Problem.
+"""What a folder holds, read once, with a folder that cannot be read reported as a Problem; and
+a pack file's bytes, read through grill's one reader.
 
 `Path.exists()` and `is_file()` raise PermissionError inside a folder the user may not enter,
 and `glob()` quietly finds nothing in one the user may enter but not list (mode 0311): the
@@ -11,8 +12,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from questions.model import Problem
+from checkers.inputs import read_file
+from questions.library import Problem
 
+MAX_FILE_BYTES = 1_000_000
+"""The largest card or manifest read: a card is a few KB, and composing tens of MB of YAML takes
+gigabytes."""
 SKIPPED_PREFIXES = (".", "_")
 """Folders named like `.git` or `_drafts` are never searched for packs or cards."""
 
@@ -63,3 +68,10 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:  # a link into a folder that cannot be entered: read as a file, which reports it
         return False
+
+
+def read_pack_file(path: Path) -> bytes:
+    """A card's or manifest's bytes: folders, pipes and devices are refused without being read
+    (reading a pipe would wait forever), and so are files too large to be a card
+    (`checkers.inputs.FileRefused`)."""
+    return read_file(path, role="a card or manifest", cap=MAX_FILE_BYTES)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from questions.library import LoadedCard, Problem
 from questions.loader import MANIFEST_NAME, load_card_file, load_library
-from questions.model import CodeTask, LoadedCard, Problem
+from questions.model import CodeTask
 from questions.yamldoc import Loc, describe_loc, position, read_yaml
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from questions.model import Problem
+from questions.library import Problem
 
 MAX_OF_A_KIND = 50
 """More than a real card can have of one kind (a fresh `grill new` skeleton holds about 35 TODOs)."""

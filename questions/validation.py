@@ -17,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
-from questions.model import SLUG_RULE, Problem
+from questions.library import Problem
+from questions.model import SLUG_RULE
 from questions.problems import ProblemList
 from questions.yamldoc import TODO, Loc, YamlDocument, describe_loc
 

@@ -17,8 +17,9 @@ from typing import cast
 import yaml
 from yaml.constructor import SafeConstructor
 
-from checkers.inputs import FileRefused, read_file
-from questions.model import Problem
+from checkers.inputs import FileRefused
+from questions.folders import MAX_FILE_BYTES, read_pack_file
+from questions.library import Problem
 from questions.problems import ProblemList
 
 try:
@@ -31,8 +32,6 @@ Loc = tuple[str | int, ...]
 
 TODO = "TODO"
 
-MAX_FILE_BYTES = 1_000_000
-"""The largest file read: a card is a few KB, and composing tens of MB of YAML takes gigabytes."""
 MAX_VALUES = 100_000
 """The most values one file may expand to: a card has a few hundred, an alias bomb billions."""
 
@@ -221,7 +220,7 @@ def read_yaml(
     `seen` is handed the file's bytes once read (the pack cache hashes them)."""
     shown = str(path)
     try:
-        raw = _read_plain_file(path)
+        raw = read_pack_file(path)
     except FileRefused as refusal:
         return None, [_refusal_problem(shown, refusal)]
     except OSError as error:
@@ -241,13 +240,6 @@ def read_yaml(
     except UnicodeDecodeError as error:
         return None, [_bad_bytes(shown, raw, error)]
     return parse_yaml(text, shown)
-
-
-def _read_plain_file(path: Path) -> bytes:
-    """The file's bytes, through grill's one reader: folders, pipes and devices are refused
-    without being read (reading a pipe would wait forever), and so are files too large to be a
-    card."""
-    return read_file(path, role="a card or manifest", cap=MAX_FILE_BYTES)
 
 
 def _refusal_problem(path: str, refusal: FileRefused) -> Problem:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from questions.library import Pack, Problem
 from questions.loader import load_library
-from questions.model import Pack, Problem
 
 
 def load_pack(root: Path) -> tuple[Pack | None, list[Problem]]:

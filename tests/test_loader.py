@@ -11,8 +11,8 @@ from pack_loading import load_pack
 
 from app.paths import SHIPPED_PACKS, pack_search_path
 from questions import validation, yamldoc
+from questions.library import UnknownPack
 from questions.loader import load_card_file, load_library
-from questions.model import UnknownPack
 from questions.yamldoc import parse_yaml
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
@@ -102,7 +102,7 @@ def test_bad_card_is_reported_at_its_exact_position(name):
 def test_valid_cards_load_with_every_field():
     pack, problems = load_pack(PACKS / "good")
     assert problems == []
-    assert pack.manifest.name == "fixture-good"
+    assert pack.info.name == "fixture-good"
     by_id = {loaded.card.id: loaded for loaded in pack.cards}
     assert sorted(by_id) == ["detach-metrics", "minimal-card"]
     task = by_id["detach-metrics"].card.code_task
@@ -121,8 +121,8 @@ def test_one_broken_card_does_not_stop_the_rest_of_its_pack():
 def test_a_folder_of_packs_and_a_pack_folder_both_work_as_entries():
     from_parent = load_library([PACKS])
     from_pack = load_library([PACKS / "good"])
-    assert "fixture-good" in {p.manifest.name for p in from_parent.packs}
-    assert [p.manifest.name for p in from_pack.packs] == ["fixture-good"]
+    assert "fixture-good" in {p.info.name for p in from_parent.packs}
+    assert [p.info.name for p in from_pack.packs] == ["fixture-good"]
 
 
 def test_missing_entries_are_skipped_silently(tmp_path):
@@ -144,7 +144,7 @@ def test_extra_folders_from_grill_packs_join_the_user_folder(tmp_path, monkeypat
         "name: mine\ntitle: Mine\ndescription: A user pack.\nformat_version: 1\n"
     )
     monkeypatch.setenv("GRILL_PACKS", f"{PACKS / 'good'}:{PACKS / 'dup-first'}")
-    names = {pack.manifest.name for pack in load_library(pack_search_path()).packs}
+    names = {pack.info.name for pack in load_library(pack_search_path()).packs}
     assert {"mine", "fixture-good", "dup-first"} <= names
 
 
@@ -161,7 +161,7 @@ def test_duplicate_ids_across_packs_keep_the_first_and_report_the_second():
 
 def test_a_broken_manifest_skips_its_pack_but_not_the_others():
     library = load_library([PACKS / "manifest-missing-title", PACKS / "good"])
-    assert [p.manifest.name for p in library.packs] == ["fixture-good"]
+    assert [p.info.name for p in library.packs] == ["fixture-good"]
     assert library.card("hidden-card") is None
     assert located(library.problems) == [
         f"{PACKS / 'manifest-missing-title' / 'pack.yaml'}:1:1: missing required field 'title'"
@@ -172,7 +172,7 @@ def test_only_keeps_the_named_packs_and_every_load_problem():
     library = load_library([PACKS / "manifest-missing-title", PACKS / "good"])
     assert library.only([]).packs == library.packs
     chosen = library.only(["fixture-good"])
-    assert [p.manifest.name for p in chosen.packs] == ["fixture-good"]
+    assert [p.info.name for p in chosen.packs] == ["fixture-good"]
     assert chosen.problems == library.problems
     with pytest.raises(UnknownPack, match="no pack named 'nope'; loaded packs: fixture-good"):
         library.only(["fixture-good", "nope"])
@@ -504,7 +504,7 @@ def test_a_fault_in_a_check_costs_that_file_alone(tmp_path, monkeypatch):
             raise RuntimeError("a bug in a check")
         return real(model, doc)
 
-    monkeypatch.setattr("questions.loader.validate_document", faulty)
+    monkeypatch.setattr("questions.validation.validate_document", faulty)
     loaded, problems = load_pack(pack)
     assert [c.card.id for c in loaded.cards] == ["detach-metrics"]
     assert located(problems) == [

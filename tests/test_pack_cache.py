@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from questions import cache as cache_module
 from questions import loader as loader_module
 from questions.cache import PackCache
+from questions.library import CardUnavailable, Library
 from questions.loader import load_library
-from questions.model import CardUnavailable, Library
 
 FIXTURES = Path(__file__).parent / "fixtures" / "packs"
 SHIPPED = Path(__file__).resolve().parents[1] / "questions"
@@ -55,7 +55,7 @@ def shape(library: Library) -> tuple:
     """What a start shows of a library: packs, cards (summaries) and problems."""
     return (
         [
-            (p.manifest, p.root, [(c.id, c.path, c.pack, c.summary) for c in p.cards])
+            (p.info, p.root, [(c.id, c.path, c.pack, c.summary) for c in p.cards])
             for p in library.packs
         ],
         sorted(library.problems, key=lambda p: (p.path, p.line, p.column, p.message)),

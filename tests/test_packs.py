@@ -79,7 +79,7 @@ def normalised(text: str) -> str:
 def test_every_shipped_pack_loads_without_a_problem():
     library = load_library([QUESTIONS])
     assert [str(problem) for problem in library.problems] == []
-    assert {pack.manifest.name for pack in library.packs} >= set(MINIMUM_CARDS)
+    assert {pack.info.name for pack in library.packs} >= set(MINIMUM_CARDS)
 
 
 def test_card_ids_are_unique_across_all_packs():

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 from app.paths import pack_search_path
 from app.wording import count
+from questions.library import LoadedCard, Problem
 from questions.lint import LintReport, grade_code_tasks, lint_paths, lint_search_path, sort_problems
 from questions.loader import CARD_SUFFIX, pack_folders
-from questions.model import CodeTask, LoadedCard, Problem
+from questions.model import CodeTask
 
 if TYPE_CHECKING:
     from checkers.verdict import Verdict

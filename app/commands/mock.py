@@ -19,7 +19,7 @@ from app.wording import count
 if TYPE_CHECKING:
     from app.mock.session import MockSession
     from app.progress.history import History
-    from questions.model import Library
+    from questions.library import Library
 
 EXIT_USAGE, EXIT_HISTORY = 2, 1
 

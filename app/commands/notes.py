@@ -6,7 +6,7 @@ import sys
 
 from app.progress.history import History
 from app.wording import count
-from questions.model import Library
+from questions.library import Library
 
 MAX_SHOWN = 10
 

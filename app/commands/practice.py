@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from questions.model import Library
+    from questions.library import Library
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,8 +26,8 @@ def run(args: argparse.Namespace) -> int:
 def _library_of(names: list[str]) -> Library | None:
     """Packs named on the command line; loading them first lets a wrong name fail before the app opens."""
     from app.paths import pack_cache, pack_search_path
+    from questions.library import UnknownPack
     from questions.loader import load_library
-    from questions.model import UnknownPack
 
     try:
         return load_library(pack_search_path(), cache=pack_cache()).only(names)

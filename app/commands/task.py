@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from app.progress.history import History
     from app.progress.rating import Rating
     from checkers.verdict import Verdict
-    from questions.model import CodeTask, Library, LoadedCard
+    from questions.library import Library, LoadedCard
+    from questions.model import CodeTask
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_GRILL = 0, 1, 2, 4
 
@@ -49,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
 def load_library(command: str, packs: list[str] | None = None) -> Library | None:
     from app.commands.notes import report_pack_problems
     from app.paths import pack_search_path
+    from questions.library import UnknownPack
     from questions.loader import load_library as load
-    from questions.model import UnknownPack
 
     library = load(pack_search_path())
     report_pack_problems(_name(command), library)

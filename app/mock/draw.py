@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from questions.model import LEVELS, Level, LoadedCard
+from questions.levels import LEVELS, Level
+from questions.library import LoadedCard
 
 
 @dataclass(frozen=True)

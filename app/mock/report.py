@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from app.mock.score import Judgement, MockScore, QuestionScore, score_session
 from app.mock.session import MockSession, QuestionRun, Role, StepRecord
-from questions.model import Level
+from questions.levels import Level
 
 
 @dataclass(frozen=True)

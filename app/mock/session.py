@@ -26,7 +26,9 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from checkers.verdict import Verdict
-from questions.model import Card, Level, LoadedCard
+from questions.levels import Level
+from questions.library import LoadedCard
+from questions.model import Card
 
 Role = Literal["candidate", "interviewer"]
 StepKind = Literal["answer", "code", "follow_up"]

@@ -15,7 +15,8 @@ from app.mock.draw import ProgressSource, draw, eligible, standings_from
 from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.mock.session import MockSession
 from checkers.inputs import OutOfRange
-from questions.model import CardUnavailable, Level, Library, LoadedCard, UnknownPack
+from questions.levels import Level
+from questions.library import CardUnavailable, Library, LoadedCard, UnknownPack
 
 
 class MockSetupError(Exception):

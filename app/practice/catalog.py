@@ -6,7 +6,8 @@ from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import Literal
 
-from questions.model import Level, Library, LoadedCard
+from questions.levels import Level
+from questions.library import Library, LoadedCard
 
 Status = Literal["all", "due", "new"]
 STATUSES: tuple[Status, ...] = ("all", "due", "new")
@@ -67,8 +68,8 @@ class PackSummary:
 def pack_summaries(library: Library, *, due: set[str], seen: Set[str]) -> list[PackSummary]:
     return [
         PackSummary(
-            name=pack.manifest.name,
-            title=pack.manifest.title,
+            name=pack.info.name,
+            title=pack.info.title,
             cards=len(pack.cards),
             seen=sum(loaded.id in seen for loaded in pack.cards),
             due=sum(loaded.id in due for loaded in pack.cards),

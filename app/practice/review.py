@@ -14,7 +14,8 @@ from app.mock.match import pre_mark
 from app.progress.attempt import Attempt, CodeResult
 from app.progress.rating import NOT_RUN, Rating, cap_for_verdict, question_score, rating_for
 from checkers.verdict import Verdict
-from questions.model import Card, Level
+from questions.levels import Level
+from questions.model import Card
 
 StepKind = Literal[
     "key_points",

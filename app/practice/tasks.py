@@ -18,7 +18,9 @@ from typing import Literal
 from app.progress.attempt import Attempt, CodeResult
 from app.progress.rating import Rating
 from checkers.verdict import Verdict
-from questions.model import CodeTask, Level, Library, LoadedCard
+from questions.levels import Level
+from questions.library import Library, LoadedCard
+from questions.model import CodeTask
 
 TaskState = Literal["not started", "attempted", "solved"]
 
@@ -54,7 +56,7 @@ def find_task(library: Library, card_id: str) -> tuple[LoadedCard, CodeTask]:
     closest = f"; closest: {', '.join(close)}" if close else ""
     if found is not None:
         raise TaskNotFound(f"card {card_id!r} ({found.pack}) has no code task{closest}")
-    packs = ", ".join(pack.manifest.name for pack in library.packs) or "none"
+    packs = ", ".join(pack.info.name for pack in library.packs) or "none"
     raise TaskNotFound(
         f"no code task {card_id!r} in the loaded packs ({packs}){closest}"
         "; `grill task list` lists them"

@@ -9,7 +9,7 @@ from typing import Literal
 
 from app.progress.rating import RATINGS, Rating, cap_for_verdict
 from checkers.verdict import Pattern, VerdictKind
-from questions.model import Level
+from questions.levels import Level
 
 SessionKind = Literal["practice", "mock"]
 

@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from app.clock import day_start, local_day, parse_stamp, stamp, to_utc
 from app.progress.history import History
 from app.progress.stats import Recall
-from questions.model import LoadedCard
+from questions.library import LoadedCard
 
 FORECAST_DAYS = 14
 MASTERED = ("good", "easy")

@@ -19,7 +19,8 @@ from datetime import date, datetime, timedelta
 from app.clock import day_start, end_of_local_day, local_day, stamp, to_utc, utc_now
 from app.progress.attempt import MAX_PHASE_SECONDS
 from app.progress.history import History
-from questions.model import LEVELS, LoadedCard
+from questions.levels import LEVELS
+from questions.library import LoadedCard
 
 ACTIVITY_DAYS = 30
 TOP_MISSES = 10

@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 
 from app.clock import utc_now
 from app.practice.drafts import Drafts
@@ -27,7 +28,7 @@ from app.ui.code_runner import CodeRunner, SandboxRunner
 from app.ui.commands import PaletteCommands
 from app.ui.messages import LibraryLoaded
 from app.ui.settings import Settings
-from questions.model import Library, LoadedCard, Problem
+from questions.library import Library, LoadedCard, Problem
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from app.ui.screens.practice import LastRating
 
 
+HOME_WAIT_S = 0.5
+"""How long home waits for its packs before it opens saying they are loading: a start from the
+pack cache takes about half of that with 10,000 cards; a cold one, seconds."""
 RUNNER_CLOSE_WAIT_S = 10.0
 """How long quitting waits for the sandbox to close (it stops its worker, or kills it)."""
 
@@ -99,9 +103,12 @@ class GrillApp(App):
         self.drafts = Drafts()
         """Each code task's code, kept between sessions in the data folder."""
         self._runner_closing: threading.Thread | None = None
+        self._home_wait: Timer | None = None
         self.last_rating: LastRating | None = None
 
     def on_mount(self) -> None:
+        if self.library is None and self._start_screen is None:
+            self._load_library()  # first: the packs are read while the history opens
         if self.history is None:
             self.history, self.history_error = open_history()
         self.settings = Settings.load(self.history)
@@ -109,8 +116,22 @@ class GrillApp(App):
         if self._start_screen is not None:
             self.push_screen(self._start_screen())
             return
+        if self.library is None:
+            self._home_wait = self.set_timer(HOME_WAIT_S, self._open_home)
+        else:
+            self._open_home()
+
+    def _open_home(self) -> None:
+        """Home, once its packs are loaded or after HOME_WAIT_S, whichever comes first: a
+        start from the pack cache opens home whole, painted once, and a slow one (a cold
+        cache, a pack on a slow disk) opens it saying the packs are loading."""
         from app.ui.screens.home import HomeScreen
 
+        if self._home_wait is not None:
+            self._home_wait.stop()
+            self._home_wait = None
+        if any(isinstance(screen, HomeScreen) for screen in self.screen_stack):
+            return
         self.push_screen(HomeScreen())
         if self.history_error:
             self._say_history_unavailable()
@@ -122,9 +143,7 @@ class GrillApp(App):
             from app.ui.dialogs.welcome import WelcomeDialog
 
             self.push_screen(WelcomeDialog(), self._welcomed)
-        if self.library is None:
-            self.call_after_refresh(self._load_library)
-        elif self._start_with_due:
+        if self.library is not None and self._start_with_due:
             self._open_due_queue()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -157,9 +176,12 @@ class GrillApp(App):
         self.library = message.library
         from app.ui.screens.home import HomeScreen
 
-        for screen in self.screen_stack:
-            if isinstance(screen, HomeScreen):
-                screen.refresh_all()
+        homes = [screen for screen in self.screen_stack if isinstance(screen, HomeScreen)]
+        if not homes:
+            self._open_home()
+            return
+        for screen in homes:
+            screen.refresh_all()
         if self._start_with_due:
             self._open_due_queue()
 
@@ -203,7 +225,7 @@ class GrillApp(App):
     def todays_queue(self, library: Library) -> TodaysQueue:
         """Today's queue of each pack and of every pack; without a history every card is new,
         so the new-card limits apply."""
-        packs = {pack.manifest.name: [c.id for c in pack.cards] for pack in library.packs}
+        packs = {pack.info.name: [c.id for c in pack.cards] for pack in library.packs}
         per_day, per_pack = self.settings.new_per_day, self.settings.new_per_pack
         if self.history is not None:
             from app.progress.history import HistoryError

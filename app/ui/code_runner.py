@@ -10,12 +10,10 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Protocol
 
-from checkers.verdict import Verdict
-from questions.model import CodeTask
-
 if TYPE_CHECKING:
     from checkers.sandbox import Sandbox
-    from checkers.verdict import Device
+    from checkers.verdict import Device, Verdict
+    from questions.model import CodeTask
 
 
 NO_CUDA = (

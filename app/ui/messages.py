@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from checkers.verdict import Verdict
-from questions.model import Library
+from questions.library import Library
 
 
 @dataclass

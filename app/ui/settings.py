@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from checkers.inputs import Range
 from checkers.verdict import DEVICES, Device
-from questions.model import LEVELS, Level
+from questions.levels import LEVELS, Level
 
 if TYPE_CHECKING:
     from app.progress.history import History

@@ -21,8 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 from app.mock.draw import Standing, draw  # noqa: E402
 from app.mock.match import pre_mark  # noqa: E402
+from questions.library import LoadedCard  # noqa: E402
 from questions.loader import load_library  # noqa: E402
-from questions.model import Card, LoadedCard  # noqa: E402
+from questions.model import Card  # noqa: E402
 
 PACK = ROOT / "questions" / "autograd-memory"
 

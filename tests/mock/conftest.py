@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from mock_helpers import FakeClock, load_fixture_cards
 
-from questions.model import LoadedCard
+from questions.library import LoadedCard
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from pathlib import Path
 import yaml
 
 from checkers.verdict import Verdict
-from questions.model import Card, LoadedCard
+from questions.library import LoadedCard
+from questions.model import Card
 
 FIXTURE_PACK = Path(__file__).parent / "fixtures" / "mockpack"
 SIZE = (120, 40)

@@ -25,7 +25,7 @@ PACKS = ("training-loop-bugs", "gpu-memory", "distributed-training")
 def pack_cards():
     library = load_library([SHIPPED_PACKS / name for name in PACKS])
     assert not library.problems
-    assert {pack.manifest.name for pack in library.packs} == set(PACKS)
+    assert {pack.info.name for pack in library.packs} == set(PACKS)
     return library.cards
 
 

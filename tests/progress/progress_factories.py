@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.progress.attempt import Attempt
-from questions.model import Card, LoadedCard
+from questions.library import LoadedCard
+from questions.model import Card
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 

@@ -9,8 +9,8 @@ from ui_fakes import NOW, FakeClock, FakeRunner
 
 from app.progress.history import History
 from app.ui.app import GrillApp
+from questions.library import Library
 from questions.loader import load_library
-from questions.model import Library
 
 FIXTURE_PACKS = Path(__file__).parent / "fixtures" / "packs"
 

@@ -10,7 +10,8 @@ from app.ui.card_text import CODE_STYLE, card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.screens.practice import PracticeScreen
 from app.ui.widgets.tick_list import TickList
-from questions.model import FollowUp, KeyPoint, LoadedCard, RedFlag
+from questions.library import LoadedCard
+from questions.model import FollowUp, KeyPoint, RedFlag
 
 
 def code_spans(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from app.ui.dialogs.settings import SettingsDialog
 from app.ui.screens.home import HomeScreen
 from app.ui.screens.practice import PracticeScreen
 from app.ui.widgets.card_table import CardTable
-from questions.model import Library, Problem
+from questions.library import Library, Problem
 
 
 def listed_ids(app: GrillApp) -> list[str]:
@@ -287,16 +287,14 @@ async def test_a_history_failing_mid_session_is_reported_and_dropped(
 async def test_pack_titles_and_questions_that_look_like_markup_are_listed_verbatim(
     library, make_app
 ):
-    from questions.model import LoadedCard, Pack
+    from questions.library import LoadedCard, Pack
 
     [pack] = library.packs
     odd = "[/b] losses[17] [bold]"
     cards = tuple(
         LoadedCard(c.card.model_copy(update={"question": odd}), c.path, c.pack) for c in pack.cards
     )
-    strange = Library(
-        packs=[Pack(pack.manifest.model_copy(update={"title": odd}), pack.root, cards)]
-    )
+    strange = Library(packs=[Pack(pack.info._replace(title=odd), pack.root, cards)])
     app = make_app(library=strange)
     async with app.run_test(size=SIZE) as pilot:
         await until_screen(pilot, HomeScreen)
@@ -314,7 +312,7 @@ def two_packs(library: Library) -> Library:
     moved = tuple(replace(c, pack="other") for c in pack.cards if c.card.id == "running-loss")
     other = replace(
         pack,
-        manifest=pack.manifest.model_copy(update={"name": "other", "title": "Other"}),
+        info=pack.info._replace(name="other", title="Other"),
         cards=moved,
     )
     return Library(packs=[replace(pack, cards=mine), other])
@@ -494,7 +492,7 @@ async def test_settings_warn_when_the_device_chosen_is_not_on_this_machine(
 async def test_every_card_of_ten_thousand_is_listed_and_the_last_is_one_key_away(library, make_app):
     from dataclasses import replace
 
-    from questions.model import LoadedCard
+    from questions.library import LoadedCard
 
     [pack] = library.packs
     first = pack.cards[0]

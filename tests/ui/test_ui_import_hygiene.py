@@ -91,3 +91,35 @@ def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path, im
     ]
     assert {"textual", "checkers.sandbox"} <= imported
     assert imported.of(*CHILD_SIDE) == []
+
+
+WARM_START = textwrap.dedent(f"""
+    import asyncio, sys
+    sys.path.insert(0, {str(Path(__file__).parents[1])!r})
+    from pilot_wait import until
+    from app.ui.app import GrillApp
+
+    async def start():
+        app = GrillApp()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: type(app.screen).__name__ in ("WelcomeDialog", "HomeScreen"))
+            if type(app.screen).__name__ == "WelcomeDialog":  # the first start's
+                await pilot.press("enter")
+            await until(pilot, lambda: app.library is not None and app.screen.shown)
+        print(len(app.library.cards))
+
+    asyncio.run(start())
+""")
+
+
+def test_a_start_from_the_pack_cache_imports_neither_pydantic_nor_the_yaml_reader(
+    tmp_path, imported_after
+):
+    """The card format (pydantic) and the YAML reader are for reading card files; a start whose
+    files all hold in the pack cache reads none, so it imports neither: a tenth of a second."""
+    env = {"GRILL_HOME": str(tmp_path), "GRILL_PACKS": str(FIXTURE_PACKS), "PATH": "/usr/bin:/bin"}
+    cold = imported_after(WARM_START, env=env)
+    assert {"pydantic", "yaml"} <= cold, "the first start reads the files and fills the cache"
+    warm = imported_after(WARM_START, env=env)
+    assert warm.output.split()[-1] == cold.output.split()[-1]
+    assert warm.of("pydantic", "pydantic_core", "yaml", "questions.model") == []

@@ -5,12 +5,15 @@ start is skipped with a note instead of breaking the app."""
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 from pilot_wait import until
+from textual.widgets import Static
 from ui_fakes import SIZE
 
+from app.ui import app as app_module
 from app.ui.app import GrillApp
 from app.ui.screens.practice import PracticeScreen
 from app.ui.widgets.card_table import CardTable
@@ -94,3 +97,48 @@ async def test_a_card_whose_file_broke_after_the_start_is_skipped_with_a_note(
         assert app.screen.loaded is second
         notes = [n.message for n in app._notifications]
         assert any(str(first.path) in note and "no longer loads" in note for note in notes)
+
+
+async def test_packs_that_load_quickly_open_home_once_with_every_card_listed(
+    packs, history, runner, clock, monkeypatch
+):
+    """Home waits for its packs (HOME_WAIT_S) and opens whole: no 'Loading packs…' first."""
+    from app.ui.screens.home import HomeScreen
+
+    monkeypatch.setattr(app_module, "HOME_WAIT_S", 30.0)
+    loaded_at_mount: list[bool] = []
+    real_mount = HomeScreen.on_mount
+
+    def mount(screen: HomeScreen) -> None:
+        loaded_at_mount.append(screen.grill.library is not None)
+        real_mount(screen)
+
+    monkeypatch.setattr(HomeScreen, "on_mount", mount)
+    app = GrillApp(None, history, runner=runner, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(app, pilot)
+        assert loaded_at_mount == [True]
+        assert not app.screen.query_one("#home-cards", CardTable).loading
+
+
+async def test_packs_slower_than_the_wait_open_home_saying_so_then_list_them(
+    packs, history, runner, clock, monkeypatch
+):
+    release = threading.Event()
+    real_load = loader.load_library
+
+    def slow_load(*args, **kwargs):
+        release.wait(timeout=60)
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "load_library", slow_load)
+    monkeypatch.setattr(app_module, "HOME_WAIT_S", 0.05)
+    app = GrillApp(None, history, runner=runner, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        due = await until(pilot, lambda: app.screen.query_one("#home-due", Static))
+        await until(pilot, lambda: "Loading packs" in str(due.render()))
+        assert app.screen.query_one("#home-cards", CardTable).loading
+        release.set()
+        await started(app, pilot)
+        assert not app.screen.query_one("#home-cards", CardTable).loading
+        assert "Loading packs" not in str(due.render())

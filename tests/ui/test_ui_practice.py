@@ -177,7 +177,8 @@ MARKUP_LIKE = "losses[17] keeps [/b] the [bold]graph[/bold] in cache['h'][3]"
 
 async def test_card_text_that_looks_like_markup_is_shown_verbatim(make_app, library, runner):
     from checkers.verdict import Retained, Verdict
-    from questions.model import FollowUp, KeyPoint, LoadedCard, RedFlag
+    from questions.library import LoadedCard
+    from questions.model import FollowUp, KeyPoint, RedFlag
 
     original = library.card("running-loss")
     card = original.card.model_copy(

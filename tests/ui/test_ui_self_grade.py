@@ -119,7 +119,8 @@ async def test_finishing_a_queue_counts_its_ratings_without_praise_for_agains(ma
 
 async def test_at_100x30_both_lists_show_their_heading_and_items(make_app, library):
     """A long card: the red flags' heading no longer sits over a list cut off below it."""
-    from questions.model import KeyPoint, LoadedCard, RedFlag
+    from questions.library import LoadedCard
+    from questions.model import KeyPoint, RedFlag
 
     original = library.card("no-grad")
     long_text = "a key point long enough to wrap at this width " * 2

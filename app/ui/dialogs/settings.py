@@ -15,7 +15,7 @@ from textual.widgets import Button, Input, Label, Select
 from app.ui.base import GrillDialog
 from app.ui.code_runner import cuda_device_present
 from app.ui.settings import DEVICES, THEMES, Settings
-from questions.model import LEVELS
+from questions.levels import LEVELS
 
 NO_CUDA_HERE = "This machine has no CUDA device: code tasks set to cuda will not run."
 

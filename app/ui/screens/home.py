@@ -27,7 +27,8 @@ from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.widgets.card_table import CardRow, CardTable
 from app.wording import count, due_status
-from questions.model import LEVELS, Library, LoadedCard
+from questions.levels import LEVELS
+from questions.library import Library, LoadedCard
 
 if TYPE_CHECKING:
     from app.progress.history import CardFlags
@@ -129,6 +130,7 @@ class HomeScreen(GrillScreen):
         self.due_dates: dict[str, datetime] = {}
         self.flags: dict[str, CardFlags] = {}
         """Cards suspended or buried."""
+        self._just_filled = False
 
     @property
     def due(self) -> tuple[str, ...]:
@@ -171,8 +173,14 @@ class HomeScreen(GrillScreen):
         table.loading = self.grill.library is None
         table.focus()
         self.refresh_all()
+        self._just_filled = True
 
     def on_screen_resume(self) -> None:
+        """Back from practice, stats or settings: what they changed shows. (The resume that
+        comes when home is first shown follows its mount, which has just filled it.)"""
+        if self._just_filled:
+            self._just_filled = False
+            return
         self.refresh_all()
 
     def refresh_all(self) -> None:

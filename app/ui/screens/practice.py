@@ -27,7 +27,8 @@ from app.ui.widgets.editor import BoundedTextArea
 from app.ui.widgets.reveal import RevealSection
 from app.wording import comes_back, count
 from checkers.verdict import Device, Verdict
-from questions.model import LEVELS, CardUnavailable, LoadedCard
+from questions.levels import LEVELS
+from questions.library import CardUnavailable, LoadedCard
 
 STEP_NAMES = {
     "key_points": "key points",

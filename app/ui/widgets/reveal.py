@@ -9,7 +9,8 @@ from textual.widgets import Label, Markdown, Static
 
 from app.practice.review import RevealStep
 from app.ui.card_text import card_bullets, card_text
-from questions.model import Card, Level
+from questions.levels import Level
+from questions.model import Card
 
 
 class RevealSection(Vertical):
