@@ -17,7 +17,9 @@ WORKERS ?= $(shell $(PY) -c 'import os; print(min(2 * (os.cpu_count() or 1), 8))
 # The suite starts about a hundred Python processes. Where the environment asks Python not to
 # cache compiled modules (PYTHONDONTWRITEBYTECODE), each of them would compile grill and
 # pytest's rewritten tests again: a fresh clone here took 205 s that way, 186 s caching them.
-test test-fast: export PYTHONDONTWRITEBYTECODE =
+# The app and the benches too: every start would compile grill's modules, as no installed
+# program does.
+run test test-fast bench: export PYTHONDONTWRITEBYTECODE =
 
 # Every test, spread over the cores; pytest's last line is the suite's wall time.
 test: setup

@@ -29,9 +29,11 @@ class Listing:
     """Every entry that is not a folder (plain files, pipes, broken links), by name."""
     folders: tuple[Path, ...]
     """Every entry that is a folder, links followed, by name."""
+    file_names: frozenset[str]
+    """The names of `files`: a pack folder holds ten thousand."""
 
     def holds(self, name: str) -> bool:
-        return self.folder / name in self.files
+        return name in self.file_names
 
 
 def list_folder(folder: Path, problems: list[Problem]) -> Listing | None:
@@ -45,8 +47,8 @@ def list_folder(folder: Path, problems: list[Problem]) -> Listing | None:
     files: list[Path] = []
     folders: list[Path] = []
     for entry in entries:
-        (folders if _is_folder(entry) else files).append(Path(entry.path))
-    return Listing(folder, tuple(files), tuple(folders))
+        (folders if _is_folder(entry) else files).append(folder / entry.name)
+    return Listing(folder, tuple(files), tuple(folders), frozenset(path.name for path in files))
 
 
 def searched(folder: Path) -> bool:

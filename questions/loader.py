@@ -63,7 +63,8 @@ class _PackResult:
     pack: Pack | None
     problems: list[Problem]
     name_position: tuple[int, int] = (1, 1)
-    id_positions: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    id_positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Where each loaded card's id sits in its file, by id: a duplicate is reported there."""
 
 
 def load_library(paths: Iterable[Path | str], cache: PackCache | None = None) -> Library:
@@ -133,7 +134,7 @@ def _load_library(paths: Iterable[Path | str], cache: PackCache | None) -> Libra
                     library.problems.append(
                         Problem(
                             str(loaded.path),
-                            *result.id_positions[loaded.path],
+                            *result.id_positions[card_id],
                             f"duplicate card id '{card_id}' (first in {first_card[card_id]})",
                             "card ids are unique across all packs: choose another id and rename the file",
                         )
@@ -223,8 +224,8 @@ def _read_pack(listing: Listing, cache: FolderCache | None = None) -> _PackResul
     for path in card_files(listing):
         card = _card_through(cache, path, name)
         result.problems += card.problems
-        result.id_positions[path] = card.id_position
         if card.card is not None:
+            result.id_positions[card.card.id] = card.id_position
             cards.append(card.card)
     if manifest.manifest is not None:
         result.pack = Pack(manifest.manifest, root, tuple(cards))
