@@ -79,6 +79,9 @@ class Expectation:
     """`trains`, `updates`, `same:<name>` or `peak_memory`."""
     met: bool
     message: str
+    tolerance_used: float = 0.0
+    """For a `same:<name>` kept: the largest share of its tolerance one number used (0 when
+    they are equal, 1 at the edge), which says how close a fix that passes came to failing."""
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """`grill lint`: what it prints, its exit codes, `--json`, and `--run` with a grader."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from checkers.verdict import Verdict
+from checkers.verdict import Expectation, Verdict
 from questions.lint import grade_code_tasks, lint_paths
 from questions.loader import load_card_file
 
@@ -256,6 +257,43 @@ def test_run_grades_each_tried_fix_and_reports_the_one_the_contract_misses(tmp_p
             "'code_task.tried_fixes[1]' (still adds the tensor) must grade wrong but graded"
             " leak: graded leak",
             "the contract must tell this fix apart: the task keeps the training as it is",
+        )
+    ]
+
+
+@pytest.mark.parametrize("used, reported", [(0.2, False), (0.6, True)])
+def test_run_reports_a_fix_that_grades_clean_with_little_of_its_tolerance_to_spare(
+    tmp_path, used, reported
+):
+    """Rounding differs between CPUs, and training carries it into every compared value: a
+    fix that passes using more than MOST_TOLERANCE_USED of a tolerance may fail elsewhere."""
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    card.write_text(card.read_text().replace("  contract:", TRIED_FIXES + "  contract:"))
+    grade = fake_grader({"loss.item()": "clean", "total + loss": "leak"}, [])
+
+    def close_call(source, task):
+        verdict = grade(source, task)
+        if "# the alternative" not in source:
+            return verdict
+        return dataclasses.replace(
+            verdict, expectations=(Expectation("same:model", True, "matches", used),)
+        )
+
+    problems = grade_code_tasks(lint_paths([pack]).cards, close_call)
+    narrow = [p for p in problems if "little to spare" in p.message]
+    if not reported:
+        assert narrow == []
+        return
+    assert [(p.line, p.message, p.hint) for p in narrow] == [
+        (
+            line_of(card, "    - name: stores the number"),
+            "'code_task.tried_fixes[0]' (stores the number) grades clean with little to spare:"
+            " `model` used 60% of its tolerance (rtol 0.0001, atol 1e-06), and another"
+            " machine's rounding could grade it wrong",
+            "loosen `model`'s rtol or atol in the contract until this fix uses at most 25% of"
+            " it, while the wrong fixes still fail",
         )
     ]
 

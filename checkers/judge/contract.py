@@ -143,9 +143,9 @@ def _same(compared: Compared, fix: Fingerprint | None, solution: Fingerprint | N
                 f"`{name}{numbers[0]}` is a Python number where the solution keeps a tensor:"
                 " the task keeps it a tensor on the device (no `.item()` each step).",
             )
-    worst = _worst(fix["numbers"], solution["numbers"], compared)
+    worst, used = _worst(fix["numbers"], solution["numbers"], compared)
     if worst is None:
-        return Expectation(what, True, f"`{name}` matches the solution's.")
+        return Expectation(what, True, f"`{name}` matches the solution's.", used)
     index, got, want = worst
     where = _where(name, fix, index)
     return Expectation(
@@ -159,16 +159,20 @@ def _same(compared: Compared, fix: Fingerprint | None, solution: Fingerprint | N
 
 def _worst(
     fix: Sequence[float | str], solution: Sequence[float | str], compared: Compared
-) -> tuple[int, str, str] | None:
-    """The first pair out of tolerance, its position and values as text; None when all agree
-    (NaN agrees with NaN)."""
+) -> tuple[tuple[int, str, str] | None, float]:
+    """The first pair out of tolerance, its position and values as text (None when all agree;
+    NaN agrees with NaN), and the largest share of the tolerance a pair in it used: the
+    difference over what `math.isclose` allows, max(rtol * the larger size, atol)."""
+    used = 0.0
     for index, (got, want) in enumerate(zip(fix, solution, strict=True)):
         a, b = float(got), float(want)
         if math.isnan(a) and math.isnan(b) or a == b:
             continue
         if not math.isclose(a, b, rel_tol=compared.rtol, abs_tol=compared.atol):
-            return index, f"{a:.6g}", f"{b:.6g}"
-    return None
+            return (index, f"{a:.6g}", f"{b:.6g}"), used
+        allowed = max(compared.rtol * max(abs(a), abs(b)), compared.atol)
+        used = max(used, abs(a - b) / allowed)
+    return None, used
 
 
 def _where(name: str, found: Fingerprint, index: int) -> str:

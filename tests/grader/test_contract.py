@@ -38,6 +38,25 @@ def test_a_contract_that_keeps_a_value_a_tensor_refuses_the_same_number_from_ite
     assert "`totals['loss']` is a Python number where the solution keeps a tensor" in same.message
 
 
+def test_a_value_kept_says_how_much_of_its_tolerance_its_closest_number_used():
+    """What `math.isclose` allows a pair is max(rtol x the larger, atol): a fix whose numbers
+    come within half of that used half of it; equal numbers use none."""
+    contract = Contract(same_as_solution=[Compared(name="x", rtol=1e-3, atol=1e-6)])
+    solution = observed(x=[1.0, 2.0, 0.0])
+
+    def used(values: list[float]) -> Expectation:
+        (same,) = [e for e in check(contract, observed(x=values), solution) if e.what == "same:x"]
+        return same
+
+    assert used([1.0, 2.0, 0.0]).tolerance_used == 0.0
+    half = used([1.0, 2.0 + 1e-3, 0.0])
+    assert half.met and abs(half.tolerance_used - 0.5) < 1e-3
+    near_zero = used([1.0, 2.0, 0.9e-6])
+    assert near_zero.met and abs(near_zero.tolerance_used - 0.9) < 1e-6
+    beyond = used([1.0, 2.01, 0.0])
+    assert not beyond.met
+
+
 def test_a_model_that_differs_names_the_parameter_and_the_element():
     torch.manual_seed(0)
     solution = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
