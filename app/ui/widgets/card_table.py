@@ -88,27 +88,20 @@ class CardTable(ScrollView, can_focus=True):
     }
     """
 
-    class RowHighlighted(Message):
+    class _RowMessage(Message):
+        def __init__(self, table: CardTable, row: int) -> None:
+            super().__init__()
+            self.table, self.row = table, row
+
+        @property
+        def control(self) -> CardTable:
+            return self.table
+
+    class RowHighlighted(_RowMessage):
         """The cursor moved to `row` (also when rows are set: the cursor's row is new)."""
 
-        def __init__(self, table: CardTable, row: int) -> None:
-            super().__init__()
-            self.table, self.row = table, row
-
-        @property
-        def control(self) -> CardTable:
-            return self.table
-
-    class RowSelected(Message):
+    class RowSelected(_RowMessage):
         """`row` was chosen: enter, or a click on the row under the cursor."""
-
-        def __init__(self, table: CardTable, row: int) -> None:
-            super().__init__()
-            self.table, self.row = table, row
-
-        @property
-        def control(self) -> CardTable:
-            return self.table
 
     cursor_row: reactive[int] = reactive(0, always_update=True, repaint=False)
 
