@@ -14,6 +14,7 @@ import platformdirs
 
 if TYPE_CHECKING:
     from questions.cache import PackCache
+    from questions.library import Library
 
 SHIPPED_PACKS = Path(__file__).resolve().parent.parent / "questions"
 
@@ -43,6 +44,16 @@ def pack_cache() -> PackCache:
     from questions.cache import PackCache
 
     return PackCache(cache_dir() / "packs")
+
+
+def load_packs(*more: Path) -> Library:
+    """Every pack grill loads (`pack_search_path`, and `more`), through the pack cache: the one
+    way the app and every command but `grill lint` load them, so that none reads a card file
+    whose cache entry holds (`grill task list` read ten thousand, for seconds, when it forgot
+    the cache)."""
+    from questions.loader import load_library
+
+    return load_library([*pack_search_path(), *more], cache=pack_cache())
 
 
 def user_packs_dir() -> Path:

@@ -321,3 +321,40 @@ def test_any_damage_to_the_cache_file_reads_the_files_instead(tmp_path_factory, 
         assert shape(load_library([root / "good"], cache=store)) == cold
     finally:
         cache_module.RACY_NS = saved
+
+
+@pytest.mark.parametrize(
+    "command, whole",
+    [
+        (["stats"], []),
+        (["stats", "--json"], []),
+        (["export"], []),
+        (["task", "list"], []),
+        (["task", "list", "--json"], []),
+        (["task", "hint", "detach-metrics"], ["detach-metrics"]),
+        (["task", "solution", "detach-metrics"], ["detach-metrics"]),
+    ],
+)
+def test_every_command_loads_the_packs_through_the_cache(
+    tmp_path, packs, settled, monkeypatch, capsys, command, whole
+):
+    """The app and every command but `grill lint` load the packs one way, through the cache:
+    a second run reads no card file whole but the one it works on."""
+    from app.cli import main
+
+    monkeypatch.setenv("GRILL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GRILL_PACKS", str(packs))
+    read: list[str] = []
+    real = loader_module._read_card
+
+    def counted(path, *args, **kwargs):
+        read.append(path.stem)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(loader_module, "_read_card", counted)
+    main(["stats"])
+    assert read, "the first run reads the cards, and caches them"
+    read.clear()
+    main(command)
+    capsys.readouterr()
+    assert read == whole

@@ -4,6 +4,7 @@ before anything runs (an unusable history, a watch on a bad file, `grill task op
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,16 +16,18 @@ from app.practice.drafts import DraftError, Drafts
 from app.practice.hints import hints_shown, last_check, record_hints_shown, remember_check
 from app.practice.tasks import (
     TaskNotFound,
+    code_tasks,
     find_task,
     fix_attempt,
     same_as_last,
     starter_file,
     strip_header,
-    task_status,
+    task_statuses,
 )
 from app.progress.history import History
 from checkers.sandbox import Sandbox
 from checkers.verdict import Verdict
+from questions.library import Library
 from questions.loader import load_library
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,10 +92,42 @@ def test_state_is_solved_once_clean_whatever_came_after(card):
             card, verdict(kind), "x", level="junior", started_at=AT + timedelta(hours=hours)
         )
 
-    assert task_status(card, []).state == "not started"
-    status = task_status(card, [attempt("leak", 0), attempt("clean", 1), attempt("wrong", 2)])
-    assert (status.state, status.attempts, status.last_verdict) == ("solved", 3, "wrong")
-    assert task_status(card, [attempt("error", 0)]).state == "attempted"
+    def status(attempts):
+        (found,) = task_statuses([card], attempts)
+        return found
+
+    assert status([]).state == "not started"
+    last = status([attempt("leak", 0), attempt("clean", 1), attempt("wrong", 2)])
+    assert (last.state, last.attempts, last.last_verdict) == ("solved", 3, "wrong")
+    assert status([attempt("error", 0)]).state == "attempted"
+
+
+def test_listing_tasks_reads_no_card_file_and_keeps_each_tasks_own_attempts(library, card):
+    """`grill task list` over ten thousand tasks: which cards have a task comes from their
+    summaries, and each task's attempts are its own, in the cards' order."""
+    from questions.library import LoadedCard
+
+    listed = [
+        LoadedCard.listed(c.summary._replace(id=f"{c.id}-{n}"), c.path, c.pack, load=_never_read)
+        for n in range(3)
+        for c in library.cards
+    ]
+    tasks = code_tasks(Library(packs=[replace(library.packs[0], cards=tuple(listed))]))
+    assert [c.id for c in tasks] == [f"{TASK}-{n}" for n in range(3)]
+    made = fix_attempt(card, verdict("clean"), "x", level="junior", started_at=AT)
+    tried = fix_attempt(card, verdict("leak"), "x", level="junior", started_at=AT)
+    attempts = [replace(made, card_id=f"{TASK}-1"), replace(tried, card_id=f"{TASK}-2")]
+    states = [(s.card_id, s.state, s.attempts) for s in task_statuses(tasks, attempts)]
+    assert states == [
+        (f"{TASK}-0", "not started", 0),
+        (f"{TASK}-1", "solved", 1),
+        (f"{TASK}-2", "attempted", 1),
+    ]
+    assert not any(c.is_read for c in listed)
+
+
+def _never_read():
+    raise AssertionError("a card file was read whole")
 
 
 def test_a_fixs_rating_comes_from_its_verdict_and_a_chosen_one_is_capped(card):

@@ -11,12 +11,11 @@ from typing import TextIO
 
 from app.clock import utc_now
 from app.commands.notes import report_pack_problems, report_unreadable
-from app.paths import pack_cache, pack_search_path
+from app.paths import load_packs
 from app.progress.history import History, HistoryError
 from app.progress.report import markdown_report
 from app.progress.stats import compute_stats
 from app.progress.transfer import write_export
-from questions.loader import load_library
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.format == "json":  # streamed: constant memory whatever the history's size
                     write_export(history, out, now=utc_now())
                 else:
-                    library = load_library(pack_search_path(), cache=pack_cache())
+                    library = load_packs()
                     out.write(markdown_report(compute_stats(history, library.cards)))
                     report_pack_problems("export", library)
 

@@ -55,15 +55,14 @@ def _prepare(
 ) -> tuple[Library, History, MockSession]:
     """Load the packs, open the history and build the session; the history is closed on failure."""
     from app.clock import utc_now
-    from app.paths import pack_cache, pack_search_path
-    from questions.loader import load_library
+    from app.paths import load_packs
 
     if args.report and Path(args.report).expanduser().is_dir():
         raise MockSetupError(
             f"--report {args.report} is a folder; give a file name such as "
             f"{Path(args.report) / 'mock.md'}"
         )
-    library = load_library(pack_search_path(), cache=pack_cache())
+    library = load_packs()
     cards = cards_for(library, args.pack)
     history = open_history()
     try:

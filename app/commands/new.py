@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.paths import pack_cache, pack_search_path, user_packs_dir
-from questions.loader import load_library
+from app.paths import load_packs, pack_search_path, user_packs_dir
 from questions.scaffold import ScaffoldError, write_card_skeleton
 
 EXIT_OK, EXIT_REFUSED = 0, 1
@@ -15,7 +14,7 @@ EXIT_OK, EXIT_REFUSED = 0, 1
 
 def run(args: argparse.Namespace) -> int:
     pack_dir = Path(args.pack_dir)
-    taken = load_library([*pack_search_path(), pack_dir], cache=pack_cache()).card(args.card_id)
+    taken = load_packs(pack_dir).card(args.card_id)
     if taken is not None:
         print(
             f"grill new: the id '{args.card_id}' is already used by {taken.path}; choose another",

@@ -25,12 +25,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _library_of(names: list[str]) -> Library | None:
     """Packs named on the command line; loading them first lets a wrong name fail before the app opens."""
-    from app.paths import pack_cache, pack_search_path
+    from app.paths import load_packs
     from questions.library import UnknownPack
-    from questions.loader import load_library
 
     try:
-        return load_library(pack_search_path(), cache=pack_cache()).only(names)
+        return load_packs().only(names)
     except UnknownPack as error:
         print(f"grill: {error}", file=sys.stderr)
         return None

@@ -7,17 +7,16 @@ import json
 import sys
 
 from app.commands.notes import report_pack_problems, report_unreadable
-from app.paths import pack_cache, pack_search_path
+from app.paths import load_packs
 from app.progress.history import History, HistoryError
 from app.progress.report import markdown_report
 from app.progress.stats import compute_stats
-from questions.loader import load_library
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         with History.open() as history:
-            library = load_library(pack_search_path(), cache=pack_cache())
+            library = load_packs()
             stats = compute_stats(history, library.cards)
     except HistoryError as error:
         print(f"grill stats: {error}", file=sys.stderr)

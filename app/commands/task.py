@@ -49,11 +49,10 @@ def run(args: argparse.Namespace) -> int:
 
 def load_library(command: str, packs: list[str] | None = None) -> Library | None:
     from app.commands.notes import report_pack_problems
-    from app.paths import pack_search_path
+    from app.paths import load_packs
     from questions.library import UnknownPack
-    from questions.loader import load_library as load
 
-    library = load(pack_search_path())
+    library = load_packs()
     report_pack_problems(_name(command), library)
     if packs:
         try:
@@ -164,7 +163,7 @@ class Recorder:
 def list_tasks(args: argparse.Namespace) -> int:
     import json
 
-    from app.practice.tasks import code_tasks, task_status
+    from app.practice.tasks import code_tasks, task_statuses
 
     library = load_library("list", args.pack)
     if library is None:
@@ -174,7 +173,7 @@ def list_tasks(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     with history:
         attempts = history.attempts()
-    statuses = [task_status(card, attempts) for card in code_tasks(library)]
+    statuses = task_statuses(code_tasks(library), attempts)
     tally = {state: sum(s.state == state for s in statuses) for state in ("solved", "attempted")}
     if args.json:
         print(

@@ -40,16 +40,17 @@ class TaskNotFound(ValueError):
 
 
 def code_tasks(library: Library) -> list[LoadedCard]:
-    """Every card with a code task, in pack order and each pack's card order."""
-    return [card for card in library.cards if card.card.code_task is not None]
+    """Every card with a code task, in pack order and each pack's card order (known from the
+    summaries: listing ten thousand tasks reads no card file)."""
+    return [card for card in library.cards if card.summary.code_task]
 
 
 def find_task(library: Library, card_id: str) -> tuple[LoadedCard, CodeTask]:
     """The card and its code task; TaskNotFound saying what is wrong and the closest ids."""
     found = library.card(card_id)
-    if found is not None and found.card.code_task is not None:
+    if found is not None and found.summary.code_task and found.card.code_task is not None:
         return found, found.card.code_task
-    ids = [card.card.id for card in code_tasks(library)]
+    ids = [card.id for card in code_tasks(library)]
     close = difflib.get_close_matches(card_id, ids, n=3, cutoff=0.5)
     if not close:  # a part of an id ("retain") is closer to what was meant than edit distance
         close = [task_id for task_id in ids if card_id and card_id in task_id][:3]
@@ -88,16 +89,26 @@ class TaskStatus:
         }
 
 
-def task_status(card: LoadedCard, attempts: Sequence[Attempt]) -> TaskStatus:
+def task_statuses(cards: Sequence[LoadedCard], attempts: Sequence[Attempt]) -> list[TaskStatus]:
+    """Each card's status, in the cards' order: the attempts are sorted by card once, so ten
+    thousand tasks and as many attempts take one pass over each, not one over the attempts
+    per task."""
+    graded: dict[str, list[Attempt]] = {}
+    for attempt in attempts:
+        if attempt.code is not None:
+            graded.setdefault(attempt.card_id, []).append(attempt)
+    return [_status(card, graded.get(card.id, [])) for card in cards]
+
+
+def _status(card: LoadedCard, graded: list[Attempt]) -> TaskStatus:
     """`solved` once any attempt's code graded clean; `attempted` once any was graded."""
-    graded = [a for a in attempts if a.card_id == card.card.id and a.code is not None]
     last = max(graded, key=lambda a: a.started_at) if graded else None
     solved = any(a.code is not None and a.code.verdict == "clean" for a in graded)
     state: TaskState = "solved" if solved else "attempted" if graded else "not started"
     return TaskStatus(
-        card_id=card.card.id,
+        card_id=card.id,
         pack=card.pack,
-        level=card.card.level,
+        level=card.summary.level,
         state=state,
         attempts=len(graded),
         last_verdict=last.code.verdict if last is not None and last.code is not None else None,

@@ -160,11 +160,10 @@ class GrillApp(App):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="library")
     def _load_library(self) -> None:
-        from app.paths import pack_cache, pack_search_path
-        from questions.loader import load_library
+        from app.paths import load_packs
 
         try:
-            library = load_library(pack_search_path(), cache=pack_cache())
+            library = load_packs()
         except Exception as error:  # shown on home like any load problem, never as a traceback
             library = Library(
                 problems=[Problem("<pack search path>", 0, 0, f"could not load packs: {error}")]

@@ -4,9 +4,10 @@ For a pack of 1,000 and one of 10,000 copies of the 2 KB fixture card, each load
 shipped packs as a user's pack (GRILL_PACKS):
 - cold `grill lint` of the pack (no cache: lint reads every file): linear means the ratio is 10;
 - `grill stats`, cold (the pack cache emptied first) and warm (goal: under 1 s);
+- `grill task list`, warm (every card of the pack has a code task);
 - the app started in a pseudo-terminal until home lists the pack's cards, warm (goal: under
   1 s; the run's bare Textual app and python start are printed beside it);
-- `load_library` in process, warm, and per card.
+- `load_packs` (the packs through their cache) in process, warm, and per card.
 Each figure is the median of several runs (fastest to slowest), wall and CPU; on a machine
 whose cores are shared, the wall time stretches and the CPU time much less.
 Run: .venv/bin/python tests/bench/bench_cards.py
@@ -36,7 +37,14 @@ FIXTURE_CARD = ROOT / "tests" / "fixtures" / "packs" / "good" / "detach-metrics.
 SIZES = (1_000, 10_000)
 GRILL = Path(sys.executable).parent / "grill"
 TITLE = "Benchpack"
-RUNS = {"lint": 3, "stats cold": 2, "stats warm": 5, "start warm": 5, "load warm": 5}
+RUNS = {
+    "lint": 3,
+    "stats cold": 2,
+    "stats warm": 5,
+    "tasks warm": 5,
+    "start warm": 5,
+    "load warm": 5,
+}
 
 
 def shipped_cards() -> int:
@@ -78,12 +86,11 @@ def timed_command(argv: list[str], env: dict[str, str], runs: int, before=None):
 def in_process_load(env: dict[str, str], runs: int) -> list[float]:
     code = (
         "import time, os\n"
-        "from app.paths import pack_cache, pack_search_path\n"
-        "from questions.loader import load_library\n"
+        "from app.paths import load_packs\n"
         "times = []\n"
         f"for _ in range({runs}):\n"
         "    start = time.perf_counter()\n"
-        "    library = load_library(pack_search_path(), cache=pack_cache())\n"
+        "    library = load_packs()\n"
         "    times.append(time.perf_counter() - start)\n"
         "assert not any(card.is_read for card in library.cards)\n"
         "print(' '.join(map(str, times)))\n"
@@ -120,6 +127,8 @@ def main() -> None:
             stats = [sys.executable, "-m", "app.cli", "stats"]
             found["stats cold"] = timed_command(stats, env, RUNS["stats cold"], empty_cache)
             found["stats warm"] = timed_command(stats, env, RUNS["stats warm"])
+            tasks = [sys.executable, "-m", "app.cli", "task", "list"]
+            found["tasks warm"] = timed_command(tasks, env, RUNS["tasks warm"])
             welcomed = (
                 "from app.progress.history import History\n"
                 "with History.open() as h: h.set_setting('welcomed', True)\n"
@@ -138,7 +147,7 @@ def main() -> None:
     print(f"one pack of {small:,} and one of {large:,} copies of the 2 KB fixture card, beside the")
     print("shipped packs; medians (fastest to slowest), wall and CPU; 2 shared cores here")
     print(f"{'':34}{f'{small:,} cards':>32}{f'{large:,} cards':>32}  ratio (wall)")
-    for name in ("lint", "stats cold", "stats warm", "start warm", "load warm"):
+    for name in ("lint", "stats cold", "stats warm", "tasks warm", "start warm", "load warm"):
         cells = []
         for size in SIZES:
             walls, cpus = figures[size][name]
@@ -151,8 +160,9 @@ def main() -> None:
             "lint": "grill lint (cold; linear: 10)",
             "stats cold": "grill stats, cache emptied",
             "stats warm": "grill stats, warm (goal < 1 s)",
+            "tasks warm": "grill task list, warm",
             "start warm": "app to home listing them, warm",
-            "load warm": "load_library in process, warm",
+            "load warm": "load_packs in process, warm",
         }[name]
         print(f"{label:34}{cells[0]:>32}{cells[1]:>32}  {ratio:5.2f}")
     per_card = {size: statistics.median(figures[size]["lint"][1]) / size * 1e3 for size in SIZES}
