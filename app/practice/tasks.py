@@ -13,14 +13,16 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.progress.attempt import Attempt, CodeResult
 from app.progress.rating import Rating
 from checkers.verdict import Verdict
 from questions.levels import Level
 from questions.library import Library, LoadedCard
-from questions.model import CodeTask
+
+if TYPE_CHECKING:
+    from questions.model import CodeTask
 
 TaskState = Literal["not started", "attempted", "solved"]
 
