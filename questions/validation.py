@@ -7,6 +7,7 @@ author wrote it nor the fix; these say what is wrong where, and the hint says wh
 from __future__ import annotations
 
 import difflib
+import math
 import types
 import typing
 from functools import partial
@@ -119,9 +120,16 @@ def _explain(model: type[BaseModel], detail: ErrorDetails) -> tuple[str, str]:
             else "write a whole number, like 40"
         )
         return f"'{where}' must be a whole number, not {_kind(value)}", hint
+    if kind in ("float_type", "float_parsing"):
+        return f"'{where}' must be a number, not {_kind(value)}", _as_number_hint(value)
     if kind in ("greater_than_equal", "less_than_equal"):
         bound = "at least" if kind == "greater_than_equal" else "at most"
         limit = ctx.get("ge", ctx.get("le"))
+        if isinstance(value, float) and not math.isfinite(value):
+            return (
+                f"'{where}' must be a finite number, not {value}",
+                f"use a number {bound} {limit}",
+            )
         return f"'{where}' must be {bound} {limit}, not {value}", f"use a number {bound} {limit}"
     if kind == "literal_error":
         expected = str(ctx.get("expected"))
@@ -158,6 +166,25 @@ def _explain(model: type[BaseModel], detail: ErrorDetails) -> tuple[str, str]:
             "write 'field: value' lines indented under it",
         )
     return f"'{where}': {detail['msg']}", "see the card format in docs/packs.md"
+
+
+def _as_number_hint(value: object) -> str:
+    """YAML 1.1, which PyYAML reads, takes `1e-3` (an exponent, no decimal point) as text, though
+    an editor's YAML 1.2 calls it a number: say how to write it."""
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            float(text)
+        except ValueError:
+            return "write a number, like 0.5 or 1.0e-3"
+        mantissa, e, exponent = text.lower().partition("e")
+        if e and "." not in mantissa and mantissa.lstrip("+-").isdigit():
+            return (
+                f"YAML reads {text} as text (an exponent needs a decimal point before it): "
+                f"write {mantissa}.0e{exponent}"
+            )
+        return "remove the quotes around the number"
+    return "write a number, like 0.5 or 1.0e-3"
 
 
 def _kind(value: object) -> str:

@@ -663,3 +663,44 @@ def test_a_control_character_in_a_key_is_shown_escaped_so_a_problem_stays_one_li
     path = _card_in(tmp_path / "pack", change=lambda text: text + '"odd\\nkey\\u001b[2J": 1\n')
     _, problems = load_card_file(path)
     assert [p.message for p in problems] == ["unknown field 'odd\\nkey\\x1b[2J'"]
+
+
+@pytest.mark.parametrize(
+    "seconds, expected",
+    [
+        (
+            "1e2",
+            "'code_task.grading.seconds' must be a number, not text ('1e2') (hint: YAML reads 1e2"
+            " as text (an exponent needs a decimal point before it): write 1.0e2)",
+        ),
+        (
+            "'30'",
+            "'code_task.grading.seconds' must be a number, not text ('30') (hint: remove the"
+            " quotes around the number)",
+        ),
+        (
+            "soon",
+            "'code_task.grading.seconds' must be a number, not text ('soon') (hint: write a"
+            " number, like 0.5 or 1.0e-3)",
+        ),
+        (
+            ".nan",
+            "'code_task.grading.seconds' must be a finite number, not nan (hint: use a number at"
+            " most 600.0)",
+        ),
+        (
+            "-.inf",
+            "'code_task.grading.seconds' must be a finite number, not -inf (hint: use a number"
+            " at least 5.0)",
+        ),
+    ],
+)
+def test_a_number_that_is_text_or_not_finite_says_how_to_write_it(tmp_path, seconds, expected):
+    """An editor's YAML 1.2 calls `1e2` a number; PyYAML's YAML 1.1 reads it as text."""
+    path = _card_in(
+        tmp_path / "pack",
+        "detach-metrics",
+        lambda text: text.replace("    steps: 60\n", f"    steps: 60\n    seconds: {seconds}\n"),
+    )
+    _, problems = load_card_file(path)
+    assert [str(p).split(": ", 1)[1] for p in problems] == [expected]
