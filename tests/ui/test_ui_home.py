@@ -519,3 +519,27 @@ async def test_every_card_of_ten_thousand_is_listed_and_the_last_is_one_key_away
         await pilot.press("p")
         practice = await until_screen(pilot, PracticeScreen)
         assert [c.id for c in practice.queue] == [home.shown[-1].id]
+
+
+async def test_a_filter_keeps_the_selected_card_selected_while_it_still_matches(make_app, history):
+    """The cursor follows the card, not the row: narrowing the list keeps it on the same card."""
+    history.record(
+        Attempt(
+            card_id="no-grad",
+            mode="practice",
+            rating="good",
+            level="middle",
+            phase_seconds={"answer": 10.0},
+        )
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        order = listed_ids(app)
+        table = home.query_one("#home-cards", CardTable)
+        table.move_cursor(row=order.index("retain-graph"))
+        await until(pilot, lambda: home.selected_card.id == "retain-graph")
+        home.query_one("#home-status", Select).value = "new"
+        await until(pilot, lambda: "no-grad" not in listed_ids(app))
+        assert home.selected_card.id == "retain-graph"
+        assert listed_ids(app).index("retain-graph") != order.index("retain-graph")
