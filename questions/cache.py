@@ -73,15 +73,19 @@ def rules_digest() -> str:
     """What a card file yields depends on these: grill's loader and card model (their source),
     and the Python (what compiles), PyYAML and pydantic that run them."""
     root = Path(__file__).resolve().parents[1]
-    sources = [(name, root / name) for name in _RULE_MODULES]
+    sources: list[tuple[str, Path | None]] = [(name, root / name) for name in _RULE_MODULES]
     for package, file in _RULE_LIBRARIES:
         spec = importlib.util.find_spec(package)
         location = None if spec is None else spec.submodule_search_locations
-        sources.append((package, Path(location[0]) / file if location else Path(package)))
+        sources.append((package, Path(location[0]) / file if location else None))
     digest = hashlib.sha256(sys.version.encode())
     for name, path in sources:
         try:
-            source = read_file(path, role="grill's source", cap=1 << 22)
+            source = (
+                b"(missing)"
+                if path is None
+                else read_file(path, role="grill's source", cap=1 << 22)
+            )
         except (OSError, FileRefused):
             source = b"(unreadable)"  # then reading a card fails too, and says so
         digest.update(b"\0" + name.encode() + b"\0" + source)
@@ -337,8 +341,8 @@ def _summary(value: object) -> CardSummary | None:
     if (
         level not in _LEVEL_NAMES
         or importance not in _IMPORTANCE_NAMES
-        or not _STR_ONLY.issuperset(map(type, tags))
-        or not _STR_ONLY.issuperset(map(type, points))
+        or not _texts(tags)
+        or not _texts(points)
     ):
         return None
     return CardSummary(

@@ -18,6 +18,19 @@ from app.ui.widgets.card_table import CardTable
 from questions.library import Library, Problem
 
 
+def practised(history, card_id: str, rating: str = "easy") -> None:
+    """`card_id` answered once in practice, so it is seen and no longer new."""
+    history.record(
+        Attempt(
+            card_id=card_id,
+            mode="practice",
+            rating=rating,
+            level="middle",
+            phase_seconds={"answer": 10.0},
+        )
+    )
+
+
 def listed_ids(app: GrillApp) -> list[str]:
     return [loaded.card.id for loaded in app.screen.shown]
 
@@ -41,15 +54,7 @@ async def test_home_lists_every_card_with_pack_counts(make_app):
 
 
 async def test_filters_narrow_the_list_by_level_tag_and_status(make_app, history):
-    history.record(
-        Attempt(
-            card_id="no-grad",
-            mode="practice",
-            rating="easy",
-            level="middle",
-            phase_seconds={"answer": 10.0},
-        )
-    )
+    practised(history, "no-grad")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await until_screen(pilot, HomeScreen)
@@ -197,15 +202,7 @@ async def test_mock_key_starts_a_mock_at_the_settings_level(make_app, history):
 async def test_stats_key_opens_the_statistics_with_this_history(make_app, history):
     from app.ui.screens.stats import StatsScreen
 
-    history.record(
-        Attempt(
-            card_id="no-grad",
-            mode="practice",
-            rating="good",
-            level="middle",
-            phase_seconds={"answer": 10.0},
-        )
-    )
+    practised(history, "no-grad", "good")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await until_screen(pilot, HomeScreen)
@@ -523,15 +520,7 @@ async def test_every_card_of_ten_thousand_is_listed_and_the_last_is_one_key_away
 
 async def test_a_filter_keeps_the_selected_card_selected_while_it_still_matches(make_app, history):
     """The cursor follows the card, not the row: narrowing the list keeps it on the same card."""
-    history.record(
-        Attempt(
-            card_id="no-grad",
-            mode="practice",
-            rating="good",
-            level="middle",
-            phase_seconds={"answer": 10.0},
-        )
-    )
+    practised(history, "no-grad", "good")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         home = await until_screen(pilot, HomeScreen)
