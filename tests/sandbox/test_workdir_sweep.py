@@ -48,13 +48,19 @@ def dead_pid() -> int:
     return process.pid
 
 
-def children_running(pid: int) -> bool:
-    """Whether the process has a child of its own (the sandbox worker), so a run is under way."""
+def worker_started(pid: int) -> bool:
+    """Whether the process has a child that is already the worker (bwrap, or the worker's
+    Python): one that has run exec. Before exec, a child forked to start it still holds a copy
+    of every descriptor, the folder's lock among them, and a SIGKILL of its parent then leaves
+    that lock held until the orphan gets to exec."""
     try:
-        return any(
-            Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+        own = Path(f"/proc/{pid}/cmdline").read_bytes()
+        children = [
+            child
             for task in os.listdir(f"/proc/{pid}/task")
-        )
+            for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+        ]
+        return any(Path(f"/proc/{child}/cmdline").read_bytes() != own for child in children)
     except OSError:
         return False
 
@@ -77,7 +83,7 @@ def test_a_batch_killed_mid_run_leaves_a_folder_the_next_start_sweeps(tmp):
     )
     try:
         left = wait_for(lambda: list(tmp.glob(f"{WORKDIR_PREFIX}*")), "the batch's work folder")
-        wait_for(lambda: children_running(batch.pid), "the batch's worker")
+        wait_for(lambda: worker_started(batch.pid), "the batch's worker")
     finally:
         batch.send_signal(signal.SIGKILL)
         batch.wait()
