@@ -41,6 +41,7 @@ from app.progress.rating import RATINGS, Rating
 from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.scheduler import CardSchedule, StateName, replay, review
 from app.progress.schema import SCHEMA_VERSION, migrate, schema_version
+from app.progress.transaction import write_transaction
 
 BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write transaction before saying the file is locked."""
@@ -289,13 +290,8 @@ class History:
             if not self._checked_for_writing:
                 check_before_writing(connection, self.path)
                 self._checked_for_writing = True
-            connection.execute("BEGIN IMMEDIATE")
-            try:
+            with write_transaction(connection):
                 yield connection
-            except BaseException:
-                connection.rollback()
-                raise
-            connection.execute("COMMIT")
 
     # -- writing -------------------------------------------------------------------------
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from app.progress.transaction import write_transaction
+
 APPLICATION_ID = 0x6772696C  # "gril"
 
 V1_TABLES = """
@@ -116,16 +118,11 @@ def migrate(connection: sqlite3.Connection) -> list[int]:
     """
     reached: list[int] = []
     while schema_version(connection) < SCHEMA_VERSION:
-        connection.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(connection):
             version = schema_version(connection)
             if version < SCHEMA_VERSION:
                 for statement in statements(MIGRATIONS[version]):
                     connection.execute(statement)
                 connection.execute(f"PRAGMA user_version = {version + 1}")
                 reached.append(version + 1)
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.rollback()
-            raise
     return reached
