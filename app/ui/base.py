@@ -50,7 +50,8 @@ class GrillScreen(Screen):
 
     @on(events.Mount)
     def _mount_size_notice(self) -> None:
-        self.mount(TooSmallNotice())
+        if self.is_attached:  # not when the app closed as the screen opened (a quit, a signal)
+            self.mount(TooSmallNotice())
 
 
 class GrillDialog(ModalScreen[ResultType]):
@@ -63,4 +64,5 @@ class GrillDialog(ModalScreen[ResultType]):
 
     @on(events.Mount)
     def _mount_size_notice(self) -> None:
-        self.mount(TooSmallNotice())
+        if self.is_attached:  # not when the app closed as the screen opened (a quit, a signal)
+            self.mount(TooSmallNotice())

@@ -1,4 +1,13 @@
-"""Run the app in the user's terminal, and end it when that terminal goes away.
+"""Run the app in the user's terminal, end it cleanly on a signal, and end it when that
+terminal goes away.
+
+SIGTERM or SIGHUP while the app runs asks the app to exit, as `q` does, from the event loop:
+raising at whatever bytecode the signal lands on (as `ending_cleanly` does for the other
+commands) left asyncio to print a task's SystemExit traceback on the user's terminal. And once
+the app is ending, nothing resumes it: Textual's SIGCONT handler (left in place for the life of
+the process) would otherwise switch the terminal back to the app's screen, or fail with no event
+loop, when a SIGCONT follows the SIGTERM, as `timeout`, systemd and a shell's `kill` of a
+stopped job all send.
 
 A terminal can hang up without SIGHUP reaching grill: under `make run` the signal goes to make,
 and an SSH session can drop behind a wrapper. Textual's input thread then reads end-of-file in a
@@ -10,13 +19,18 @@ the dead terminal, the process leaves after a grace period.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import sys
 import termios
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
+
+from checkers.sandbox.ending import ENDING_SIGNALS
 
 if TYPE_CHECKING:
     from app.ui.app import GrillApp
@@ -30,9 +44,51 @@ closed too): once one has, the process can leave without tearing its interpreter
 
 
 def run_in_terminal(app: GrillApp) -> None:
+    """Run the app; after an ending signal, leave with the status a shell reports for it."""
     watch_terminal(sys.__stdin__.fileno() if sys.__stdin__ else -1)
-    app.run()
+    with ending_through(app) as ended:
+        app.run()
     ran.append(app)
+    if ended:
+        raise SystemExit(128 + ended[0])
+
+
+@contextlib.contextmanager
+def ending_through(app: GrillApp) -> Iterator[list[int]]:
+    """While the app runs, an ending signal asks it to exit from its event loop; yields the
+    signals that came. A second one, or one before the loop runs or after it stopped, raises
+    SystemExit at once. A signal someone chose to ignore (`nohup`) stays ignored."""
+    ended: list[int] = []
+
+    def end(number: int, frame: object) -> None:
+        stop_resuming()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or ended:
+            raise SystemExit(128 + number)
+        ended.append(number)
+        loop.call_soon_threadsafe(app.exit, None, 128 + number)
+
+    replaced = {
+        number: signal.signal(number, end)
+        for number in ENDING_SIGNALS
+        if signal.getsignal(number) is not signal.SIG_IGN
+    }
+    try:
+        yield ended
+    finally:
+        stop_resuming()
+        for number, handler in replaced.items():
+            signal.signal(number, handler)
+
+
+def stop_resuming() -> None:
+    """Job control back to the system's own: an app that has stopped, or is stopping, is not
+    to be switched back on by a SIGCONT."""
+    for number in (signal.SIGCONT, signal.SIGTSTP):
+        signal.signal(number, signal.SIG_DFL)
 
 
 def watch_terminal(
