@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import glob
 import importlib.util
+import itertools
 import os
 import shutil
 import subprocess
@@ -94,7 +95,7 @@ def bubblewrap_works() -> bool:
 
 
 def process_only(note: str = "") -> Isolation:
-    user = "runs as nobody" if os.geteuid() == 0 else "runs as you"
+    user = "runs as a user of its own" if os.geteuid() == 0 else "runs as you"
     filtered = SECCOMP if seccomp.supported() else ""
     return Isolation(
         "process", PROCESS_ONLY.format(user=user) + note + filtered + landlock_note(NO_LANDLOCK)
@@ -128,7 +129,7 @@ def choose(requested: Literal["auto", "bubblewrap", "process"] = "auto") -> Isol
     if requested == "process":
         return process_only()
     if bubblewrap_works():
-        user = "runs as nobody" if os.geteuid() == 0 else "own user namespace"
+        user = "runs as a user of its own" if os.geteuid() == 0 else "own user namespace"
         filtered = SECCOMP if seccomp.supported() else ""
         return Isolation("bubblewrap", BUBBLEWRAP.format(user=user) + filtered + landlock_note())
     if requested == "bubblewrap":
@@ -163,21 +164,37 @@ def worker_argv(
     return argv + (["--own-pid-namespace"] if own_pid_namespace else [])
 
 
-def unprivileged_ids() -> tuple[int, int]:
-    """Whom a worker started by root becomes: root ignores RLIMIT_NPROC, nobody does not."""
-    try:
-        import pwd
+PRIVATE_IDS = range(0x70000000, 0x70000000 + (1 << 26))
+"""The user ids a worker started by root runs as: one of its own per sandbox (see `private_ids`)."""
+_PRIVATE_SLOTS = 16
+_slots = itertools.count()
 
-        entry = pwd.getpwnam("nobody")
-        return entry.pw_uid, entry.pw_gid
-    except (ImportError, KeyError):
-        return 65534, 65534
+
+def private_ids() -> tuple[int, int]:
+    """A user and group id of its own for a worker started by root. Root ignores RLIMIT_NPROC,
+    and the limit counts every task of the run's user on the machine: a user shared with anyone
+    (`nobody`: other sandboxes, a daemon) put their threads against the run's own, so a run
+    failed to start a thread ("Resource temporarily unavailable") whenever they had enough. The
+    id is made of this process's id (below 2**22, Linux's most) and one of 16 slots, so
+    sandboxes alive at the same time do not share one; an id some account holds is skipped."""
+    import pwd
+
+    for _ in range(_PRIVATE_SLOTS):
+        uid = PRIVATE_IDS[
+            (os.getpid() % (1 << 22)) * _PRIVATE_SLOTS + next(_slots) % _PRIVATE_SLOTS
+        ]
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            return uid, uid
+    return uid, uid  # every slot has an account: share one rather than run as root
 
 
 def worker_command(
     isolation: Isolation,
     *,
     cuda: bool,
+    run_as: tuple[int, int] | None,
     job_paths: tuple[str, ...] = (),
     seccomp_fd: int | None = None,
     scratch_bytes: int,
@@ -189,14 +206,13 @@ def worker_command(
     directories holding job modules, bound read-only and put first on sys.path;
     `seccomp_fd` holds the filter bwrap installs (see `seccomp.filter_fd`), `data_fds` the
     files bwrap writes into the box (`network.data_files`). A worker started by root gives up
-    root in both modes; without bubblewrap it installs the seccomp filter itself, and first
+    root in both modes, for `run_as` (`private_ids`; None when not root); without bubblewrap it installs the seccomp filter itself, and first
     moves into a network namespace of its own where it can (`network.private`). `preload`:
     job modules the worker imports (and warms) before its first run."""
     env = dict(SANDBOX_ENV)
     if cuda:
         env.update(cuda_environment())
-    as_root = os.geteuid() == 0
-    run_as = unprivileged_ids() if as_root else None
+    as_root = run_as is not None
     if isolation.kind == "process":
         argv = worker_argv(False, job_paths, run_as, warm, preload) + ["--private-network"]
         return argv + (["--seccomp"] if seccomp.supported() else []), env
@@ -221,7 +237,7 @@ def bwrap_arguments(
 ) -> list[str]:
     """As a normal user, bwrap adds a user namespace. As root it would map root to root,
     whom the kernel exempts from RLIMIT_NPROC; so root's worker keeps only the right to
-    change its ids and becomes `nobody` before it loads anything."""
+    change its ids and becomes a user of its own (`private_ids`) before it loads anything."""
     if as_root:
         namespaces = [
             "--unshare-ipc",

@@ -80,6 +80,8 @@ class Sandbox:
         self._control: socket.socket | None = None
         self._workdir: str | None = None
         self._workdir_lock: int | None = None
+        self._run_as: tuple[int, int] | None = None
+        """Whom the worker runs as, when started by root: a user of its own (`private_ids`)."""
         self._stderr_tail = bytearray()
         self._lock = threading.Lock()
         self._start_lock = threading.Lock()
@@ -87,6 +89,11 @@ class Sandbox:
         self._cancel_read, self._cancel_write = os.pipe()
         os.set_blocking(self._cancel_read, False)
         weakref.finalize(self, close_fds, self._cancel_read, self._cancel_write)
+
+    def _shares_user(self) -> bool:
+        """Whether the run's user has other tasks the run cannot see but its RLIMIT_NPROC
+        counts: a process-only worker started by a normal user runs as that user."""
+        return self._run_as is None and self._chosen_isolation().kind == "process"
 
     @property
     def isolation(self) -> str:
@@ -138,8 +145,10 @@ class Sandbox:
             )
         seccomp_fd = seccomp.filter_fd() if chosen.kind == "bubblewrap" else None
         data_fds = network.data_files() if chosen.kind == "bubblewrap" else {}
+        self._run_as = isolation_layer.private_ids() if os.geteuid() == 0 else None
         argv, env = isolation_layer.worker_command(
             chosen,
+            run_as=self._run_as,
             cuda=cuda_nodes and self.requested_device != "cpu",
             job_paths=self.job_paths,
             seccomp_fd=seccomp_fd,
@@ -207,9 +216,9 @@ class Sandbox:
     ) -> dict[str, object]:
         """Start the worker in the fresh work folder and wait for its hello; the caller
         removes the folder whatever goes wrong here."""
-        if chosen.kind == "process" and os.geteuid() == 0:  # the worker runs as nobody
+        if chosen.kind == "process" and self._run_as is not None:  # root's worker: its own user
             workdir = cast(str, self._workdir)  # _start has just made it
-            os.chown(workdir, *isolation_layer.unprivileged_ids())
+            os.chown(workdir, *self._run_as)
         ours, theirs = socket.socketpair()
         try:
             self._process = launcher.popen(
@@ -320,7 +329,7 @@ class Sandbox:
             "device": self.device,
             "limits": self.limits.to_dict(),
             "readable": isolation_layer.readable_paths(self.job_paths, ranked=True),
-            "shared_user": self._chosen_isolation().kind == "process",
+            "shared_user": self._shares_user(),
             "ranks": count,
             "keys": [key.hex() for key in keys],
             "payloads": [dict(p) for p in payloads],
@@ -381,7 +390,7 @@ class Sandbox:
             "key": key.hex(),
             "limits": self.limits.to_dict(),
             "readable": isolation_layer.readable_paths(self.job_paths),
-            "shared_user": self._chosen_isolation().kind == "process",
+            "shared_user": self._shares_user(),
         }
         try:
             control = cast(socket.socket, self._control)  # start() has started the worker
@@ -561,8 +570,8 @@ def _claim(folder: str) -> int | None:
 def sweep_stale_workdirs(folder: str | None = None) -> list[str]:
     """Remove the work folders in the temporary folder whose owning process is gone, and say
     which. A folder is stale only when all of these hold: its name is one a sandbox makes
-    (`_WORKDIR_NAME`), it is a real folder (not a link) owned by this user (or by the
-    unprivileged user a root worker runs as), no process holds its lock, and the process its
+    (`_WORKDIR_NAME`), it is a real folder (not a link) owned by this user (or by a
+    user of a root worker's own, `private_ids`), no process holds its lock, and the process its
     name carries no longer exists. Anything else is left alone."""
     folder = folder or tempfile.gettempdir()
     removed: list[str] = []
@@ -570,9 +579,6 @@ def sweep_stale_workdirs(folder: str | None = None) -> list[str]:
         entries = list(os.scandir(folder))
     except OSError:
         return removed
-    owners = {os.geteuid()} | (
-        {isolation_layer.unprivileged_ids()[0]} if os.geteuid() == 0 else set()
-    )
     for entry in entries:
         named = _WORKDIR_NAME.fullmatch(entry.name)
         if named is None:
@@ -581,7 +587,7 @@ def sweep_stale_workdirs(folder: str | None = None) -> list[str]:
             status = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if not stat.S_ISDIR(status.st_mode) or status.st_uid not in owners:
+        if not stat.S_ISDIR(status.st_mode) or not _ours(status.st_uid):
             continue
         if _alive(int(named.group(1))) or not _unlocked(entry.path):
             continue
@@ -589,6 +595,11 @@ def sweep_stale_workdirs(folder: str | None = None) -> list[str]:
         if not os.path.lexists(entry.path):
             removed.append(entry.path)
     return removed
+
+
+def _ours(uid: int) -> bool:
+    """This user's, or (for root) a user of a worker's own (`private_ids`)."""
+    return uid == os.geteuid() or (os.geteuid() == 0 and uid in isolation_layer.PRIVATE_IDS)
 
 
 def _alive(pid: int) -> bool:

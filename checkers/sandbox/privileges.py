@@ -1,11 +1,11 @@
 """Giving up root for good, in both isolation modes.
 
-Inside bubblewrap the worker becomes `nobody` with no capability left: bubblewrap's own mounts
-make the Python installation readable to anyone. Without bubblewrap the installation may lie
-where `nobody` cannot go (a pyenv under /root), so the worker keeps exactly one capability,
+Inside bubblewrap the worker becomes a user of its own (`isolation.private_ids`) with no
+capability left: bubblewrap's own mounts make the Python installation readable to anyone.
+Without bubblewrap the installation may lie where such a user cannot go (a pyenv under /root), so the worker keeps exactly one capability,
 CAP_DAC_READ_SEARCH (read files and search folders regardless of their modes): it can still
 import torch, and it can change nothing, not a file's mode, owner, times or attributes, and
-write only where `nobody` may. Landlock, where the kernel has it, narrows the reads again.
+write only where anyone may. Landlock, where the kernel has it, narrows the reads again.
 """
 
 from __future__ import annotations

@@ -133,8 +133,8 @@ def test_a_dead_owners_folder_is_removed_with_what_it_holds(tmp):
     folder = tmp / f"{WORKDIR_PREFIX}{dead_pid()}-{'0123456789abcdef'}"
     (folder / "deep" / "er").mkdir(parents=True)
     (folder / "deep" / "er" / "file").write_text("left by a run")
-    if os.geteuid() == 0:  # what a worker running as nobody leaves
-        os.chown(folder / "deep", *parent.isolation_layer.unprivileged_ids())
+    if os.geteuid() == 0:  # what a worker running as a user of its own leaves
+        os.chown(folder / "deep", *parent.isolation_layer.private_ids())
     assert sweep_stale_workdirs() == [str(folder)]
     assert not folder.exists()
 
