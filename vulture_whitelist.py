@@ -8,6 +8,8 @@ grill's own code. Anything else it reports is dead and goes."""
 # checkers/verdict.py): written and read as keys, never as attributes.
 root_used, node_only, in_container, used_after, step_first, step_last, unsupported
 after_updates, unwatched_nodes, sandbox_notes, retained_total, environment
+# A contract's rates (checkers/task.py PerUpdate), read by the names in checkers/judge/rates.py.
+backward_passes
 # Fields of the resource limits' TypedDicts (checkers/sandbox/limits.py), read as keys.
 memory_bytes, open_files, file_bytes
 

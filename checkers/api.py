@@ -18,7 +18,9 @@ from checkers.inputs import RANKS, SECONDS, STEPS, FileRefused, OutOfRange, form
 from checkers.judge import judge
 from checkers.judge import ranks as ranked_judge
 from checkers.judge.communication import check_ranks
-from checkers.judge.contract import Observed, check
+from checkers.judge.contract import Observed, avoided_calls, check
+from checkers.judge.rates import RATES
+from checkers.judge.tried import error_hint
 from checkers.measurements import GradePayload, Measurements
 from checkers.sandbox import Outcome, Sandbox, SandboxError
 from checkers.verdict import Device, Expectation, Verdict
@@ -60,6 +62,8 @@ class _Options(TypedDict):
     compare: tuple[str, ...]
     peak: bool
     ranks: int | None
+    avoid: frozenset[str]
+    """Calls a hint must not propose: the contract refuses them (`avoided_calls`)."""
 
 
 class _FileOptions(TypedDict, total=False):
@@ -116,6 +120,7 @@ def grade_source(
         "compare": (),
         "peak": False,
         "ranks": ranks,
+        "avoid": frozenset(),
     }
     return _run(source, options, filename)[0]
 
@@ -135,6 +140,7 @@ def grade_task(
         "compare": tuple(c.name for c in spec.contract.same_as_solution),
         "peak": spec.contract.peak_memory is not None,
         "ranks": spec.grading.ranks,
+        "avoid": avoided_calls(spec.contract),
     }
     if spec.grading.ranks is not None:
         return _ranked_task(source, spec, options, filename)
@@ -183,6 +189,7 @@ def _run(
             filename=filename,
             compare=options["compare"],
             peak=options["peak"],
+            avoid=options["avoid"],
         )
     return _graded(
         source,
@@ -194,6 +201,7 @@ def _run(
         filename=filename,
         compare=options["compare"],
         peak=options["peak"],
+        avoid=options["avoid"],
     )
 
 
@@ -253,10 +261,16 @@ def _broken(expectation: Expectation) -> str:
     what, _, name = expectation.what.partition(":")
     if what == "trains":
         return "it runs fewer backward passes than the solution"
+    if what in RATES:
+        return RATES[what].phrase
     if what == "updates":
         return "it makes fewer optimizer updates than the solution"
     if what == "same":
         return f"`{name}` is not the solution's"
+    if what == "dtype":
+        return f"`{name}` is not kept in the solution's dtype"
+    if what == "bytes":
+        return f"`{name}` is not the size in memory the task keeps it at"
     if what == "peak_memory":
         return "its peak memory is over the task's budget"
     if what == "complete":
@@ -277,6 +291,21 @@ def _contract_hint(broken: list[Expectation]) -> str:
             "Keep the training as the starter has it: every step still runs backward() and"
             " optimizer.step(). Change only what keeps graphs alive (what is stored, or"
             " detached after backward, never before)."
+        )
+    if "host_syncs" in what:
+        return (
+            "Keep the values on the device: accumulate `loss.detach()` into a tensor, and read"
+            " it on the host (`.item()`, `print`) once, after the loop."
+        )
+    if "backward_passes" in what:
+        return (
+            "Build the step's loss once and call backward() on it once: combine the pieces"
+            " into one loss (sum the chunks' losses) rather than backpropagating each."
+        )
+    if what & {"dtype", "bytes"}:
+        return (
+            "Keep the value as the solution keeps it: in its dtype, without a copy (compute in"
+            " a wider dtype where needed, but store the result as it was)."
         )
     if "peak_memory" in what:
         return "The task is about peak memory: lower what is alive at the busiest moment of a step."
@@ -345,6 +374,7 @@ def _graded(
     filename: str,
     compare: tuple[str, ...] = (),
     peak: bool = False,
+    avoid: frozenset[str] = frozenset(),
 ) -> tuple[Verdict, Observed | None]:
     seconds = checked_budget(seconds, steps)
     source = checked_source(source, filename)
@@ -365,7 +395,7 @@ def _graded(
         "print_limit": sandbox.limits.output_bytes,
     }
     outcome = sandbox.run(GRADE_JOB, payload, timeout_s=seconds + FINISH_MARGIN_S)
-    return verdict_from_outcome(outcome, source)
+    return verdict_from_outcome(outcome, source, avoid)
 
 
 def _graded_ranks(
@@ -380,6 +410,7 @@ def _graded_ranks(
     filename: str,
     compare: tuple[str, ...] = (),
     peak: bool = False,
+    avoid: frozenset[str] = frozenset(),
 ) -> tuple[Verdict, list[Observed] | None]:
     """`source` run as `ranks` ranks: every rank graded as a single run, one verdict for the
     run (`checkers.judge.ranks`), and each rank's observations for a contract."""
@@ -422,7 +453,7 @@ def _graded_ranks(
         )
     except SandboxError as exc:
         return Verdict.not_graded("error", device, str(exc), kind=exc.kind), None
-    graded = [verdict_from_outcome(rank, source) for rank in outcome.ranks]
+    graded = [verdict_from_outcome(rank, source, avoid) for rank in outcome.ranks]
     measured = [
         cast(Measurements, rank.result) if rank.status == "ok" and rank.result else None
         for rank in outcome.ranks
@@ -470,12 +501,15 @@ def checked_budget(seconds: float | None, steps: int | None) -> float:
     return float(seconds)
 
 
-def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, Observed | None]:
-    """The sandbox's Outcome as a Verdict (and what the contract needs), or why there is none."""
+def verdict_from_outcome(
+    outcome: Outcome, source: str = "", avoid: frozenset[str] = frozenset()
+) -> tuple[Verdict, Observed | None]:
+    """The sandbox's Outcome as a Verdict (and what the contract needs), or why there is none;
+    `avoid`: calls its hint must not propose."""
     if outcome.status == "ok":
         measured = cast(Measurements, outcome.result)  # grade_job's; malformed, it raises below
         try:
-            verdict = judge(measured, source, outcome.output)
+            verdict = judge(measured, source, outcome.output, avoid)
             observed = Observed.from_measurements(measured)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
             return Verdict.not_graded(
@@ -500,6 +534,8 @@ def verdict_from_outcome(outcome: Outcome, source: str = "") -> tuple[Verdict, O
     )
     if outcome.traceback:
         verdict = dataclasses.replace(verdict, extra={"traceback": outcome.traceback})
+    if error is not None and error_hint(error.message):
+        verdict = dataclasses.replace(verdict, hint=error_hint(error.message))
     return verdict, None
 
 

@@ -65,6 +65,9 @@ class TrainingCounts(TypedDict):
     reused_nodes: int
     higher_order: bool
     walk_truncated: bool
+    per_update: NotRequired[dict[str, list[int]]]
+    """Per counted event (`checkers.measure.rates.COUNTED`: host syncs, backward passes), how
+    many each optimizer step's window held (at most 256 windows; the first holds the set-up)."""
 
 
 class Series(TypedDict):
@@ -179,6 +182,14 @@ class Fingerprint(TypedDict, total=False):
     """How many numbers each of `numbers` is the mean of (1: none folded)."""
     python_numbers: list[str]
     """The labels of the parts that are Python numbers, not tensors."""
+    exact: list[tuple[str, str]]
+    """The leaves compared exactly, in order: `[label, repr]` of each string, None and bool
+    (a report's reasons, a flag)."""
+    dtypes: list[tuple[str, str]]
+    """`[label, dtype]` of each numeric leaf: `torch.float16`, or `int`/`float` for a Python
+    number."""
+    bytes: int
+    """The bytes its tensors' storages hold, each storage counted once."""
 
 
 class Collective(TypedDict):

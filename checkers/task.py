@@ -45,6 +45,16 @@ class Compared(Strict):
     """When true, a part the solution leaves as a tensor must be a tensor in the fix too: a
     Python number (`.item()`) with the same value is refused, for prompts that keep a total
     on the device."""
+    dtype: bool = False
+    """When true, every tensor in it has the solution's dtype (and every Python number its
+    type): for prompts that say "keep it in float16" or "keep the counts integers"."""
+    bytes: Literal["same", "at_most"] | None = None
+    """The bytes its tensors hold (each storage once, so a view and its base count once),
+    against the solution's: `same` (10% of slack) or `at_most`. For prompts that say "do not
+    copy it" or "do not keep a float32 copy". Unset: not checked.
+
+    Strings, None and booleans in a value are always compared exactly (a report's reasons, a
+    flag), whatever the tolerances; numbers and tensors within them."""
 
 
 class Communication(Strict):
@@ -69,20 +79,39 @@ class Communication(Strict):
     over the ranks instead of averaged (world size times larger), or never reduced, break it."""
 
 
+class PerUpdate(Strict):
+    """How the fix trains, counted per optimizer update (the median over the run's updates,
+    so what runs once before or after the loop does not count) against the solution's under
+    the same seed: `same` as many, `at_most` or `at_least` as many. Unset: not checked."""
+
+    host_syncs: Literal["same", "at_most"] | None = None
+    """Calls that hand a tensor's value to the host: `.item()`, `.tolist()`, `.numpy()`,
+    `.cpu()`, `.to("cpu")` of a tensor on an accelerator, `float()`, `int()` or `bool()` of a
+    tensor (an `if` on one), formatting or printing one. Counted as calls, so a CPU run counts
+    what a CUDA run would wait for. `at_most` says "no `.item()` each step"."""
+    backward_passes: Literal["same", "at_least"] | None = None
+    """Backward passes (and `torch.autograd.grad` calls) per update: `same` says "one
+    backward per step" where a fix could run one per chunk; `at_least` is what `trains`
+    already checks over the whole run."""
+
+
 class Contract(Strict):
     """What the fixed code must still do, checked on the same run against the reference
     solution under the same seed. A fix that breaks it grades `wrong`, whatever its memory."""
 
     trains: bool = True
-    """The fix runs as many backward passes and as many optimizer updates that change the
-    model as the solution does (deleting the training, training fewer steps, or detaching the
-    loss before backward breaks this)."""
+    """The fix runs at least as many backward passes and optimizer updates that change the
+    model as the solution does, over the whole run (deleting the training, training fewer
+    steps, or detaching the loss before backward breaks this). Exactly as many backward passes
+    per update: `per_update.backward_passes: same`."""
     same_as_solution: list[Compared] = Field(min_length=1)
     """Values compared with the solution's at the end of the run."""
     peak_memory: float | None = Field(default=None, gt=0, lt=1)
     """When set: the fix's peak memory (host heap on CPU, allocated bytes on CUDA) must stay
     under this fraction of the starter's. For lessons about memory that peaks rather than
     grows (activation checkpointing, activation size)."""
+    per_update: PerUpdate | None = None
+    """How the fix trains, per optimizer update: host synchronisations, backward passes."""
     communication: Communication | None = None
     """For a ranked task (`grading.ranks`): what its ranks must send each other."""
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from checkers.judge.contract import Observed, check
 from checkers.judge.ranks import spans
+from checkers.judge.rates import within
 from checkers.measurements import RankedMeasurements, format_bytes
 from checkers.verdict import Expectation
 
@@ -136,7 +137,7 @@ def per_update(rule: str, fixes: Sequence[Observed], solutions: Sequence[Observe
                 f"Rank {rank} of the fix makes no optimizer update: there is nothing to count"
                 " its collectives by.",
             )
-        if mine == theirs or rule == "at_most" and mine < theirs:
+        if within(rule, mine, theirs):
             continue
         return Expectation(what, False, _rate_message(rank, mine, theirs, fix, solution, rule))
     rate = _rate(fixes[0], 0)

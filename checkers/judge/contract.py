@@ -12,11 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from checkers.judge.rates import RATES, per_update, within
 from checkers.measurements import Fingerprint, Measurements, RankedMeasurements, format_bytes
 from checkers.verdict import Expectation
 
 if TYPE_CHECKING:
     from checkers.task import Compared, Contract
+
+
+BYTES_SLACK = 0.10
+"""A compared value's bytes may exceed the solution's by this share (allocator rounding, an
+extra small tensor), never by a copy."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,8 @@ class Observed:
     """The run reached its end (not stopped by a budget)."""
     ranked: RankedMeasurements | None = None
     """A rank's communication and gradients, for a rank of a ranked run."""
+    per_update: dict[str, list[int]] = field(default_factory=dict)
+    """Per counted event (host syncs, backward passes), its count in each update's window."""
 
     @classmethod
     def from_measurements(cls, m: Measurements) -> Observed:
@@ -45,6 +53,7 @@ class Observed:
             peak_bytes=m.get("peak_bytes", 0),
             complete=m.get("stopped_by") == "end",
             ranked=m.get("ranked"),
+            per_update=training.get("per_update") or {},
         )
 
 
@@ -75,6 +84,11 @@ def check(
                 solution.updates,
             )
         )
+    if contract.per_update is not None:
+        for name in RATES:
+            rule = getattr(contract.per_update, name)
+            if rule is not None:
+                found.append(per_update(name, rule, fix.per_update, solution.per_update))
     for compared in contract.same_as_solution:
         found.append(
             _same(compared, fix.values.get(compared.name), solution.values.get(compared.name))
@@ -82,6 +96,19 @@ def check(
     if contract.peak_memory is not None and starter is not None:
         found.append(_peak(contract.peak_memory, fix.peak_bytes, starter.peak_bytes))
     return tuple(found)
+
+
+def avoided_calls(contract: Contract) -> frozenset[str]:
+    """The calls a hint must not propose, because the contract refuses a fix that makes
+    them: `.item()` where the task keeps a value a tensor or bounds its host syncs."""
+    rates = contract.per_update
+    if (
+        rates is not None
+        and rates.host_syncs == "at_most"
+        or any(compared.tensors for compared in contract.same_as_solution)
+    ):
+        return frozenset({"item"})
+    return frozenset()
 
 
 def _counted(what: str, noun: str, fix: int, solution: int) -> Expectation:
@@ -143,6 +170,10 @@ def _same(compared: Compared, fix: Fingerprint | None, solution: Fingerprint | N
                 f"`{name}{numbers[0]}` is a Python number where the solution keeps a tensor:"
                 " the task keeps it a tensor on the device (no `.item()` each step).",
             )
+    for kind, broken in (("same", _exact), ("dtype", _dtype), ("bytes", _bytes)):
+        message = broken(compared, fix, solution)
+        if message:
+            return Expectation(f"{kind}:{name}", False, message)
     worst, used = _worst(fix["numbers"], solution["numbers"], compared)
     if worst is None:
         return Expectation(what, True, f"`{name}` matches the solution's.", used)
@@ -154,6 +185,58 @@ def _same(compared: Compared, fix: Fingerprint | None, solution: Fingerprint | N
         f"`{where}` differs from the solution's under the same seed"
         f" ({got} where the solution has {want}; tolerance rtol {compared.rtol:g},"
         f" atol {compared.atol:g}).",
+    )
+
+
+def _exact(compared: Compared, fix: Fingerprint, solution: Fingerprint) -> str:
+    """The first string, None or bool that is not the solution's (same shape: same places)."""
+    for (label, got), (_, want) in zip(
+        fix.get("exact", []), solution.get("exact", []), strict=False
+    ):
+        if got != want:
+            return (
+                f"`{compared.name}{label}` is {_short(got)} where the solution has {_short(want)}:"
+                " strings, None and booleans are compared exactly."
+            )
+    return ""
+
+
+def _dtype(compared: Compared, fix: Fingerprint, solution: Fingerprint) -> str:
+    if not compared.dtype:
+        return ""
+    for (label, got), (_, want) in zip(
+        fix.get("dtypes", []), solution.get("dtypes", []), strict=False
+    ):
+        if got != want:
+            return (
+                f"`{compared.name}{label}` is {_dtype_name(got)} where the solution keeps"
+                f" {_dtype_name(want)}: the task keeps its type."
+            )
+    return ""
+
+
+def _dtype_name(dtype: str) -> str:
+    return dtype.removeprefix("torch.")
+
+
+def _bytes(compared: Compared, fix: Fingerprint, solution: Fingerprint) -> str:
+    if compared.bytes is None:
+        return ""
+    mine, theirs = fix.get("bytes", 0), solution.get("bytes", 0)
+    slack = BYTES_SLACK * theirs
+    if within("at_most", mine, theirs + slack) and (
+        compared.bytes == "at_most" or within("at_least", mine, theirs - slack)
+    ):
+        return ""
+    relation = "more" if mine > theirs else "less"
+    return (
+        f"`{compared.name}` holds {format_bytes(mine)}, {relation} than the solution's"
+        f" {format_bytes(theirs)}: "
+        + (
+            "the task keeps it as small as the solution does (no copy, no wider dtype)."
+            if mine > theirs
+            else "it no longer holds what the solution keeps."
+        )
     )
 
 

@@ -53,6 +53,39 @@ def hint_for(
     tree: ast.Module | None,
     m: Measurements,
 ) -> str:
+    """What to change, and why what the snippet already tried did not help."""
+    return _tried_note(flags, culprit) + _change(culprit, line, flags, tree, m)
+
+
+def _tried_note(flags: frozenset[str], culprit: Culprit) -> str:
+    """Why `gc.collect()`, `torch.cuda.empty_cache()` or a `del` left the graphs alive: each
+    frees only what nothing references, and the holder still references them."""
+    holder = f"`{culprit.path}`"
+    notes = []
+    if "tried:collect" in flags:
+        notes.append(
+            "`gc.collect()` frees only objects nothing reachable refers to (cycles):"
+            f" {holder} still references the graphs, so it has nothing to free."
+        )
+    if "tried:empty_cache" in flags:
+        notes.append(
+            "`torch.cuda.empty_cache()` hands back only cached memory no tensor uses: the"
+            " kept graphs' tensors are still in use."
+        )
+    if "tried:del" in flags:
+        notes.append(
+            f"`del` removes one name, not the object: {holder} still references the graph."
+        )
+    return "".join(note + " " for note in notes)
+
+
+def _change(
+    culprit: Culprit,
+    line: int | None,
+    flags: frozenset[str],
+    tree: ast.Module | None,
+    m: Measurements,
+) -> str:
     first = culprit.first
     at = f" at line {line}" if line else ""
     if "hook_in_loop" in flags and any("_hooks" in h["path"] for h in culprit.holders):
@@ -85,9 +118,10 @@ def hint_for(
         and not first["root_used"]
         and first["grad_fn"] != "AddBackward0"
     ):
+        number = "" if "avoid:item" in flags else " (or `.item()`)"
         return (
             "Gradients made with create_graph=True carry a graph of their own: keep"
-            " `g.detach()` (or `.item()`), and after `backward(create_graph=True)` set"
+            f" `g.detach()`{number}, and after `backward(create_graph=True)` set"
             " `p.grad = None` once the step is done, so `.grad` does not hold it."
         )
     tail = _retain_note(flags, culprit)
@@ -99,14 +133,14 @@ def hint_for(
                 " that backward still needs (let older ones go, or keep them in a"
                 f" `deque(maxlen=...)`), and keep a detached copy of what you log.{tail}"
             )
-        return _store_hint(culprit, line, at, tree) + tail
+        return _store_hint(culprit, line, at, tree, flags) + tail
     if first["view"]:
         return (
             "Store `x.detach().clone()`" + at + ": a detached slice still keeps the whole"
             " batch's storage alive, and the original keeps its graph." + tail
         )
     if first["numel"] == 1 and not first["root_used"]:
-        return _add_hint(name, line, at, tree) + tail
+        return _add_hint(name, line, at, tree, flags) + tail
     return (
         f"`{name}` must stay a tensor: write `.detach()`ed values into it{at}, or compute"
         f" what you write under `torch.no_grad()` (a key encoder's forward, an EMA"
@@ -153,9 +187,11 @@ def _still_trains_detached(culprit: Culprit, m: Measurements) -> bool:
     return True
 
 
-def _store_hint(culprit: Culprit, line: int | None, at: str, tree: ast.Module | None) -> str:
+def _store_hint(
+    culprit: Culprit, line: int | None, at: str, tree: ast.Module | None, flags: frozenset[str]
+) -> str:
     first = culprit.first
-    scalar = first["numel"] == 1 and not first["view"]
+    scalar = first["numel"] == 1 and not first["view"] and "avoid:item" not in flags
     element = culprit.element.split(":")[0]
     edit, leaf = _store_edit(culprit, line, tree, ("item",) if scalar else ("detach",))
     if edit is not None and element in ("tuple", "list", "dict") and not leaf:
@@ -248,8 +284,13 @@ def _imports_torch(tree: ast.Module) -> bool:
     )
 
 
-def _add_hint(name: str, line: int | None, at: str, tree: ast.Module | None) -> str:
-    """A running total of losses: add the number (or a detached tensor) instead."""
+def _add_hint(
+    name: str, line: int | None, at: str, tree: ast.Module | None, flags: frozenset[str]
+) -> str:
+    """A running total of losses: add the number (or a detached tensor) instead; only the
+    detached tensor where the task's contract refuses `.item()` (`avoid:item`)."""
+    if "avoid:item" in flags:
+        return _add_detached_hint(name, line, at, tree)
     edit = None
     added = None
     if tree is not None and line is not None:
@@ -274,6 +315,28 @@ def _add_hint(name: str, line: int | None, at: str, tree: ast.Module | None) -> 
         f"Add `{edit.replacement}` (a number) to `{name}`{at} (`{edit.code}`), or"
         f" `{detached}` to keep a tensor; what you add still carries its graph."
     )
+
+
+def _add_detached_hint(name: str, line: int | None, at: str, tree: ast.Module | None) -> str:
+    """A running total kept on the device, as the task asks: add the detached tensor."""
+    edit = None
+    if tree is not None and line is not None:
+
+        def change(statement: ast.stmt) -> ast.expr | None:
+            value = added_expression(statement)
+            if value is None:
+                return None
+            new = call_on(value, "detach")
+            return new if replace(statement, value, new) else None
+
+        edit = checked(tree, line, change)
+    keep = (
+        " keep the total a tensor on the device (the task reads it on the host once, not"
+        " with `.item()` each step); what you add still carries its graph."
+    )
+    if edit is None:
+        return f"Add `loss.detach()` to `{name}`{at}:{keep}"
+    return f"Add `{edit.replacement}` to `{name}`{at} (`{edit.code}`):{keep}"
 
 
 def _retain_note(flags: frozenset[str], culprit: Culprit) -> str:

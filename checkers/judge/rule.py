@@ -97,8 +97,12 @@ def parts_of(holder: Holder) -> list[str]:
     return list(holder.get("parts") or split_path(holder["path"]))
 
 
-def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
-    """The verdict on one run's measurements (see the module docstring)."""
+def judge(
+    m: Measurements, source: str = "", output: str = "", avoid: frozenset[str] = frozenset()
+) -> Verdict:
+    """The verdict on one run's measurements (see the module docstring). `avoid`: the calls
+    a hint must not propose, because the task's contract refuses them (`.item()` where the
+    task keeps a total on the device): its edit falls to the next candidate."""
     training = Training(
         **{
             k: m["training"][k]
@@ -136,7 +140,7 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
             " graph whose lifetime could be graded.",
         )
     tree = _parse(source)
-    flags = source_flags(tree) if tree else frozenset()
+    flags = (source_flags(tree) if tree else frozenset()) | {f"avoid:{call}" for call in avoid}
     series = m["dead_weight"]
     dead = analyse(series["lows"], series["highs"], series["releases"], series["loops"])
     reach = analyse(m["reach"]["lows"], m["reach"]["highs"])

@@ -10,6 +10,9 @@ import builtins
 import re
 
 MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "add", "update", "setdefault"})
+TRIED_CALLS = frozenset({"collect", "empty_cache"})
+"""Calls people try against a leak that free nothing still referenced (`gc.collect()`,
+`torch.cuda.empty_cache()`): flagged `tried:NAME`, so the hint can say why they did not help."""
 HOOK_REGISTRATIONS = frozenset(
     {
         "register_hook",
@@ -183,7 +186,9 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
     """Facts about the source that shape the hint: `retain_graph` and `create_graph` passed as
     True; `hook_in_loop` for a hook registered inside a loop; `carried:NAME` for state fed
     back into the call that replaces it (`out, h = rnn(x, h)`, `h = Cell.apply(x + h)`); and
-    `feeds:NAME` for any name computed from itself (`total = total + loss`, `mean = 0.9 * mean`)."""
+    `feeds:NAME` for any name computed from itself (`total = total + loss`, `mean = 0.9 * mean`);
+    `tried:collect`, `tried:empty_cache` and `tried:del` for `gc.collect()`,
+    `torch.cuda.empty_cache()` and a `del` of a name inside a loop."""
     flags: set[str] = set()
     in_loop = _lines_in_loops(tree)
     for node in ast.walk(tree):
@@ -199,6 +204,14 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
             )
             if _called_name(node) in HOOK_REGISTRATIONS and node.lineno in in_loop:
                 flags.add("hook_in_loop")
+            if _called_name(node) in TRIED_CALLS:
+                flags.add(f"tried:{_called_name(node)}")
+        if (
+            isinstance(node, ast.Delete)
+            and node.lineno in in_loop
+            and any(isinstance(target, ast.Name) for target in node.targets)
+        ):
+            flags.add("tried:del")
         elif (
             isinstance(node, ast.Assign)
             and isinstance(node.value, ast.Call)

@@ -22,11 +22,13 @@ MAX_ITEMS = 10_000
 
 def fingerprint(value: object) -> Fingerprint:
     """`{"shape": str, "numbers": [float], "parts": [[label, dims, count]], "fold": int,
-    "python_numbers": [label]}`, or `{"missing": true}` / `{"unsupported": type}`. `parts`
-    says which numbers are whose (a module's `fc.weight`, a dict's `['loss']`), so a mismatch
-    can be named; `fold` is how many numbers each of `numbers` is the mean of (1 when none
-    were folded); `python_numbers` names the parts that are Python numbers, not tensors (the
-    shape calls both a number)."""
+    "python_numbers": [label], "exact": [[label, repr]], "dtypes": [[label, dtype]],
+    "bytes": int}`, or `{"missing": true}` / `{"unsupported": type}`. `parts` says which
+    numbers are whose (a module's `fc.weight`, a dict's `['loss']`), so a mismatch can be
+    named; `fold` is how many numbers each of `numbers` is the mean of (1 when none were
+    folded); `python_numbers` names the parts that are Python numbers, not tensors (the shape
+    calls both a number); `exact` holds the strings, Nones and bools, compared as they are;
+    `dtypes` each numeric part's type; `bytes` what its tensors' storages hold, each once."""
     if type(value).__name__ == "_Missing":
         return {"missing": True}
     into = _Collected()
@@ -47,6 +49,9 @@ def fingerprint(value: object) -> Fingerprint:
         "parts": into.parts,
         "fold": max(1, -(-flat.numel() // max(folded.numel(), 1))),
         "python_numbers": into.python_numbers,
+        "exact": into.exact,
+        "dtypes": into.dtypes,
+        "bytes": sum(into.storages.values()),
     }
 
 
@@ -62,6 +67,10 @@ class _Collected:
     tensors: list[torch.Tensor] = field(default_factory=list)
     parts: list[tuple[str, list[int], int]] = field(default_factory=list)
     python_numbers: list[str] = field(default_factory=list)
+    exact: list[tuple[str, str]] = field(default_factory=list)
+    dtypes: list[tuple[str, str]] = field(default_factory=list)
+    storages: dict[int, int] = field(default_factory=dict)
+    """Bytes per storage (by its address), so a view and its base count once."""
 
 
 def _collect(value: object, into: _Collected, depth: int, label: str) -> None:
@@ -81,6 +90,9 @@ def _collect(value: object, into: _Collected, depth: int, label: str) -> None:
     elif storage.is_a(value, torch.Tensor):
         tensor = torch._C.TensorBase.detach(value)  # type: ignore[arg-type]
         dims = list(tensor.shape)
+        into.dtypes.append((label, str(tensor.dtype)))
+        held = torch._C.TensorBase.untyped_storage(tensor)
+        into.storages[held.data_ptr() or id(held)] = held.nbytes()
         # a 0-d tensor is a number: `loss.detach()` and `loss.item()` are the same result
         into.shape.append("number" if not dims else f"tensor{tuple(dims)}")
         if tensor.is_complex():
@@ -88,11 +100,15 @@ def _collect(value: object, into: _Collected, depth: int, label: str) -> None:
         tensor = tensor.to("cpu", torch.float64)
         into.parts.append((label, dims, tensor.numel()))
         into.tensors.append(tensor)
-    elif any(type(value) is kind for kind in (bool, int, float)):
+    elif value is None or type(value) is bool or type(value) is str:
+        into.shape.append("value")  # which one it is, the exact comparison says
+        into.exact.append((label, _exact_text(value)))
+    elif type(value) is int or type(value) is float:
         into.shape.append("number")
         into.parts.append((label, [], 1))
         into.python_numbers.append(label)
-        into.tensors.append(torch.tensor([float(value)], dtype=torch.float64))  # type: ignore[arg-type]
+        into.dtypes.append((label, type(value).__name__))
+        into.tensors.append(torch.tensor([float(value)], dtype=torch.float64))
     elif kind in (list, tuple):
         found, more = storage.items(value, kind, MAX_ITEMS)
         if more:
@@ -111,6 +127,18 @@ def _collect(value: object, into: _Collected, depth: int, label: str) -> None:
             _collect(item, into, depth + 1, f"{label}[{text}]")
     else:
         raise _Unsupported(storage.type_name(type(value)))
+
+
+MAX_TEXT = 1000
+"""Characters of a string kept to compare; a longer one is compared by these and its length."""
+
+
+def _exact_text(value: None | bool | str) -> str:
+    """A leaf compared exactly, as text: its repr, read by the real types' own methods."""
+    if type(value) is str:
+        text = str.__repr__(value[:MAX_TEXT])
+        return text if len(value) <= MAX_TEXT else f"{text}… ({len(value)} characters)"
+    return "None" if value is None else bool.__repr__(value)
 
 
 def _module_tensors(module: object, prefix: str) -> list[tuple[str, object]]:

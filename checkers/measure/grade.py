@@ -288,6 +288,7 @@ def measure(
             "reused_nodes": ledger.reused_nodes,
             "higher_order": ledger.higher_order,
             "walk_truncated": ledger.walk_truncated,
+            "per_update": ledger.per_update.report(),
         },
         "dead_weight": bucketed(dead, steps, loops, released),
         "reach": bucketed(ledger.reach.values()[1:], None, None),

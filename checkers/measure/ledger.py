@@ -55,6 +55,7 @@ from torch.overrides import TorchFunctionMode
 
 from checkers.measure import storage
 from checkers.measure.memory import CudaAllocator, HostHeap, OffHeap, TensorPeak
+from checkers.measure.rates import PerUpdate, is_host_sync
 from checkers.measure.retained import grad_fn_of
 from checkers.measurements import Holder
 from checkers.policy.standins import stand_in
@@ -252,6 +253,8 @@ class Ledger(TorchFunctionMode):
         them (their birth estimated from the graph they were made from)."""
         self.nodes_created = 0
         self.backward_calls = 0
+        self.per_update = PerUpdate()
+        """Host synchronisations and backward passes, per optimizer step's window."""
         self.optimizer_steps = 0
         self.updates = 0
         """Optimizer steps that found at least one gradient to apply."""
@@ -402,6 +405,8 @@ class Ledger(TorchFunctionMode):
         kwargs: Mapping[str, object] | None = None,
     ) -> object:
         kwargs = kwargs or {}
+        if not self._paused and is_host_sync(func, args, kwargs):
+            self.per_update.count("host_syncs")
         if self._paused or not torch.is_grad_enabled():
             return func(*args, **kwargs)
         self._inside += 1
@@ -609,6 +614,7 @@ class Ledger(TorchFunctionMode):
     ) -> tuple[torch.Tensor, ...]:
         """One backward pass or autograd.grad: mark what it uses, then run it."""
         self.backward_calls += 1
+        self.per_update.count("backward_passes")
         index = self.backward_calls
         self.backward_at[index] = self.generation
         roots = [
@@ -707,6 +713,7 @@ class Ledger(TorchFunctionMode):
             pause, self._step_pause = self._step_pause, None
             pause.__exit__(None, None, None)
         self.optimizer_steps += 1
+        self.per_update.update()
         if self.reader is not None:
             used, reserved = self._read()
             self.memory_by_step.append(used)

@@ -203,7 +203,6 @@ CLOSED_MODULES: dict[str, str] = {
     "trace": "traces grill's frames too",
     "cProfile": "traces grill's frames too",
     "profile": "traces grill's frames too",
-    "gc": "reaches every object in the process",
     "tracemalloc": "changes what grill measures",
     "faulthandler": "grill's crash reports",
     "resource": "changes the run's own limits",
@@ -753,7 +752,7 @@ def is_torch(module: str) -> bool:
 
 def module_reason(name: str, ranked: bool = False) -> str | None:
     """Why the module `name` is closed, or None when a snippet may use it (torch's open
-    namespaces, the open standard library; `os` and `sys` come as views)."""
+    namespaces, the open standard library; `os`, `sys` and `gc` come as views)."""
     if is_torch(name):
         return torch_reason(name, ranked)
     top = name.split(".", 1)[0]

@@ -1,11 +1,17 @@
-"""What a snippet gets for `import os` and `import sys`: views of the two modules training
-scripts use everywhere, offering the parts that compute, query, or touch files in the run's
-own folder, and refusing the rest (processes, raw file descriptors, the interpreter's own
-state) by name with the reason.
+"""What a snippet gets for `import os`, `import sys` and `import gc`: views of the modules
+training scripts use everywhere, offering the parts that compute, query, or touch files in the
+run's own folder, and refusing the rest (processes, raw file descriptors, the interpreter's own
+state, every object in the process) by name with the reason.
+
+`gc.collect()` is offered because it is the fix people try first for a leak, and it teaches by
+running: it frees only unreachable cycles, so graph a name or a list still references stays,
+and the verdict says so. What reaches objects (`gc.get_objects`, `gc.get_referrers`) or
+changes the collector grill's measurements rely on stays refused.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterator, MutableMapping
@@ -15,7 +21,7 @@ from checkers.policy.identity import proxy_for
 from checkers.policy.refusal import not_available
 from checkers.policy.standins import _named, inside_run_folder, stand_in
 
-VIEWS = frozenset({"os", "sys"})
+VIEWS = frozenset({"os", "sys", "gc"})
 
 OS_AS_IS = (
     "name sep altsep extsep pathsep linesep curdir pardir defpath devnull "
@@ -139,6 +145,19 @@ SYS_REASONS: dict[str, str] = {
 }
 
 
+GC_AS_IS = "collect isenabled get_count get_threshold get_stats".split()
+"""gc as a leak's first suspect uses it: run a collection, read its counters."""
+
+GC_REASONS: dict[str, str] = {
+    "get_objects": "it reaches every object in the process",
+    "get_referrers": "it reaches every object in the process",
+    "get_referents": "it reaches every object in the process",
+    "garbage": "it reaches every object in the process",
+    "callbacks": "it runs code inside grill's own collections",
+}
+"""Why each closed name of gc is; the rest change the collector grill's measurements rely on."""
+
+
 class EnvironView(MutableMapping[str, str]):
     """`os.environ` as a snippet sees it: the run's own environment (set for the sandbox, and
     for ranked runs their RANK and WORLD_SIZE), readable and changeable for this run only."""
@@ -199,21 +218,22 @@ def _offers() -> dict[str, dict[str, object]]:
     sys_offers: dict[str, object] = {
         name: getattr(sys, name) for name in SYS_AS_IS if hasattr(sys, name)
     }
-    for offers in (os_offers, sys_offers):
+    gc_offers: dict[str, object] = {name: getattr(gc, name) for name in GC_AS_IS}
+    for offers in (os_offers, sys_offers, gc_offers):
         for value in offers.values():
             if callable(value) and not isinstance(value, type):
                 stand_in(value)
     for name in ("PathLike", "DirEntry", "stat_result", "terminal_size", "error"):
         if name in os_offers:
             stand_in(os_offers[name])
-    return {"os": os_offers, "sys": sys_offers}
+    return {"os": os_offers, "sys": sys_offers, "gc": gc_offers}
 
 
 _OFFERS = _offers()
 
 
 def view_attribute(module: str, attr: str) -> object:
-    """`os.attr` or `sys.attr` for snippet code."""
+    """`os.attr`, `sys.attr` or `gc.attr` for snippet code."""
     if module == "os" and attr == "path":
         return proxy_for("posixpath")
     if module == "sys":
@@ -230,6 +250,8 @@ def view_attribute(module: str, attr: str) -> object:
 def _reason(module: str, attr: str) -> str:
     if module == "sys":
         return SYS_REASONS.get(attr, "the sandbox offers only part of sys")
+    if module == "gc":
+        return GC_REASONS.get(attr, "it changes the collector grill's measurements rely on")
     for prefixes, why in OS_REASONS:
         if any(attr.startswith(prefix) for prefix in prefixes):
             return why

@@ -123,3 +123,126 @@ def test_a_leak_that_also_breaks_the_contract_says_so_in_a_phrase():
         "`losses` holds 6 tensors. It also breaks the task's contract: its peak memory is over"
         " the task's budget and `model` is not the solution's."
     )
+
+
+def _promise(contract: Contract, fix: Observed, solution: Observed, what: str) -> Expectation:
+    (found,) = [e for e in check(contract, fix, solution) if e.what.split(":")[0] == what]
+    return found
+
+
+def test_strings_none_and_booleans_are_compared_exactly():
+    """A report's reasons: `(step, None)` is not `(step, 'loss was nan')`, though every number
+    in it matches."""
+    contract = Contract(same_as_solution=[Compared(name="skipped")])
+    solution = observed(skipped=[(3, "loss was nan"), (7, "loss was nan")])
+    assert _promise(contract, solution, solution, "same").met
+    none = _promise(contract, observed(skipped=[(3, "loss was nan"), (7, None)]), solution, "same")
+    assert not none.met
+    assert "`skipped[1][1]` is None where the solution has 'loss was nan'" in none.message
+    other = _promise(contract, observed(skipped=[(3, "nan"), (7, "nan")]), solution, "same")
+    assert not other.met and "`skipped[0][1]` is 'nan'" in other.message
+    flag = _promise(contract, observed(skipped=[(3, True)]), observed(skipped=[(3, False)]), "same")
+    assert not flag.met and "is True where the solution has False" in flag.message
+
+
+def test_a_dtype_kept_is_checked_only_where_the_contract_asks():
+    """ "Keep the cache in float16": the same values in float32 pass a plain comparison and
+    fail `dtype: true` alone."""
+    half = observed(cache=[torch.ones(4, dtype=torch.float16)])
+    full = observed(cache=[torch.ones(4, dtype=torch.float32)])
+    assert _promise(Contract(same_as_solution=[Compared(name="cache")]), full, half, "same").met
+    typed = Contract(same_as_solution=[Compared(name="cache", dtype=True)])
+    assert _promise(typed, half, half, "same").met
+    broken = _promise(typed, full, half, "dtype")
+    assert not broken.met
+    assert "`cache[0]` is float32 where the solution keeps float16" in broken.message
+
+
+def test_a_values_bytes_at_most_the_solutions_refuse_a_copy_alone():
+    """ "Do not copy the cache": a second storage with the same values, same dtype, same shape
+    breaks `bytes: at_most` and nothing else; a view of the same storage counts once."""
+    base = torch.arange(8.0)
+    solution = observed(cache=[base, base[:4]])
+    copied = observed(cache=[base, base[:4].clone()])
+    plain = Contract(same_as_solution=[Compared(name="cache", dtype=True)])
+    assert _promise(plain, copied, solution, "same").met
+    bounded = Contract(same_as_solution=[Compared(name="cache", dtype=True, bytes="at_most")])
+    assert _promise(bounded, solution, solution, "same").met
+    broken = _promise(bounded, copied, solution, "bytes")
+    assert not broken.met and "`cache` holds 48 B, more than the solution's 32 B" in broken.message
+    half = base.half()
+    smaller = observed(cache=[half, half[:4]])
+    assert _promise(
+        Contract(same_as_solution=[Compared(name="cache", bytes="at_most")]),
+        smaller,
+        solution,
+        "same",
+    ).met
+    assert not _promise(
+        Contract(same_as_solution=[Compared(name="cache", bytes="same")]),
+        smaller,
+        solution,
+        "bytes",
+    ).met
+
+
+def rated(**windows: list[int]) -> Observed:
+    return Observed(6, 6, 6, values={"x": fingerprint(1.0)}, per_update=windows)
+
+
+def test_host_syncs_per_update_are_held_to_the_solutions():
+    """One `.item()` per step against a solution that keeps the total on the device; what runs
+    once before the loop (the first window) does not count."""
+    contract = Contract(same_as_solution=[Compared(name="x")], per_update={"host_syncs": "at_most"})
+    solution = rated(host_syncs=[3, 0, 0, 0, 0, 0])
+    kept = _promise(contract, rated(host_syncs=[0, 0, 0, 0, 0, 1]), solution, "host_syncs")
+    assert kept.met, kept.message
+    broken = _promise(contract, rated(host_syncs=[0, 1, 1, 1, 1, 1]), solution, "host_syncs")
+    assert not broken.met
+    assert "1 host synchronisation per optimizer update; the solution makes 0" in broken.message
+    same = Contract(same_as_solution=[Compared(name="x")], per_update={"host_syncs": "same"})
+    assert not _promise(
+        same, rated(host_syncs=[0, 0, 0]), rated(host_syncs=[0, 1, 1]), "host_syncs"
+    ).met
+
+
+def test_backward_passes_per_update_same_or_at_least():
+    """One backward per step, not one per chunk: 16 passes an update break `same` and keep
+    `at_least`; fewer break both."""
+    solution = rated(backward_passes=[1, 1, 1, 1])
+    chunked = rated(backward_passes=[16, 16, 16, 16])
+
+    def contract(rule: str) -> Contract:
+        return Contract(same_as_solution=[Compared(name="x")], per_update={"backward_passes": rule})
+
+    broken = _promise(contract("same"), chunked, solution, "backward_passes")
+    assert not broken.met and "16 backward passes per optimizer update" in broken.message
+    assert _promise(contract("at_least"), chunked, solution, "backward_passes").met
+    assert not _promise(
+        contract("at_least"), rated(backward_passes=[0, 0]), solution, "backward_passes"
+    ).met
+    assert _promise(contract("same"), solution, solution, "backward_passes").met
+
+
+def test_a_broken_rate_or_type_is_named_in_the_verdict_in_plain_words():
+    verdict = Verdict(verdict="clean", device="cpu", message="No graph piles up.")
+    expectations = (
+        Expectation("host_syncs", False, "The fix makes 1 host synchronisation per update."),
+        Expectation("dtype:cache", False, "`cache[0]` is float32."),
+    )
+    wrong = with_expectations(verdict, expectations)
+    assert wrong.verdict == "wrong"
+    assert "it makes the host wait on the device more often than the solution" in wrong.message
+    assert "`cache` is not kept in the solution's dtype" in wrong.message
+    assert "on the device" in wrong.hint
+
+
+def test_hints_avoid_what_the_contract_refuses():
+    """A task that keeps a total a tensor, or bounds host syncs, never hears `.item()`."""
+    from checkers.judge.contract import avoided_calls
+
+    assert avoided_calls(Contract(same_as_solution=[Compared(name="x")])) == frozenset()
+    assert avoided_calls(Contract(same_as_solution=[Compared(name="x", tensors=True)])) == {"item"}
+    assert avoided_calls(
+        Contract(same_as_solution=[Compared(name="x")], per_update={"host_syncs": "at_most"})
+    ) == {"item"}

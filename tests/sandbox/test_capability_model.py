@@ -142,7 +142,7 @@ def snippet_frame():
 
 def surface():
     """(path, value) for every name of every open module, and one level below it."""
-    for module in (*TORCH_NAMESPACES, *OPEN_STDLIB, "os", "sys", "os.path"):
+    for module in (*TORCH_NAMESPACES, *OPEN_STDLIB, "os", "sys", "gc", "os.path"):
         try:
             proxy = guards.import_proxy(module)
         except Refused:

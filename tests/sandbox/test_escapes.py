@@ -366,6 +366,8 @@ REFUSED = [
         "'sys.setrecursionlimit' is not available",
     ),
     ("gc-objects", "import gc\ngc.get_objects()", "'gc.get_objects' is not available"),
+    ("gc-referrers", "import gc\ngc.collect()\ngc.get_referrers(1)", "'gc.get_referrers' is not"),
+    ("gc-freeze", "import gc\ngc.collect()\ngc.unfreeze()", "'gc.unfreeze' is not available"),
     (
         "global-hook-table",
         "import torch\nh = torch.nn.modules.module.register_module_forward_hook(lambda *a: None)\nh.hooks_dict_ref().clear()",
