@@ -113,7 +113,9 @@ def avoided_calls(contract: Contract) -> frozenset[str]:
 
 def _counted(what: str, noun: str, fix: int, solution: int) -> Expectation:
     if fix >= solution:
-        return Expectation(what, True, f"{fix} {noun}, as the solution's {solution}.")
+        if fix == solution:
+            return Expectation(what, True, f"{fix} {noun}, as the solution's {solution}.")
+        return Expectation(what, True, f"{fix} {noun}, at least the solution's {solution}.")
     if fix == 0:
         return Expectation(
             what,
