@@ -267,6 +267,8 @@ def _broken(expectation: Expectation) -> str:
         return "it makes fewer optimizer updates than the solution"
     if what == "same":
         return f"`{name}` is not the solution's"
+    if what == "exact":
+        return f"`{name}` holds other strings, None or booleans than the solution's"
     if what == "dtype":
         return f"`{name}` is not kept in the solution's dtype"
     if what == "bytes":

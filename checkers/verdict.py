@@ -76,8 +76,8 @@ class Expectation:
     """One promise of a code task's contract, and whether this run kept it."""
 
     what: str
-    """`trains`, `updates`, `host_syncs`, `backward_passes`, `same:<name>`, `dtype:<name>`,
-    `bytes:<name>`, `peak_memory`, or a ranked run's `in_sync`, `per_update`..."""
+    """`trains`, `updates`, `host_syncs`, `backward_passes`, `same:<name>`, `exact:<name>`,
+    `dtype:<name>`, `bytes:<name>`, `peak_memory`, or a ranked run's `in_sync`, `per_update`..."""
     met: bool
     message: str
     tolerance_used: float = 0.0

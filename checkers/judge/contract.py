@@ -172,7 +172,7 @@ def _same(compared: Compared, fix: Fingerprint | None, solution: Fingerprint | N
                 f"`{name}{numbers[0]}` is a Python number where the solution keeps a tensor:"
                 " the task keeps it a tensor on the device (no `.item()` each step).",
             )
-    for kind, broken in (("same", _exact), ("dtype", _dtype), ("bytes", _bytes)):
+    for kind, broken in (("exact", _exact), ("dtype", _dtype), ("bytes", _bytes)):
         message = broken(compared, fix, solution)
         if message:
             return Expectation(f"{kind}:{name}", False, message)

@@ -136,12 +136,14 @@ def test_strings_none_and_booleans_are_compared_exactly():
     contract = Contract(same_as_solution=[Compared(name="skipped")])
     solution = observed(skipped=[(3, "loss was nan"), (7, "loss was nan")])
     assert _promise(contract, solution, solution, "same").met
-    none = _promise(contract, observed(skipped=[(3, "loss was nan"), (7, None)]), solution, "same")
+    none = _promise(contract, observed(skipped=[(3, "loss was nan"), (7, None)]), solution, "exact")
     assert not none.met
     assert "`skipped[1][1]` is None where the solution has 'loss was nan'" in none.message
-    other = _promise(contract, observed(skipped=[(3, "nan"), (7, "nan")]), solution, "same")
+    other = _promise(contract, observed(skipped=[(3, "nan"), (7, "nan")]), solution, "exact")
     assert not other.met and "`skipped[0][1]` is 'nan'" in other.message
-    flag = _promise(contract, observed(skipped=[(3, True)]), observed(skipped=[(3, False)]), "same")
+    flag = _promise(
+        contract, observed(skipped=[(3, True)]), observed(skipped=[(3, False)]), "exact"
+    )
     assert not flag.met and "is True where the solution has False" in flag.message
 
 
@@ -229,11 +231,13 @@ def test_a_broken_rate_or_type_is_named_in_the_verdict_in_plain_words():
     expectations = (
         Expectation("host_syncs", False, "The fix makes 1 host synchronisation per update."),
         Expectation("dtype:cache", False, "`cache[0]` is float32."),
+        Expectation("exact:reasons", False, "`reasons[0]` is None."),
     )
     wrong = with_expectations(verdict, expectations)
     assert wrong.verdict == "wrong"
     assert "it makes the host wait on the device more often than the solution" in wrong.message
     assert "`cache` is not kept in the solution's dtype" in wrong.message
+    assert "`reasons` holds other strings, None or booleans than the solution's" in wrong.message
     assert "on the device" in wrong.hint
 
 
