@@ -332,7 +332,7 @@ def _add_detached_hint(name: str, line: int | None, at: str, tree: ast.Module | 
         edit = checked(tree, line, change)
     keep = (
         " keep the total a tensor on the device (the task reads it on the host once, not"
-        " with `.item()` each step); what you add still carries its graph."
+        " with `.item()` each step); what the line adds now still carries its graph."
     )
     if edit is None:
         return f"Add `loss.detach()` to `{name}`{at}:{keep}"

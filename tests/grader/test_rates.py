@@ -101,3 +101,28 @@ def test_the_fixes_people_try_run_and_the_hint_says_why_they_did_not_help(tried,
     found = judge(measure(source), source)
     assert found.verdict == "leak", found.message
     assert says in found.hint
+
+
+def test_a_tasks_hint_is_checked_against_its_contract_and_its_verdict_names_the_host_syncs():
+    """Through the real sandbox: the starter's hint offers the detached tensor where the task
+    keeps its total on the device, and a fix that `.item()`s every step is `wrong`, saying so."""
+    from checkers.api import grade_task
+    from checkers.task import TaskSpec
+
+    starter = LOOP.format(body="    total += loss")
+    spec = TaskSpec(
+        solution=LOOP.format(body="    total += loss.detach()"),
+        starter=starter,
+        contract={
+            "same_as_solution": [{"name": "total", "tensors": True}],
+            "per_update": {"host_syncs": "at_most"},
+        },
+    )
+    leak = grade_task(starter, spec)
+    assert leak.verdict == "leak"
+    assert "total += loss.detach()" in leak.hint and "loss.item()" not in leak.hint
+    wrong = grade_task(
+        LOOP.format(body="    total += loss.detach()\n    print(f'{loss:.3f}')"), spec
+    )
+    assert wrong.verdict == "wrong"
+    assert "it makes the host wait on the device more often than the solution" in wrong.message
