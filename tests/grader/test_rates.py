@@ -126,3 +126,19 @@ def test_a_tasks_hint_is_checked_against_its_contract_and_its_verdict_names_the_
     )
     assert wrong.verdict == "wrong"
     assert "it makes the host wait on the device more often than the solution" in wrong.message
+
+
+def test_a_move_to_the_host_counts_only_from_another_device():
+    """`.to("cpu")` waits for the host only when the tensor lives elsewhere (a meta tensor
+    stands in for a GPU's here); a dtype change is no move, and `.cpu()` always names the host."""
+    import torch
+
+    from checkers.measure.rates import is_host_sync
+
+    elsewhere, here = torch.empty(2, device="meta"), torch.empty(2)
+    to = torch.Tensor.to
+    assert is_host_sync(to, (elsewhere, "cpu"), {})
+    assert is_host_sync(to, (elsewhere,), {"device": torch.device("cpu"), "dtype": torch.float16})
+    assert not is_host_sync(to, (elsewhere, torch.float16), {})
+    assert not is_host_sync(to, (here, "cpu"), {})
+    assert is_host_sync(torch.Tensor.cpu, (here,), {})
