@@ -62,8 +62,11 @@ def is_host_sync(
     that moves a tensor off an accelerator to the CPU. (`.to("cpu")` of a tensor already on
     the CPU moves nothing: on a CPU run it is how code written for any device moves its data,
     not a synchronisation; `.cpu()` names the host and always counts.)"""
-    if func in HOST_SYNCS:
-        return True
+    try:
+        if func in HOST_SYNCS:
+            return True
+    except TypeError:  # an unhashable callable reached torch's dispatch: none of these
+        return False
     if func is not _Tensor.to or not args or not isinstance(args[0], torch.Tensor):
         return False
     source = args[0]
