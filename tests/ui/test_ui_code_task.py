@@ -9,7 +9,7 @@ from pilot_wait import drained, until, until_screen
 from textual.widgets import OptionList, Static
 from ui_fakes import NOW, SIZE
 
-from app.practice.solution import pending_view
+from app.practice.solution import pending_view, record_view
 from app.practice.tasks import fix_attempt
 from app.ui.dialogs.confirm import GiveUpDialog
 from app.ui.dialogs.self_grade import SelfGradeDialog
@@ -381,6 +381,29 @@ async def test_a_fix_of_your_own_opens_it_and_pasting_it_back_records_again(
         await pilot.press("1")
         attempt = (await until(pilot, lambda: history.attempts("running-loss")))[0]
         assert (attempt.rating, attempt.solution_viewed) == ("again", "copied")
+
+
+async def test_a_solution_asked_for_from_the_command_line_caps_the_apps_attempt(
+    make_app, runner, history
+):
+    """`grill task solution --give-up`, then the task in the app: its next attempt is Again."""
+    record_view(history, "running-loss", asked=True, at=NOW - timedelta(minutes=5))
+    runner.verdict = CLEAN
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        panel.editor.insert("seen = []\n", (0, 0))
+        await run_once(app, pilot)
+        await pilot.press("ctrl+g")
+        grade = await until_screen(pilot, SelfGradeDialog)
+        await until(
+            pilot,
+            lambda: "before solving the task" in text(grade.query_one("#self-grade-rating")),
+        )
+        await pilot.press("1")
+        attempt = (await until(pilot, lambda: history.attempts("running-loss")))[0]
+        assert (attempt.rating, attempt.solution_viewed) == ("again", "asked")
+        assert pending_view(history, "running-loss") is None
 
 
 async def test_a_task_solved_before_opens_the_solution_at_once(make_app, runner, history, library):
