@@ -111,7 +111,8 @@ class PracticeScreen(GrillScreen):
             "show_solution",
             "Solution",
             priority=True,
-            tooltip="After a run: your code against the reference solution.",
+            tooltip="Once solved or tried with a fix of your own: your code against the "
+            "reference solution. Before that it asks, and seeing it rates this attempt Again.",
         ),
         Binding(
             "escape",
