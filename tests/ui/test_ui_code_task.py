@@ -394,6 +394,11 @@ async def test_a_solution_asked_for_from_the_command_line_caps_the_apps_attempt(
         panel = await open_code_task(app, pilot)
         panel.editor.insert("seen = []\n", (0, 0))
         await run_once(app, pilot)
+        await pilot.press("ctrl+s")  # earned now, but the ask before it still stands
+        dialog = await until_screen(pilot, SolutionDialog)
+        assert "this attempt is recorded as Again" in text(dialog.query_one("#solution-cap"))
+        await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
         await pilot.press("ctrl+g")
         grade = await until_screen(pilot, SelfGradeDialog)
         await until(

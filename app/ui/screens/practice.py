@@ -364,7 +364,9 @@ class PracticeScreen(GrillScreen):
         )
         panel = self.code_panel
         self.app.push_screen(
-            SolutionDialog(panel.editor.text, panel.code_task.solution, asked=asked)
+            SolutionDialog(
+                panel.editor.text, panel.code_task.solution, asked=self.solution_view.asked
+            )
         )
 
     def _solution_view(self) -> SolutionView | None:
