@@ -4,7 +4,8 @@ The loop, as rustlings and Exercism have it: `start` writes a task's starter to 
 editor changes it, `watch` (or `grill check --task`) grades it as the app would and records the
 attempt, `hint` gives the card's hints one at a time, `solution` shows the reference once it is
 earned (`app.practice.solution`). Exit status: 0 done; 1 refused (a file that exists, a
-solution not earned yet) or the history cannot be used; 2 a usage error (an unknown task, a file that cannot be graded).
+solution not earned yet) or the history cannot be used; 2 a usage error (an unknown task, a
+file that cannot be graded).
 """
 
 from __future__ import annotations

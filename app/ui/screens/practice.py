@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
 
 from app.practice.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
-from app.practice.solution import SolutionView, viewed_for
+from app.practice.solution import SolutionView, earned_by, viewed_for
 from app.progress.rating import RATINGS, Rating, SolutionViewed
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
@@ -326,10 +326,8 @@ class PracticeScreen(GrillScreen):
         self.code_panel.switch_pane()
 
     def action_show_solution(self) -> None:
-        """The solution once earned (`app.practice.solution`); before that, only when asked
-        for again, which caps this attempt at Again."""
-        from app.practice.solution import earned_by
-
+        """The solution once earned (`app.practice.solution`); before that, only once the
+        candidate confirms they want it early, which caps this attempt at Again."""
         self._show_tab("tab-code")
         panel = self.code_panel
         starter = panel.code_task.starter
