@@ -194,10 +194,18 @@ def add_task_commands(task: argparse.ArgumentParser) -> None:
     )
 
     solution = sub(
-        "solution", "the reference solution, after a first attempt; with FILE, a diff against it"
+        "solution",
+        "the reference solution, once solved or tried with a fix of your own; with FILE, a diff"
+        " against it",
     )
     solution.add_argument("card_id", metavar="CARD_ID")
     solution.add_argument("file", nargs="?", metavar="FILE")
+    solution.add_argument(
+        "--give-up",
+        action="store_true",
+        help="show it before you have solved or tried the task: your next attempt on it is"
+        " recorded as Again",
+    )
 
     opened = sub("open", "open the task in the app, with FILE's code in its editor when given")
     opened.add_argument("card_id", metavar="CARD_ID")

@@ -70,6 +70,23 @@ def record(card, verdict: str, code: str = "code", at: datetime | None = None) -
         )
 
 
+def graded(card, code: str, verdict: str):
+    """The attempt `grill check --task` records for this code graded so (no sandbox)."""
+    from app.commands.task import Recorder
+
+    with History.open() as history:
+        recorder = Recorder("check", history, card)
+        recorder.graded("fix.py", code, Verdict(verdict=verdict, device="cpu"))  # type: ignore[arg-type]
+        return recorder.recorded[-1]
+
+
+def pending():
+    from app.practice.solution import pending_view
+
+    with History.open() as history:
+        return pending_view(history, TASK)
+
+
 def attempts() -> int:
     with History.open() as history:
         return len(history.attempts())
@@ -128,6 +145,10 @@ def test_start_writes_the_starter_under_a_header_naming_the_task_and_its_command
     assert f"grill check --task {TASK} work/{TASK}.py" in written
     assert f"grill task watch {TASK} work/{TASK}.py" in written
     assert "# Fix the loop so the running total no longer keeps graphs alive." in written
+    checked = written.split("# Checked when graded, against the reference solution:\n")[1]
+    assert checked.startswith("#   - keeps no autograd graph alive from one step to the next")
+    assert "#   - leaves `model` as the reference solution does (relative tolerance" in checked
+    assert all(len(line) <= 88 for line in written.splitlines()), "wrapped for an editor"
     assert strip_header(written) == card.card.code_task.starter + "\n"
     compile(written, "starter", "exec")
 
@@ -189,7 +210,55 @@ def test_the_graders_hint_when_asked_for_leaves_the_cards_hints_where_they_were(
 def test_the_solution_waits_for_a_first_attempt(capsys):
     status, out, err = grill(capsys, "task", "solution", TASK)
     assert (status, out) == (1, "")
-    assert "after your first attempt" in err
+    assert "once you have solved the task or graded a fix of your own" in err
+    assert f"grill task solution {TASK} --give-up" in err
+    assert pending() is None, "nothing was shown, so nothing is kept"
+
+
+def test_a_graded_starter_does_not_open_the_solution_whatever_its_comments_and_spacing(
+    capsys, card
+):
+    """The unchanged starter, checked once (even with a comment and other spacing), is no try."""
+    starter = card.card.code_task.starter
+    record(card, "leak", starter)
+    record(card, "leak", "# my attempt\n" + starter.replace("running = 0", "running  =  0"))
+    status, out, err = grill(capsys, "task", "solution", TASK)
+    assert (status, out) == (1, "") and "--give-up" in err
+
+
+def test_give_up_shows_it_and_caps_the_next_attempt_at_again(capsys, card):
+    status, out, err = grill(capsys, "task", "solution", TASK, "--give-up")
+    assert status == 0 and out == card.card.code_task.solution + "\n"
+    assert "your next attempt on it is recorded as Again" in err
+    assert pending().asked
+    own_fix = card.card.code_task.solution.replace("running = 0.0", "running = 0.0  # mine")
+    recorded = graded(card, own_fix, "clean")
+    assert (recorded.rating, recorded.solution_viewed) == ("again", "asked")
+    assert "rated Again (the solution was shown before you had solved or tried" in (
+        capsys.readouterr().err
+    )
+    assert pending() is None, "the attempt recorded the view"
+    assert graded(card, own_fix + "\n", "clean").rating == "good", "only the next attempt"
+
+
+def test_after_a_fix_of_your_own_pasting_the_solution_back_records_again(capsys, card):
+    record(card, "leak", card.card.code_task.starter.replace("running += loss", "x = 1"))
+    status, out, _ = grill(capsys, "task", "solution", TASK)
+    assert status == 0 and out == card.card.code_task.solution + "\n"
+    assert pending() is not None and not pending().asked
+    pasted = "# pasted\n" + card.card.code_task.solution.replace("running = 0.0", "running=0.0")
+    recorded = graded(card, pasted, "clean")
+    assert (recorded.rating, recorded.solution_viewed) == ("again", "copied")
+
+
+def test_after_solving_a_fix_of_your_own_records_its_rating_and_the_view(capsys, card):
+    record(card, "clean", card.card.code_task.solution)
+    assert grill(capsys, "task", "solution", TASK)[0] == 0
+    own = card.card.code_task.solution.replace("loss.item()", "float(loss)")
+    recorded = graded(card, own, "clean")
+    assert (recorded.rating, recorded.solution_viewed) == ("good", "earned")
+    with History.open() as history:
+        assert history.attempts(TASK)[-1].solution_viewed == "earned", "kept in the history"
 
 
 def test_the_solution_after_an_attempt_and_a_diff_against_a_file(capsys, tmp_path, card):

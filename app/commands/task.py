@@ -2,9 +2,10 @@
 
 The loop, as rustlings and Exercism have it: `start` writes a task's starter to a file, your
 editor changes it, `watch` (or `grill check --task`) grades it as the app would and records the
-attempt, `hint` gives the card's hints one at a time, `solution` shows the reference after a
-first attempt. Exit status: 0 done; 1 refused (a file that exists, no attempt yet) or the
-history cannot be used; 2 a usage error (an unknown task, a file that cannot be graded).
+attempt, `hint` gives the card's hints one at a time, `solution` shows the reference once it is
+earned (`app.practice.solution`). Exit status: 0 done; 1 refused (a file that exists, a
+solution not earned yet) or the history cannot be used; 2 a usage error (an unknown task, a
+file that cannot be graded).
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ if TYPE_CHECKING:
     from questions.model import CodeTask
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_GRILL = 0, 1, 2, 4
+
+SEEN_NOTE = {
+    "asked": " (the solution was shown before you had solved or tried the task)",
+    "copied": " (this is the reference solution, graded after you viewed it)",
+}
+"""Why a recorded attempt is capped at Again by the solution having been seen."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,6 +122,7 @@ class Recorder:
         self, path: str, source: str, verdict: Verdict, code_seconds: float | None = None
     ) -> None:
         from app.practice.hints import remember_check
+        from app.practice.solution import pending_view, viewed_for
         from app.practice.tasks import fix_attempt, same_as_last
         from app.progress.history import HistoryError
 
@@ -133,6 +141,8 @@ class Recorder:
                     " this same code, graded the same"
                 )
                 return
+            task = self.card.card.code_task
+            view = pending_view(self.history, card_id)
             attempt = fix_attempt(
                 self.card,
                 verdict,
@@ -141,6 +151,7 @@ class Recorder:
                 started_at=now,
                 rating=self.rating,
                 code_seconds=code_seconds,
+                solution_viewed=viewed_for(view, source, task.solution if task else ""),
             )
             self.history.record(attempt)
             due = self.history.due_dates().get(card_id)
@@ -149,7 +160,10 @@ class Recorder:
             return
         self.recorded.append(attempt)
         back = f" · back {comes_back(due, now)}" if due else ""
-        say(f"recorded an attempt on {card_id}: rated {attempt.rating.capitalize()}{back}")
+        say(
+            f"recorded an attempt on {card_id}: rated {attempt.rating.capitalize()}"
+            f"{SEEN_NOTE.get(attempt.solution_viewed or '', '')}{back}"
+        )
         if verdict.verdict != "clean":
             say(f"stuck? grill task hint {card_id}")
 
@@ -431,6 +445,9 @@ def hint(args: argparse.Namespace) -> int:
 
 
 def solution(args: argparse.Namespace) -> int:
+    """The reference solution once earned (`app.practice.solution`), or on `--give-up`, which
+    caps the next attempt at Again; the view is kept in the history either way."""
+    from app.practice.solution import earned_by, graded_fixes, record_view
     from app.practice.tasks import strip_header
     from app.progress.history import HistoryError
     from checkers.api import UsageError, read_fix
@@ -452,17 +469,26 @@ def solution(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     with history:
         try:
-            tried = any(a.code is not None for a in history.attempts(card_id))
+            earned = earned_by(graded_fixes(history.attempts(card_id)), task.starter)
+            if earned is None and not args.give_up:
+                print(
+                    "grill task solution: the reference solution opens once you have solved the "
+                    "task or graded a fix of your own (a change to the starter): "
+                    f"grill check --task {card_id} FILE. `grill task solution {card_id} "
+                    "--give-up` shows it now, and your next attempt on it is recorded as Again.",
+                    file=sys.stderr,
+                )
+                return EXIT_REFUSED
+            record_view(history, card_id, asked=earned is None, at=utc_now())
         except HistoryError as error:
             print(f"grill task solution: {error}", file=sys.stderr)
             return EXIT_REFUSED
-    if not tried:
+    if earned is None:
         print(
-            "grill task solution: the reference solution opens after your first attempt, so you "
-            f"try the fix yourself first: grill check --task {card_id} FILE",
+            f"grill task solution: shown before you solved or tried {card_id}: your next attempt"
+            " on it is recorded as Again.",
             file=sys.stderr,
         )
-        return EXIT_REFUSED
     if yours is None:
         sys.stdout.write(task.solution.rstrip("\n") + "\n")
         return EXIT_OK

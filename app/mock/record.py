@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from app.mock.report import MockReport
 from app.mock.session import QuestionRun
+from app.practice.solution import SolutionView, viewed_for
 from app.progress.attempt import Attempt, CodeResult
+from app.progress.rating import SolutionViewed
 
 
-def attempts(report: MockReport) -> list[Attempt]:
+def attempts(report: MockReport, views: Mapping[str, SolutionView] | None = None) -> list[Attempt]:
     """One `Attempt(mode="mock")` per question reached, grouped by the session's id.
+
+    `views`: per card, a view of its code task's solution no attempt has recorded yet
+    (`app.practice.solution`); the mock shows no solution, but one seen before it (`grill task
+    solution`) caps the question's attempt as it would in practice.
 
     Questions never reached are not recorded: nothing was attempted, and an Again for them
     would punish the card for the session's clock. Nor are questions skipped (reached but left
@@ -37,6 +45,7 @@ def attempts(report: MockReport) -> list[Attempt]:
                 answer_text=run.answer.text,
                 code=_code_result(run),
                 session_id=report.session_id,
+                solution_viewed=_solution_viewed(run, (views or {}).get(run.card.id)),
                 started_at=report.started_at,
             )
         )
@@ -54,3 +63,10 @@ def _code_result(run: QuestionRun) -> CodeResult | None:
         retained_paths=tuple(r.path for r in verdict.retained),
         code=run.code.text,
     )
+
+
+def _solution_viewed(run: QuestionRun, view: SolutionView | None) -> SolutionViewed | None:
+    task = run.card.code_task
+    if task is None:
+        return None
+    return viewed_for(view, run.code.text if run.code is not None else None, task.solution)

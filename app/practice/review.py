@@ -12,7 +12,15 @@ from typing import Literal
 
 from app.mock.match import pre_mark
 from app.progress.attempt import Attempt, CodeResult
-from app.progress.rating import NOT_RUN, Rating, cap_for_verdict, question_score, rating_for
+from app.progress.rating import (
+    NOT_RUN,
+    Rating,
+    SolutionViewed,
+    cap_for_solution,
+    cap_for_verdict,
+    question_score,
+    rating_for,
+)
 from checkers.verdict import Verdict
 from questions.levels import Level
 from questions.model import Card
@@ -103,6 +111,8 @@ class Suggestion:
     cap: Rating
     """The highest rating an attempt with this code verdict holds (what `build_attempt` makes
     of a higher one)."""
+    solution_viewed: SolutionViewed | None = None
+    """How the attempt comes after the task's solution was shown, if it was."""
 
 
 def suggest(
@@ -110,12 +120,20 @@ def suggest(
     key_points_hit: frozenset[int],
     red_flags_said: frozenset[int],
     verdict: Verdict | None,
+    solution_viewed: SolutionViewed | None = None,
 ) -> Suggestion:
-    """The mock's rule: key points, and for a code task half key points and half code."""
+    """The mock's rule: key points, and for a code task half key points and half code; capped
+    at Again when the solution was asked for or pasted back (`app.practice.solution`)."""
     code = None if card.code_task is None else verdict.verdict if verdict is not None else NOT_RUN
     score = question_score(len(key_points_hit), len(card.key_points), bool(red_flags_said), code)
     recorded = None if verdict is None or card.code_task is None else verdict.verdict
-    return Suggestion(score, rating_for(score, code), code, cap_for_verdict("easy", recorded))
+    return Suggestion(
+        score,
+        cap_for_solution(rating_for(score, code), solution_viewed),
+        code,
+        cap_for_solution(cap_for_verdict("easy", recorded), solution_viewed),
+        solution_viewed,
+    )
 
 
 @dataclass(frozen=True)
@@ -138,6 +156,7 @@ def build_attempt(
     verdict: Verdict | None,
     code: str,
     started_at: datetime,
+    solution_viewed: SolutionViewed | None = None,
 ) -> Attempt:
     code_result = None
     if card.code_task is not None and verdict is not None:
@@ -165,5 +184,6 @@ def build_attempt(
         ),
         answer_text=answer,
         code=code_result,
+        solution_viewed=solution_viewed,
         started_at=started_at,
     )

@@ -16,7 +16,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from app.progress.attempt import Attempt, CodeResult
-from app.progress.rating import Rating
+from app.progress.rating import Rating, SolutionViewed
+from checkers.contract_words import contract_lines
 from checkers.verdict import Verdict
 from questions.levels import Level
 from questions.library import Library, LoadedCard
@@ -119,7 +120,8 @@ def _status(card: LoadedCard, graded: list[Attempt]) -> TaskStatus:
 
 
 def starter_file(card: LoadedCard, task: CodeTask, filename: str) -> str:
-    """The starter with a header naming the task, its prompt and the commands that check it."""
+    """The starter with a header naming the task, its prompt, what is checked (its contract in
+    plain words) and the commands that check it."""
     card_id = card.card.id
     shown = shlex.quote(filename)
     lines = [
@@ -134,7 +136,16 @@ def starter_file(card: LoadedCard, task: CodeTask, filename: str) -> str:
             " ".join(paragraph.split()), HEADER_WIDTH - 2, break_on_hyphens=False
         )
         lines += [f"# {line}" for line in wrapped] + ["#"]
-    lines[-1] = HEADER_END
+    lines.append("# Checked when graded, against the reference solution:")
+    for promise in contract_lines(task.contract):
+        lines += textwrap.wrap(
+            promise,
+            HEADER_WIDTH,
+            initial_indent="#   - ",
+            subsequent_indent="#     ",
+            break_on_hyphens=False,
+        )
+    lines.append(HEADER_END)
     return "\n".join(lines) + "\n" + task.starter.rstrip("\n") + "\n"
 
 
@@ -164,10 +175,12 @@ def fix_attempt(
     started_at: datetime,
     rating: Rating | None = None,
     code_seconds: float | None = None,
+    solution_viewed: SolutionViewed | None = None,
 ) -> Attempt:
     """The attempt a fix graded outside the app records: its code and verdict, as the app's
     self-grade keeps them, and a rating from the verdict (or the one asked for, capped by the
-    verdict as every attempt is). No key point was asked, so none counts as made or missed."""
+    verdict as every attempt is, and by how the solution was seen before it:
+    `app.practice.solution`). No key point was asked, so none counts as made or missed."""
     return Attempt(
         card_id=card.card.id,
         mode="practice",
@@ -181,6 +194,7 @@ def fix_attempt(
             retained_paths=tuple(item.path for item in verdict.retained),
             code=code,
         ),
+        solution_viewed=solution_viewed,
         started_at=started_at,
     )
 

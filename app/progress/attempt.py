@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
-from app.progress.rating import RATINGS, Rating, cap_for_verdict
+from app.progress.rating import RATINGS, Rating, SolutionViewed, cap_for_solution, cap_for_verdict
 from checkers.verdict import Pattern, VerdictKind
 from questions.levels import Level
 
@@ -37,7 +37,8 @@ class Attempt:
     mode: SessionKind
     rating: Rating
     """The rating recorded: the one given, capped by the code's verdict when the attempt is made
-    (`cap_for_verdict`), so no attempt holds more than its code earned."""
+    (`cap_for_verdict`), and by how the solution was seen (`cap_for_solution`), so no attempt
+    holds more than its code earned."""
     level: Level
     """The level the card was answered at (stored under its older name, `tier`: see records)."""
     phase_seconds: dict[str, float]
@@ -49,6 +50,9 @@ class Attempt:
     code: CodeResult | None = None
     session_id: str | None = None
     """Groups the attempts of one mock interview."""
+    solution_viewed: SolutionViewed | None = None
+    """Whether the code task's reference solution was shown before this attempt, and how
+    (`app.practice.solution`); None when it was not."""
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     """Stable identity, so importing the same export twice changes nothing."""
@@ -56,4 +60,5 @@ class Attempt:
     def __post_init__(self) -> None:
         if self.rating in RATINGS:  # anything else is refused when recorded, by name
             verdict = self.code.verdict if self.code is not None else None
-            object.__setattr__(self, "rating", cap_for_verdict(self.rating, verdict))
+            capped = cap_for_solution(cap_for_verdict(self.rating, verdict), self.solution_viewed)
+            object.__setattr__(self, "rating", capped)

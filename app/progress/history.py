@@ -65,6 +65,7 @@ _ATTEMPT_COLUMNS = (
     *_JSON_COLUMNS,
     "answer_text",
     "session_id",
+    "solution_viewed",
     "answer_seconds",
     "is_review",
 )

@@ -15,6 +15,15 @@ from typing import Literal
 Rating = Literal["again", "hard", "good", "easy"]
 RATINGS: tuple[Rating, ...] = ("again", "hard", "good", "easy")
 
+SolutionViewed = Literal["earned", "asked", "copied"]
+"""How an attempt came after the task's reference solution was shown (`app.practice.solution`):
+`earned` (shown once solved or tried, and the fix is the candidate's own), `asked` (shown before
+it was earned, on an explicit ask), `copied` (shown, and the fix graded next is the solution)."""
+SOLUTION_CAP: Rating = "again"
+"""The most an attempt holds once the solution was asked for before it was earned, or pasted
+back: seeing the answer is not recalling it (Anki's honesty)."""
+CAPPED_VIEWS = frozenset({"asked", "copied"})
+
 FAILED_CAP: Rating = "hard"
 """The most a code task can earn while its fix still leaks or breaks the task's contract."""
 GRADED_FAILURES = frozenset({"leak", "wrong"})
@@ -46,6 +55,11 @@ def rating_for(score: float, code_verdict: str | None) -> Rating:
     """The rating a score earns, capped by the code verdict."""
     rating: Rating = next((rating for floor, rating in RATING_FLOORS if score >= floor), "again")
     return cap_for_verdict(rating, code_verdict)
+
+
+def cap_for_solution(rating: Rating, viewed: SolutionViewed | None) -> Rating:
+    """An attempt made after asking for the solution, or with the solution pasted back, is Again."""
+    return SOLUTION_CAP if viewed in CAPPED_VIEWS else rating
 
 
 def cap_for_verdict(rating: Rating, verdict: str | None) -> Rating:

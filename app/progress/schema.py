@@ -82,10 +82,18 @@ CREATE TABLE card_flags (
 );
 """
 
+# v4: an attempt remembers whether the code task's reference solution was shown before it, and
+# how (earned, asked for before it was earned, or pasted back), since the last two cap it.
+V4_SOLUTION_VIEWED = """
+ALTER TABLE attempts ADD COLUMN solution_viewed TEXT
+    CHECK (solution_viewed IS NULL OR solution_viewed IN ('earned', 'asked', 'copied'));
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     f"PRAGMA application_id = {APPLICATION_ID};\n{V1_TABLES}",
     V2_STATS_COLUMNS,
     V3_CARD_FLAGS,
+    V4_SOLUTION_VIEWED,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

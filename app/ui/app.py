@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from app.mock.session import MockSession
+    from app.practice.solution import Earned, SolutionView
     from app.progress.attempt import Attempt
     from app.progress.history import CardFlags, History
     from app.progress.queue import TodaysQueue
@@ -287,6 +288,44 @@ class GrillApp(App):
                 record_hints_shown(self.history, card_id, shown)
             except HistoryError as error:
                 self._lose_history(error)
+
+    def solution_earned(self, card_id: str, starter: str) -> Earned | None:
+        """Whether the history's attempts on the task opened its solution (`solved`, `tried`)."""
+        if self.history is not None:
+            from app.practice.solution import earned_by, graded_fixes
+            from app.progress.history import HistoryError
+
+            try:
+                return earned_by(graded_fixes(self.history.attempts(card_id)), starter)
+            except HistoryError as error:
+                self._lose_history(error)
+        return None
+
+    def solution_view(self, card_id: str) -> SolutionView | None:
+        """The view of the task's solution no attempt has recorded yet (`grill task solution`,
+        or the app, before this card was opened)."""
+        if self.history is not None:
+            from app.practice.solution import pending_view
+            from app.progress.history import HistoryError
+
+            try:
+                return pending_view(self.history, card_id)
+            except HistoryError as error:
+                self._lose_history(error)
+        return None
+
+    def record_solution_view(self, card_id: str, *, asked: bool) -> SolutionView:
+        """Keep that the task's solution was shown now (in the history when there is one)."""
+        from app.practice.solution import SolutionView, record_view
+
+        if self.history is not None:
+            from app.progress.history import HistoryError
+
+            try:
+                return record_view(self.history, card_id, asked=asked, at=self.now())
+            except HistoryError as error:
+                self._lose_history(error)
+        return SolutionView(asked=asked, at=self.now())
 
     def card_flags(self) -> dict[str, CardFlags]:
         """The cards suspended or buried; none without a history."""

@@ -310,3 +310,32 @@ async def test_f8_a_second_into_a_question_skips_it_and_records_nothing_for_it(
         "0 answers recorded in your history (1 question skipped, not recorded)."
     )
     assert history.attempts() == [] and history.progress("no-grad-eval") is None
+
+
+async def test_a_solution_asked_for_before_the_mock_caps_its_recorded_attempt(
+    cards, clock, history
+):
+    """The mock shows no solution, but one asked for before it (`grill task solution
+    --give-up`) is recorded by the task's mock attempt, capped at Again, as in practice."""
+    from datetime import UTC, datetime
+
+    from app.mock.report import build_report
+    from app.mock.score import Judgement
+    from app.practice.solution import pending_view, record_view
+    from checkers.verdict import Verdict
+
+    record_view(history, "loss-accumulation", asked=True, at=datetime(2026, 1, 1, tzinfo=UTC))
+    session = MockSession([cards["loss-accumulation"]], level="junior", clock=clock)
+    session.start()
+    while session.state != "finished":
+        clock.advance(10)
+        if session.current.kind == "code":
+            session.set_verdict(Verdict(verdict="clean", device="cpu", message="clean"))
+        session.submit("my own fix" if session.current.kind == "code" else "said")
+    report = build_report(session, [Judgement(frozenset({0, 1, 2}))])
+    app, _ = app_for(report, history, clock, MockReportScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_screen(pilot, MockReportScreen)
+        recorded = await until(pilot, lambda: history.attempts("loss-accumulation"))
+    assert [(a.rating, a.solution_viewed) for a in recorded] == [("again", "asked")]
+    assert pending_view(history, "loss-accumulation") is None

@@ -1,12 +1,17 @@
 """Scores, the Markdown report and the attempts sent to the history."""
 
+from datetime import UTC, datetime
+
 import pytest
 
 from app.mock.record import attempts
 from app.mock.report import build_report, render_markdown
 from app.mock.score import Judgement, score_session
 from app.mock.session import MockSession
+from app.practice.solution import SolutionView
 from checkers.verdict import Verdict
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def finished(cards, clock, names, verdict=None, minutes=None):
@@ -192,3 +197,26 @@ def clock_text(seconds: float) -> str:
     from app.mock.report import clock
 
     return clock(seconds)
+
+
+def test_a_solution_seen_before_the_mock_caps_the_question_as_in_practice(cards, clock):
+    """The mock shows no solution, but one asked for before it (`grill task solution
+    --give-up`) caps the task's attempt at Again, and one pasted back after it was earned too."""
+    solution = cards["loss-accumulation"].card.code_task.solution
+    for view, code, viewed in [
+        (SolutionView(asked=True, at=T0), "my own fix", "asked"),
+        (SolutionView(asked=False, at=T0), "# pasted\n" + solution, "copied"),
+        (SolutionView(asked=False, at=T0), "my own fix", "earned"),
+    ]:
+        session = MockSession([cards["loss-accumulation"]], level="junior", clock=clock)
+        session.start()
+        while session.state != "finished":
+            clock.advance(10)
+            if session.current.kind == "code":
+                session.set_verdict(Verdict(verdict="clean", device="cpu", message="clean"))
+            session.submit(code if session.current.kind == "code" else "said")
+        report = build_report(session, [Judgement(frozenset({0, 1, 2}))])
+        assert attempts(report)[0].rating == "easy", "without the view: all points, clean"
+        (attempt,) = attempts(report, {"loss-accumulation": view})
+        assert attempt.solution_viewed == viewed
+        assert attempt.rating == ("easy" if viewed == "earned" else "again")

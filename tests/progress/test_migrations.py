@@ -101,3 +101,13 @@ def test_statements_splits_a_script_and_refuses_an_unterminated_one():
     ]
     with pytest.raises(ValueError, match="unterminated"):
         schema.statements("CREATE TABLE a (x)")
+
+
+def test_v4_keeps_v3_attempts_and_flags_with_no_solution_seen(tmp_path):
+    with History.open(build(tmp_path / "history.db", 3)) as history:
+        attempts = history.attempts()
+        assert [a.id for a in attempts] == ["a1", "a3", "a2"]
+        assert [a.solution_viewed for a in attempts] == [None, None, None]
+        assert history.card_flags()["mixed-precision"].suspended
+        history.record(attempt("mixed-precision", at=T0.replace(day=20), solution_viewed="asked"))
+        assert history.attempts("mixed-precision")[-1].solution_viewed == "asked"

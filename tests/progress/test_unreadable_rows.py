@@ -120,7 +120,8 @@ def test_answer_times_another_program_wrote_out_of_range_never_make_the_json_inv
     connection.execute("UPDATE attempts SET answer_seconds = 1e308 WHERE card_id = 'a1'")
     connection.execute(
         "INSERT INTO attempts SELECT 'copy', card_id, mode, rating, tier, started_at, phase_seconds, "
-        "key_points_hit, key_points_missed, red_flags_said, answer_text, code, session_id, 1e308, 1 "
+        "key_points_hit, key_points_missed, red_flags_said, answer_text, code, session_id, 1e308, 1, "
+        "solution_viewed "
         "FROM attempts WHERE card_id = 'a1'"
     )
     connection.commit()

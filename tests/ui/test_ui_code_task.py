@@ -1,11 +1,17 @@
-"""The code task view: run in a worker, cancel, results, jumps to lines, reset, solution after a run."""
+"""The code task view: run in a worker, cancel, results, jumps to lines, reset, the solution once
+earned or asked for."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from pilot_wait import drained, until, until_screen
 from textual.widgets import OptionList, Static
-from ui_fakes import SIZE
+from ui_fakes import NOW, SIZE
 
+from app.practice.solution import pending_view, record_view
+from app.practice.tasks import fix_attempt
+from app.ui.dialogs.confirm import GiveUpDialog
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.dialogs.solution import SolutionDialog
 from app.ui.screens.practice import PracticeScreen
@@ -111,7 +117,8 @@ async def test_a_leak_shows_verdict_curve_retained_hint_and_output(make_app, run
 
 
 async def test_a_finished_run_shows_its_verdict_first_and_the_prompt_last(make_app, runner):
-    """The side holds the newest result first and the task's prompt last, so a run's verdict
+    """The side holds the newest result first and the task's prompt (then what is checked)
+    last, so a run's verdict
     is at the top without a scroll computed while the layout settles (which can land rows too
     far down on a busy machine)."""
     runner.verdict = LEAK
@@ -124,7 +131,18 @@ async def test_a_finished_run_shows_its_verdict_first_and_the_prompt_last(make_a
         await run_once(app, pilot)
         assert side.scroll_y == 0
         children = [child for child in side.children if child.display]
-        assert isinstance(children[0], VerdictPanel) and children[-1].id == "code-prompt"
+        assert isinstance(children[0], VerdictPanel)
+        assert [child.id for child in children[-2:]] == ["code-prompt", "code-contract"]
+
+
+async def test_what_is_checked_shows_before_the_first_run(make_app, runner):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        said = text(panel.query_one("#code-contract"))
+        assert said.startswith("Checked when you run it, against the reference solution:")
+        assert "• leaves model as the reference solution does" in said, "backticks become style"
+        assert "• trains as the reference solution does" in said
 
 
 async def test_messages_and_hints_show_code_spans_without_backticks(make_app, runner):
@@ -291,16 +309,126 @@ async def test_a_grader_failure_is_shown_whole_without_a_class_name(make_app, ru
         assert not panel.running
 
 
-async def test_the_solution_waits_for_a_run_and_says_so(make_app, runner):
-    """ctrl+s before any run says why the solution is not shown yet, rather than doing nothing."""
+async def test_the_solution_before_any_fix_asks_first_and_esc_keeps_it_closed(
+    make_app, runner, history
+):
+    """ctrl+s on the starter, even after running it unchanged, asks rather than showing it."""
+    runner.verdict = LEAK
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
+        await run_once(app, pilot)
         await pilot.press("ctrl+s")
+        dialog = await until_screen(pilot, GiveUpDialog)
+        said = " ".join(text(static) for static in dialog.query("#confirm Static"))
+        assert "records this attempt as Again" in said
+        await pilot.press("enter")
+        await drained(pilot)
+        assert app.screen is dialog, "enter, meant for the editor, gives nothing up"
+        await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
+        assert app.focused is panel.editor
+        assert pending_view(history, "running-loss") is None
+
+
+async def test_asking_for_the_solution_caps_the_attempt_at_again(make_app, runner, history):
+    runner.verdict = CLEAN
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_code_task(app, pilot)
+        await pilot.press("ctrl+s")
+        await until_screen(pilot, GiveUpDialog)
+        await pilot.press("y")
+        dialog = await until_screen(pilot, SolutionDialog)
+        assert "recorded as Again" in text(dialog.query_one("#solution-cap"))
+        assert pending_view(history, "running-loss").asked, "kept, should the card be left"
+        await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
+        await run_once(app, pilot)
+        await pilot.press("ctrl+g")
+        grade = await until_screen(pilot, SelfGradeDialog)
+        grade.query_one("#self-grade-points").select_all()
         await until(
-            pilot, lambda: "opens after your first run" in text(panel.query_one("#code-status"))
+            pilot,
+            lambda: "before solving the task" in text(grade.query_one("#self-grade-rating")),
         )
-        assert not isinstance(app.screen, SolutionDialog)
+        assert grade.query_one("#self-grade-hard").disabled
+        await pilot.press("1")
+        attempt = (await until(pilot, lambda: history.attempts("running-loss")))[0]
+        assert (attempt.rating, attempt.solution_viewed) == ("again", "asked")
+
+
+async def test_a_fix_of_your_own_opens_it_and_pasting_it_back_records_again(
+    make_app, runner, history, library
+):
+    solution = library.card("running-loss").card.code_task.solution
+    runner.verdict = LEAK
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        panel.editor.insert("x = 1\n", (0, 0))
+        await run_once(app, pilot)
+        await pilot.press("ctrl+s")
+        dialog = await until_screen(pilot, SolutionDialog)
+        assert "Graded next, this solution" in text(dialog.query_one("#solution-cap"))
+        await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
+        panel.editor.load_text("# pasted\n" + solution.replace("running = 0.0", "running=0.0"))
+        runner.verdict = CLEAN
+        await run_once(app, pilot)
+        await pilot.press("ctrl+g")
+        await until_screen(pilot, SelfGradeDialog)
+        await pilot.press("1")
+        attempt = (await until(pilot, lambda: history.attempts("running-loss")))[0]
+        assert (attempt.rating, attempt.solution_viewed) == ("again", "copied")
+
+
+async def test_a_solution_asked_for_from_the_command_line_caps_the_apps_attempt(
+    make_app, runner, history
+):
+    """`grill task solution --give-up`, then the task in the app: its next attempt is Again."""
+    record_view(history, "running-loss", asked=True, at=NOW - timedelta(minutes=5))
+    runner.verdict = CLEAN
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_code_task(app, pilot)
+        panel.editor.insert("seen = []\n", (0, 0))
+        await run_once(app, pilot)
+        await pilot.press("ctrl+s")  # earned now, but the ask before it still stands
+        dialog = await until_screen(pilot, SolutionDialog)
+        assert "this attempt is recorded as Again" in text(dialog.query_one("#solution-cap"))
+        await pilot.press("escape")
+        await until_screen(pilot, PracticeScreen)
+        await pilot.press("ctrl+g")
+        grade = await until_screen(pilot, SelfGradeDialog)
+        await until(
+            pilot,
+            lambda: "before solving the task" in text(grade.query_one("#self-grade-rating")),
+        )
+        await pilot.press("1")
+        attempt = (await until(pilot, lambda: history.attempts("running-loss")))[0]
+        assert (attempt.rating, attempt.solution_viewed) == ("again", "asked")
+        assert pending_view(history, "running-loss") is None
+
+
+async def test_a_task_solved_before_opens_the_solution_at_once(make_app, runner, history, library):
+    card = library.card("running-loss")
+    history.record(
+        fix_attempt(
+            card,
+            CLEAN,
+            card.card.code_task.solution,
+            level="middle",
+            started_at=NOW - timedelta(days=3),
+        )
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_code_task(app, pilot)
+        await pilot.press("ctrl+s")
+        await until_screen(pilot, SolutionDialog)
+        view = pending_view(history, "running-loss")
+        assert view is not None and not view.asked
 
 
 async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, runner, library):
@@ -308,18 +436,18 @@ async def test_after_a_run_the_solution_shows_your_code_against_it(make_app, run
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_code_task(app, pilot)
-        panel.editor.insert("# my change\n", (0, 0))
+        panel.editor.insert("seen = []\n", (0, 0))
         await run_once(app, pilot)
         await pilot.press("ctrl+s")
         dialog = await until_screen(pilot, SolutionDialog)
         diff = text(dialog.query_one("#solution-diff")).splitlines()
-        assert "-# my change" in diff and "+    running += loss.item()" in diff
+        assert "-seen = []" in diff and "+    running += loss.item()" in diff
         assert dialog.query_one("#solution-code", Static).content.code == (
             library.card("running-loss").card.code_task.solution.rstrip()
         )
         await pilot.press("escape")
         await until_screen(pilot, PracticeScreen)
-        assert app.screen.query_one(CodeTaskPanel).editor.text.startswith("# my change")
+        assert app.screen.query_one(CodeTaskPanel).editor.text.startswith("seen = []")
         await pilot.press("ctrl+l", "y")
         starter = library.card("running-loss").card.code_task.starter
         await until(pilot, lambda: panel.editor.text == starter)

@@ -61,7 +61,8 @@ WALK_EVERY_SCREEN = textwrap.dedent(f"""
             await app.workers.wait_for_complete()
             await pilot.press("ctrl+r")
             await until(pilot, lambda: panel.completed_runs or panel.query_one("#code-status").display)
-            await reach("SolutionDialog", "ctrl+s")
+            await reach("GiveUpDialog", "ctrl+s")  # the unchanged starter earns nothing
+            await reach("SolutionDialog", "y")
             await reach("PracticeScreen", "escape", keep=False)
             await reach("SelfGradeDialog", "ctrl+g")
             await reach("PracticeScreen", "escape", keep=False)
@@ -85,6 +86,7 @@ def test_walking_every_screen_keeps_torch_and_the_sandbox_child_out(tmp_path, im
         "StatsScreen",
         "MockScreen",
         "PracticeScreen",
+        "GiveUpDialog",
         "SolutionDialog",
         "SelfGradeDialog",
         "HomeScreen",

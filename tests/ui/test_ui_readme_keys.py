@@ -18,7 +18,7 @@ from textual.binding import Binding
 
 from app.ui.app import GrillApp
 from app.ui.dialogs.card_actions import CardActionsDialog
-from app.ui.dialogs.confirm import ConfirmDialog, LeaveCardDialog
+from app.ui.dialogs.confirm import ConfirmDialog, GiveUpDialog, LeaveCardDialog
 from app.ui.dialogs.help import HelpDialog
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.dialogs.settings import SettingsDialog
@@ -43,6 +43,7 @@ DOCUMENTED = {
     "on a card": PracticeScreen,
     "in the self-grade": SelfGradeDialog,
     "on the solution": SolutionDialog,
+    "when asking for the solution early": GiveUpDialog,
     "when leaving a card": LeaveCardDialog,
     "when moving on without a rating": CardActionsDialog,
     "on statistics": StatsScreen,

@@ -1,5 +1,5 @@
 """A yes/no question before something that cannot be undone (ending a mock early, leaving a card
-whose answer or code would be lost)."""
+whose answer or code would be lost, seeing a solution not yet earned)."""
 
 from __future__ import annotations
 
@@ -56,3 +56,19 @@ class LeaveCardDialog(Question):
         Binding("escape", "answer(False)", "Stay", tooltip="Back to the card, as you left it."),
     ]
     KEYS = "enter: leave · esc: stay on the card"
+
+
+class GiveUpDialog(Question):
+    """Asking for the solution before solving or trying the task caps the attempt at Again.
+    Only `y` shows it: an enter meant for the editor must not give the task up."""
+
+    HELP = (
+        "The reference solution opens once you have solved the task or run a fix of your own. "
+        "Seeing it before that records this attempt as Again, as a card whose answer you "
+        "looked up."
+    )
+    BINDINGS = [
+        Binding("y", "answer(True)", "Show it", tooltip="Show the solution; rated Again."),
+        Binding("escape,n", "answer(False)", "Keep trying", tooltip="Back to your code."),
+    ]
+    KEYS = "y: show the solution, rated Again · esc or n: keep trying"

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, SelectionList, Static
 
 from app.practice.review import SelfGrade, Suggestion, suggest
-from app.progress.rating import NOT_RUN, RATINGS, Rating
+from app.progress.rating import NOT_RUN, RATINGS, Rating, SolutionViewed
 from app.ui.base import GrillDialog
 from app.ui.card_text import card_text
 from app.ui.widgets.tick_list import TickList
@@ -44,8 +44,17 @@ def explain(
         f"({round(suggestion.score * 100)}%: {'; '.join(basis)})"
     )
     if suggestion.cap != "easy":
-        text += f"\nThe code's verdict caps what is recorded at {suggestion.cap.capitalize()}."
+        text += f"\n{cap_reason(suggestion)}"
     return text
+
+
+def cap_reason(suggestion: Suggestion) -> str:
+    """Why the recorded rating cannot go above the suggestion's cap."""
+    if suggestion.solution_viewed == "asked":
+        return "You saw the solution before solving the task: this attempt is recorded as Again."
+    if suggestion.solution_viewed == "copied":
+        return "This code is the solution you viewed: this attempt is recorded as Again."
+    return f"The code's verdict caps what is recorded at {suggestion.cap.capitalize()}."
 
 
 class SelfGradeDialog(GrillDialog[SelfGrade | None]):
@@ -85,14 +94,15 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
         verdict: Verdict | None,
         next_due: dict[Rating, datetime] | None,
         now: datetime,
+        solution_viewed: SolutionViewed | None = None,
     ) -> None:
         """`key_points_hit` and `red_flags_said` come pre-ticked; `next_due`: when the card comes
         back after each rating (None without a history)."""
         super().__init__()
-        self.card, self.verdict = card, verdict
+        self.card, self.verdict, self.solution_viewed = card, verdict, solution_viewed
         self._pre_ticked_hit, self._pre_ticked_said = key_points_hit, red_flags_said
         self.next_due, self.now = next_due, now
-        self.suggestion = suggest(card, key_points_hit, red_flags_said, verdict)
+        self.suggestion = suggest(card, key_points_hit, red_flags_said, verdict, solution_viewed)
         """For the ticks as they stand: worked out again only when a tick changes."""
 
     def compose(self) -> ComposeResult:
@@ -150,6 +160,7 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
             self._ticked("#self-grade-points"),
             self._ticked("#self-grade-flags"),
             self.verdict,
+            self.solution_viewed,
         )
         self._show_suggestion()
 
@@ -171,9 +182,7 @@ class SelfGradeDialog(GrillDialog[SelfGrade | None]):
     def action_rate(self, rating: Rating) -> None:
         cap = self.suggestion.cap
         if RATINGS.index(rating) > RATINGS.index(cap):
-            self.notify(
-                f"The code's verdict caps this attempt at {cap.capitalize()}.", severity="warning"
-            )
+            self.notify(cap_reason(self.suggestion), severity="warning")
             return
         self.dismiss(
             SelfGrade(self._ticked("#self-grade-points"), self._ticked("#self-grade-flags"), rating)

@@ -1,4 +1,5 @@
-"""After a run: your code against the reference solution, then the solution itself, whole."""
+"""Your code against the reference solution, then the solution itself, whole: once earned, or
+asked for (`app.practice.solution`)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,17 @@ from app.ui.code_diff import code_diff
 
 class SolutionDialog(GrillDialog[None]):
     HELP = (
-        "The reference solution, opened only after you ran your own fix. The diff shows what "
-        "differs: lines marked - are yours, lines marked + are the solution's."
+        "The reference solution, opened once you solved the task or ran a fix of your own, or "
+        "when you asked for it before that (which records the attempt as Again). The diff shows "
+        "what differs: lines marked - are yours, lines marked + are the solution's. Pasting the "
+        "solution back and grading it records the attempt as Again too."
     )
     BINDINGS = [Binding("escape,ctrl+s", "close", "Close", tooltip="Back to your code.")]
 
-    def __init__(self, yours: str, solution: str) -> None:
+    def __init__(self, yours: str, solution: str, *, asked: bool = False) -> None:
+        """`asked`: shown before it was earned, so the attempt is capped at Again."""
         super().__init__()
-        self.yours, self.solution = yours, solution
+        self.yours, self.solution, self.asked = yours, solution, asked
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="solution", classes="dialog"):
@@ -45,6 +49,12 @@ class SolutionDialog(GrillDialog[None]):
                     word_wrap=True,
                 ),
                 id="solution-code",
+            )
+            yield Static(
+                "Shown before you solved the task: this attempt is recorded as Again."
+                if self.asked
+                else "Graded next, this solution as your fix is recorded as Again.",
+                id="solution-cap",
             )
             yield Static("esc closes", classes="dialog-keys")
 

@@ -61,7 +61,10 @@ class MockReportScreen(GrillScreen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        recorded = attempts(self.report)
+        views = {run.card.id: self.grill.solution_view(run.card.id) for run in self.report.runs}
+        recorded = attempts(
+            self.report, {card_id: view for card_id, view in views.items() if view is not None}
+        )
         problem = self.grill.record(recorded)
         skipped = self.report.skipped
         skipped_note = f" ({count(skipped, 'question')} skipped, not recorded)" if skipped else ""

@@ -17,7 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
 
 from app.practice.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
-from app.progress.rating import RATINGS, Rating
+from app.practice.solution import SolutionView, earned_by, viewed_for
+from app.progress.rating import RATINGS, Rating, SolutionViewed
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.dialogs.self_grade import SelfGradeDialog
@@ -110,7 +111,8 @@ class PracticeScreen(GrillScreen):
             "show_solution",
             "Solution",
             priority=True,
-            tooltip="After a run: your code against the reference solution.",
+            tooltip="Once solved or tried with a fix of your own: your code against the "
+            "reference solution. Before that it asks, and seeing it rates this attempt Again.",
         ),
         Binding(
             "escape",
@@ -161,6 +163,8 @@ class PracticeScreen(GrillScreen):
         """The level whose tier answer is revealed: the settings', switchable for this card."""
         self.timer = PhaseTimer(self.grill.clock)
         self._phase_before_code = "answer"
+        self.solution_view: SolutionView | None = None
+        """The solution shown on this card (ctrl+s), which the attempt records."""
         self.sub_title = f"Practice · card {position + 1} of {len(queue)} · {self.loaded.pack}"
 
     def compose(self) -> ComposeResult:
@@ -322,14 +326,53 @@ class PracticeScreen(GrillScreen):
         self.code_panel.switch_pane()
 
     def action_show_solution(self) -> None:
+        """The solution once earned (`app.practice.solution`); before that, only once the
+        candidate confirms they want it early, which caps this attempt at Again."""
         self._show_tab("tab-code")
         panel = self.code_panel
-        if panel.completed_runs == 0:
-            panel.explain_no_solution()
+        starter = panel.code_task.starter
+        if earned_by(panel.graded_fixes, starter) or self.grill.solution_earned(
+            self.card.id, starter
+        ):
+            self._show_solution(asked=False)
             return
+        from app.ui.dialogs.confirm import GiveUpDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._show_solution(asked=True)
+            else:
+                panel.editor.focus()
+
+        self.app.push_screen(
+            GiveUpDialog(
+                "Show the solution before solving the task?",
+                "It opens once you have solved the task or run a fix of your own (ctrl+r). "
+                "Seeing it now records this attempt as Again.",
+            ),
+            answered,
+        )
+
+    def _show_solution(self, *, asked: bool) -> None:
         from app.ui.dialogs.solution import SolutionDialog
 
-        self.app.push_screen(SolutionDialog(panel.editor.text, panel.code_task.solution))
+        earlier = self._solution_view()
+        self.solution_view = self.grill.record_solution_view(
+            self.card.id, asked=asked or (earlier is not None and earlier.asked)
+        )
+        panel = self.code_panel
+        self.app.push_screen(
+            SolutionDialog(
+                panel.editor.text, panel.code_task.solution, asked=self.solution_view.asked
+            )
+        )
+
+    def _solution_view(self) -> SolutionView | None:
+        """The view of this task's solution the next attempt records: this screen's, else one
+        kept from before (`grill task solution`, an earlier visit)."""
+        if self.card.code_task is None:
+            return None
+        return self.solution_view or self.grill.solution_view(self.card.id)
 
     def action_escape(self) -> None:
         if self.card.code_task is not None and self.code_panel.cancel():
@@ -450,6 +493,7 @@ class PracticeScreen(GrillScreen):
                 verdict=self._verdict(),
                 next_due=self.grill.next_due(self.card.id, now),
                 now=now,
+                solution_viewed=self._solution_viewed(),
             ),
             self._record,
         )
@@ -467,6 +511,7 @@ class PracticeScreen(GrillScreen):
             verdict=self._verdict(),
             code=code,
             started_at=self.grill.now(),
+            solution_viewed=self._solution_viewed(),
         )
         self.app.clear_notifications()
         problem = self.grill.record([attempt])
@@ -496,6 +541,12 @@ class PracticeScreen(GrillScreen):
         time it was given, not from the moment the notice is written."""
         due = self.grill.due_dates([self.card.id]).get(self.card.id)
         return f" · back {comes_back(due, rated_at)}" if due else ""
+
+    def _solution_viewed(self) -> SolutionViewed | None:
+        code_task = self.card.code_task
+        if code_task is None:
+            return None
+        return viewed_for(self._solution_view(), self.code_panel.editor.text, code_task.solution)
 
     def _verdict(self) -> Verdict | None:
         """The verdict of the code as it stands: a result for code changed since does not count."""

@@ -15,11 +15,12 @@ from textual.widgets import Label, LoadingIndicator, OptionList, Static, TextAre
 from textual.widgets.text_area import Selection
 
 from app.practice.drafts import DraftError, Drafts
-from app.ui.card_text import card_text
+from app.ui.card_text import card_bullets, card_text
 from app.ui.code_runner import CodeRunner, DeviceMissing
 from app.ui.messages import GradeFailed, GradeFinished, SandboxWarmed
 from app.ui.widgets.code_editor import CodeEditor
 from app.ui.widgets.verdict_panel import VerdictPanel
+from checkers.contract_words import contract_lines
 from checkers.verdict import Device, Verdict
 from questions.model import CodeTask
 
@@ -68,6 +69,7 @@ class CodeTaskPanel(Vertical):
     CodeTaskPanel.-narrow #code-side { width: 1fr; height: 1fr; min-height: 5; border-left: none; border-top: hkey $primary; }
     CodeTaskPanel.-narrow #code-side:focus { border-left: none; border-top: hkey $accent; }
     CodeTaskPanel #code-prompt { padding: 0 1; text-style: italic; }
+    CodeTaskPanel #code-contract { padding: 0 1; margin: 1 0 0 0; color: $text-muted; }
     CodeTaskPanel #code-progress { height: 1; display: none; padding: 0 1; }
     CodeTaskPanel.-running #code-progress { display: block; }
     CodeTaskPanel #code-progress LoadingIndicator { width: 8; height: 1; }
@@ -122,6 +124,9 @@ class CodeTaskPanel(Vertical):
         self.result: Verdict | None = None
         """The last run's verdict, whatever the code has become since."""
         self.graded_source: str | None = None
+        self.graded_fixes: list[tuple[str, str]] = []
+        """Each graded run's (code, verdict) here: with the history's, what opens the solution
+        (`app.practice.solution.earned_by`)."""
         self._run_started = 0.0
 
     def compose(self) -> ComposeResult:
@@ -144,6 +149,11 @@ class CodeTaskPanel(Vertical):
                 yield VerdictPanel()
                 yield Static("", id="code-hints")
                 yield Static(card_text(self.code_task.prompt), id="code-prompt")
+                yield Static(
+                    Content("Checked when you run it, against the reference solution:\n")
+                    + card_bullets(contract_lines(self.code_task.contract)),
+                    id="code-contract",
+                )
 
     @property
     def editor(self) -> TextArea:
@@ -275,12 +285,6 @@ class CodeTaskPanel(Vertical):
         self.save_draft()
         self.editor.focus()
 
-    def explain_no_solution(self) -> None:
-        self._set_status(
-            "The reference solution opens after your first run, so you try the fix "
-            "yourself first: ctrl+r grades your code."
-        )
-
     @on(TextArea.Changed, "#code-editor")
     def _code_changed(self) -> None:
         if self.result is not None:
@@ -299,6 +303,7 @@ class CodeTaskPanel(Vertical):
         self._finish_run()
         self.completed_runs += 1
         self.result, self.graded_source = message.verdict, message.source
+        self.graded_fixes.append((message.source, message.verdict.verdict))
         result = self.query_one(VerdictPanel)
         result.show(message.verdict)
         result.mark_stale(self.verdict is None)
