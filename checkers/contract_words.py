@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from checkers.task import Communication, Compared, Contract
+from checkers.task import Communication, Compared, Contract, PerUpdate
 
 ALWAYS_CHECKED = (
     "keeps no autograd graph alive from one step to the next (memory per step stays flat)"
@@ -39,6 +39,8 @@ def _said(model: Any, table: Mapping[str, Callable[[Any], list[str]]]) -> list[s
     return lines
 
 
+_AS_MANY_BYTES = {"same": "as many (10% of slack)", "at_most": "at most as many"}
+
 # -- a compared value: one line, its name first and the other fields in brackets -----------
 
 COMPARED_WORDS: dict[str, Callable[[Compared], str | None]] = {
@@ -47,6 +49,14 @@ COMPARED_WORDS: dict[str, Callable[[Compared], str | None]] = {
         "kept a tensor where the solution keeps one: a Python number from `.item()` is refused"
         if value.tensors
         else None
+    ),
+    "dtype": lambda value: (
+        "in the solution's dtype: a float16 value turned float32 is refused"
+        if value.dtype
+        else None
+    ),
+    "bytes": lambda value: (
+        f"holding {_AS_MANY_BYTES[value.bytes]} bytes as the solution's" if value.bytes else None
     ),
     "rtol": lambda value: f"relative tolerance {number(value.rtol)}",
     "atol": lambda value: f"absolute tolerance {number(value.atol)}",
@@ -99,13 +109,42 @@ COMMUNICATION_WORDS: dict[str, Callable[[Communication], list[str]]] = {
 }
 
 
+# -- how the fix trains, per optimizer update ------------------------------------------------
+
+_AS_MANY_PER_UPDATE = {
+    "same": "as many",
+    "at_most": "at most as many",
+    "at_least": "at least as many",
+}
+
+PER_UPDATE_WORDS: dict[str, Callable[[PerUpdate], list[str]]] = {
+    "host_syncs": lambda p: (
+        [
+            f"makes {_AS_MANY_PER_UPDATE[p.host_syncs]} host synchronisations per optimizer "
+            "update as the reference solution (`.item()`, `.tolist()`, `.cpu()`, `float()` or "
+            "printing a tensor)"
+        ]
+        if p.host_syncs
+        else []
+    ),
+    "backward_passes": lambda p: (
+        [
+            f"runs {_AS_MANY_PER_UPDATE[p.backward_passes]} backward passes per optimizer update "
+            "as the reference solution"
+        ]
+        if p.backward_passes
+        else []
+    ),
+}
+
+
 # -- the contract -------------------------------------------------------------------------
 
 CONTRACT_WORDS: dict[str, Callable[[Contract], list[str]]] = {
     "trains": lambda c: (
         [
-            "trains as the reference solution does: as many backward passes, and as many optimizer "
-            "updates that change the model"
+            "trains as the reference solution does: at least as many backward passes, and at least "
+            "as many optimizer updates that change the model"
         ]
         if c.trains
         else []
@@ -118,6 +157,9 @@ CONTRACT_WORDS: dict[str, Callable[[Contract], list[str]]] = {
         ]
         if c.peak_memory is not None
         else []
+    ),
+    "per_update": lambda c: (
+        _said(c.per_update, PER_UPDATE_WORDS) if c.per_update is not None else []
     ),
     "communication": lambda c: (
         _said(c.communication, COMMUNICATION_WORDS) if c.communication is not None else []

@@ -13,11 +13,12 @@ from checkers.contract_words import (
     COMMUNICATION_WORDS,
     COMPARED_WORDS,
     CONTRACT_WORDS,
+    PER_UPDATE_WORDS,
     compared_line,
     contract_lines,
     number,
 )
-from checkers.task import Communication, Compared, Contract
+from checkers.task import Communication, Compared, Contract, PerUpdate
 from questions.loader import load_library
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,8 +37,13 @@ def shipped_tasks() -> dict[str, Contract]:
 
 @pytest.mark.parametrize(
     ("model", "table"),
-    [(Contract, CONTRACT_WORDS), (Compared, COMPARED_WORDS), (Communication, COMMUNICATION_WORDS)],
-    ids=["Contract", "Compared", "Communication"],
+    [
+        (Contract, CONTRACT_WORDS),
+        (Compared, COMPARED_WORDS),
+        (PerUpdate, PER_UPDATE_WORDS),
+        (Communication, COMMUNICATION_WORDS),
+    ],
+    ids=["Contract", "Compared", "PerUpdate", "Communication"],
 )
 def test_every_field_of_every_contract_model_has_its_words(model, table):
     """A field added to the contract with no words for it fails here, not on a user's screen."""
@@ -63,6 +69,12 @@ def test_every_shipped_contract_says_each_promise_it_makes(card_id):
         assert line in lines and f"`{compared.name}`" in line
         assert f"relative tolerance {number(compared.rtol)}" in line
         assert ("a Python number" in line) == compared.tensors
+        assert ("dtype" in line) == compared.dtype
+        assert ("bytes" in line) == (compared.bytes is not None)
+    if contract.per_update is not None:
+        for field in PerUpdate.model_fields:
+            if getattr(contract.per_update, field) is not None:
+                assert PER_UPDATE_WORDS[field](contract.per_update), (card_id, field)
     if contract.communication is not None:
         for field in Communication.model_fields:
             if getattr(contract.communication, field) not in (None, False):
@@ -74,20 +86,28 @@ def test_a_contract_in_words():
         same_as_solution=[
             Compared(name="loss_sum", tensors=True),
             Compared(name="model", rtol=1e-5, atol=0),
+            Compared(name="cache", dtype=True, bytes="at_most"),
         ],
         peak_memory=0.25,
+        per_update=PerUpdate(host_syncs="at_most", backward_passes="same"),
         communication=Communication(per_update="at_most", bytes_per_update="same", averaged=True),
     )
     assert contract_lines(contract) == [
         ALWAYS_CHECKED,
-        "trains as the reference solution does: as many backward passes, and as many optimizer "
-        "updates that change the model",
+        "trains as the reference solution does: at least as many backward passes, and at least as "
+        "many optimizer updates that change the model",
         "leaves `loss_sum` as the reference solution does (kept a tensor where the solution "
         "keeps one: a Python number from `.item()` is refused; relative tolerance 1e-4; "
         "absolute tolerance 1e-6)",
         "leaves `model` as the reference solution does (relative tolerance 1e-5; absolute "
         "tolerance 0)",
+        "leaves `cache` as the reference solution does (in the solution's dtype: a float16 value "
+        "turned float32 is refused; holding at most as many bytes as the solution's; relative "
+        "tolerance 1e-4; absolute tolerance 1e-6)",
         "peaks under 25% of the starter's memory (the host heap on CPU, allocated bytes on CUDA)",
+        "makes at most as many host synchronisations per optimizer update as the reference "
+        "solution (`.item()`, `.tolist()`, `.cpu()`, `float()` or printing a tensor)",
+        "runs as many backward passes per optimizer update as the reference solution",
         "every rank steps on the same gradients at each update, and the ranks end with the same "
         "weights",
         "each rank makes at most as many collectives per optimizer update as the reference "
