@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,6 +31,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+TEXTUAL_SCREEN_WAIT_S = 3.0
+"""What Textual's pilot allows, on a quiet machine, for the messages already queued on a screen
+to be handled, before each key press and pause (Textual's own bound is a fixed 30 s)."""
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Textual's pilot waits for the screen before every key press with a fixed 30 s bound,
+    which a mock interview on a machine at load 15 overran (`WaitForScreenTimeout`): in a
+    process that uses Textual, that bound is `pace.bound`'s, generous for a machine ten times
+    slower than this one is now."""
+    if "textual" in sys.modules:
+        from textual.pilot import Pilot
+
+        Pilot._wait_for_screen.__defaults__ = (bound(TEXTUAL_SCREEN_WAIT_S),)
+
+
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
 PR_CAPBSET_DROP = 24
 
@@ -48,7 +65,7 @@ class Unprivileged:
             preexec_fn=self.drop,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=bound(12),
         )
 
 
@@ -96,7 +113,7 @@ def _imported_after(code: str, env: dict[str, str] | None = None) -> Imported:
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=bound(30),
     )
     *printed, modules = done.stdout.strip().splitlines()
     imported = Imported(modules.split())
