@@ -7,6 +7,9 @@ import json
 import os
 import stat
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,9 +22,41 @@ from questions.loader import CARD_SUFFIX, pack_folders
 from questions.model import CodeTask
 
 if TYPE_CHECKING:
-    from checkers.verdict import Verdict
+    from checkers.sandbox import Sandbox
+    from checkers.verdict import Device, Verdict
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+WORKERS = max(1, min(os.cpu_count() or 1, 4))
+"""How many code tasks `--run` grades at once, each on a warm worker of its own: one per core
+(a run is CPU-bound), and no more than four (each worker holds torch in memory)."""
+
+
+class LintWorkers:
+    """One warm grading sandbox per thread and device: a task's runs go to its thread's own
+    worker, so tasks graded at once never wait for each other's runs."""
+
+    def __init__(self, make: Callable[[Device], Sandbox]) -> None:
+        self._make = make
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._opened: list[Sandbox] = []
+
+    def own(self, device: Device) -> Sandbox:
+        """This thread's sandbox for `device`, made on first use."""
+        mine: dict[Device, Sandbox] = self._local.__dict__.setdefault("sandboxes", {})
+        if device not in mine:
+            mine[device] = self._make(device)
+            with self._lock:
+                self._opened.append(mine[device])
+        return mine[device]
+
+    @property
+    def started(self) -> int:
+        return len(self._opened)
+
+    def close(self) -> None:
+        for sandbox in self._opened:
+            sandbox.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,15 +70,28 @@ def run(args: argparse.Namespace) -> int:
     problems = report.problems
     if args.run:
         try:
-            from checkers.api import grade_task  # starts the sandbox: only when asked to grade
+            from checkers.api import grade_task, grading_sandbox  # only when asked to grade
         except ImportError as error:
             print(f"grill lint --run: the grader is not available ({error})", file=sys.stderr)
             return EXIT_USAGE
+        workers = LintWorkers(grading_sandbox)
+        start = time.monotonic()
+        try:
 
-        def grade(source: str, task: CodeTask) -> Verdict:
-            return grade_task(source, task.spec, filename="<code task>")
+            def grade(source: str, task: CodeTask) -> Verdict:
+                sandbox = workers.own(task.spec.grading.device)
+                return grade_task(source, task.spec, sandbox=sandbox, filename="<code task>")
 
-        problems = sort_problems(problems + grade_code_tasks(report.cards, grade, _show_progress))
+            graded = grade_code_tasks(report.cards, grade, _show_progress, workers=WORKERS)
+        finally:
+            workers.close()
+        problems = sort_problems(problems + graded)
+        tasks = sum(1 for loaded in report.cards if loaded.card.code_task)
+        print(
+            f"graded {count(tasks, 'code task')} in {time.monotonic() - start:.0f} s"
+            f" on {count(workers.started, 'warm worker')}",
+            file=sys.stderr,
+        )
     problems = [replace(p, path=_shown(p.path)) for p in problems]
     if args.json:
         print(json.dumps([p.to_dict() for p in problems], indent=2))
