@@ -4,6 +4,7 @@ import ctypes
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,14 +38,21 @@ to be handled, before each key press and pause (Textual's own bound is a fixed 3
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Textual's pilot waits for the screen before every key press with a fixed 30 s bound,
-    which a mock interview on a machine at load 15 overran (`WaitForScreenTimeout`): in a
-    process that uses Textual, that bound is `pace.bound`'s, generous for a machine ten times
-    slower than this one is now."""
+    """Textual's fixed wall-clock bounds, in a process that uses Textual, become `pace.bound`'s,
+    generous for a machine ten times slower than this one is now: the pilot's 30 s wait for the
+    screen before every key press (a mock interview at load 15 overran it,
+    `WaitForScreenTimeout`), and a notification's few seconds on screen (a test that checks one
+    found it gone at load 18)."""
     if "textual" in sys.modules:
+        from textual.notifications import Notification
         from textual.pilot import Pilot
 
         Pilot._wait_for_screen.__defaults__ = (bound(TEXTUAL_SCREEN_WAIT_S),)
+        Notification.time_left = property(_time_left_at_this_pace)  # type: ignore[method-assign,assignment]
+
+
+def _time_left_at_this_pace(notification) -> float:
+    return notification.raised_at + bound(notification.timeout) - time.time()
 
 
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
