@@ -23,13 +23,19 @@ for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 SLOW_FOLDERS = frozenset({"sandbox", "grader", "e2e"})
 """Tests below a folder of one of these names start the sandbox, torch or whole grill processes:
-`make test-fast` (pytest -m "not slow") leaves them out of the edit loop; `make test` runs all."""
+`make test-fast` (pytest -m "not slow") keeps only the first test of each of their files in the
+edit loop, so it still runs every package (the sandbox, the grading job, the policy); `make test`
+runs all."""
 
 
+@pytest.hookimpl(tryfirst=True)  # before -k or -m leave any out: the sample stays the same
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    sampled: set[Path] = set()
     for item in items:
         if SLOW_FOLDERS.intersection(item.path.relative_to(ROOT / "tests").parts[:-1]):
-            item.add_marker(pytest.mark.slow)
+            if item.path in sampled:
+                item.add_marker(pytest.mark.slow)
+            sampled.add(item.path)
 
 
 TEXTUAL_SCREEN_WAIT_S = 3.0
