@@ -54,7 +54,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         from textual.pilot import Pilot
 
         Pilot._wait_for_screen.__defaults__ = (bound(TEXTUAL_SCREEN_WAIT_S),)
-        Notification.time_left = property(_time_left_at_this_pace)  # type: ignore[method-assign,assignment]
+        setattr(Notification, "time_left", property(_time_left_at_this_pace))  # noqa: B010
 
 
 def _time_left_at_this_pace(notification) -> float:
