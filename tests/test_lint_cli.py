@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.commands.lint import LintWorkers, idle_cores
 from checkers.verdict import Expectation, Verdict
 from questions.lint import grade_code_tasks, lint_paths
 from questions.loader import load_card_file
@@ -316,10 +317,11 @@ class FakeSandbox:
         self.closed = True
 
 
-def test_run_flag_uses_the_checkers_grader_on_warm_workers_it_closes(capsys, monkeypatch):
+def test_run_flag_uses_the_checkers_grader_on_the_shared_warm_worker(capsys, monkeypatch):
     api = types.ModuleType("checkers.api")
     fake = fake_grader({"total + loss.item()": "leak", "total + loss": "leak"}, [])
-    started = []
+    shared, started = FakeSandbox(), []
+    api.shared_sandbox = lambda device: shared
     api.grading_sandbox = lambda device: started.append(FakeSandbox()) or started[-1]
     api.grade_task = lambda source, spec, sandbox, filename: fake(source, TASK)
     monkeypatch.setitem(sys.modules, "checkers.api", api)
@@ -331,7 +333,28 @@ def test_run_flag_uses_the_checkers_grader_on_warm_workers_it_closes(capsys, mon
     )
     assert "grading detach-metrics starter" in err
     assert re.search(r"^graded 1 code task in \d+ s on 1 warm worker$", err, re.MULTILINE), err
-    assert len(started) == 1 and started[0].closed
+    assert started == [] and not shared.closed, "one task: the process's own worker, left open"
+
+
+def test_the_worker_first_on_a_device_is_the_shared_one_and_only_those_started_are_closed():
+    shared = {"cpu": FakeSandbox()}
+    workers = LintWorkers(shared.__getitem__, lambda device: FakeSandbox())
+    first = workers.own("cpu")
+    found: list[FakeSandbox] = []
+    other = threading.Thread(target=lambda: found.append(workers.own("cpu")))
+    other.start()
+    other.join()
+    assert first is shared["cpu"] and workers.own("cpu") is first
+    assert found[0] is not first and workers.used == 2
+    workers.close()
+    assert found[0].closed and not first.closed
+
+
+@pytest.mark.parametrize("cores, load, expected", [(2, 0.3, 2), (2, 3.9, 1), (16, 1.0, 4)])
+def test_run_grades_as_many_tasks_at_once_as_cores_are_idle(monkeypatch, cores, load, expected):
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert idle_cores() == expected
 
 
 def test_run_on_several_workers_grades_tasks_at_once_and_reports_in_the_cards_order(tmp_path):

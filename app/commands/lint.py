@@ -26,33 +26,51 @@ if TYPE_CHECKING:
     from checkers.verdict import Device, Verdict
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
-WORKERS = max(1, min(os.cpu_count() or 1, 4))
-"""How many code tasks `--run` grades at once, each on a warm worker of its own: one per core
-(a run is CPU-bound), and no more than four (each worker holds torch in memory)."""
+MOST_WORKERS = 4
+"""`--run` grades at most this many code tasks at once (each worker holds torch in memory)."""
+
+
+def idle_cores() -> int:
+    """How many code tasks `--run` grades at once: one per core the machine leaves idle (a run
+    is CPU-bound; on a busy machine more workers only share the same cores), at least one and
+    at most `MOST_WORKERS`."""
+    idle = (os.cpu_count() or 1) - int(os.getloadavg()[0])
+    return max(1, min(idle, MOST_WORKERS))
 
 
 class LintWorkers:
     """One warm grading sandbox per thread and device: a task's runs go to its thread's own
-    worker, so tasks graded at once never wait for each other's runs."""
+    worker, so tasks graded at once never wait for each other's runs. The first thread to
+    grade on a device uses the process's shared sandbox (warm already where this process
+    graded before); the others start their own, closed at the end."""
 
-    def __init__(self, make: Callable[[Device], Sandbox]) -> None:
+    def __init__(
+        self, shared: Callable[[Device], Sandbox], make: Callable[[Device], Sandbox]
+    ) -> None:
+        self._shared = shared
         self._make = make
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._devices: set[Device] = set()
         self._opened: list[Sandbox] = []
 
     def own(self, device: Device) -> Sandbox:
         """This thread's sandbox for `device`, made on first use."""
         mine: dict[Device, Sandbox] = self._local.__dict__.setdefault("sandboxes", {})
         if device not in mine:
-            mine[device] = self._make(device)
             with self._lock:
-                self._opened.append(mine[device])
+                first = device not in self._devices
+                self._devices.add(device)
+            mine[device] = self._shared(device) if first else self._make(device)
+            if not first:
+                with self._lock:
+                    self._opened.append(mine[device])
         return mine[device]
 
     @property
-    def started(self) -> int:
-        return len(self._opened)
+    def used(self) -> int:
+        """How many warm workers graded: the shared ones and those started here."""
+        return len(self._devices) + len(self._opened)
 
     def close(self) -> None:
         for sandbox in self._opened:
@@ -70,26 +88,26 @@ def run(args: argparse.Namespace) -> int:
     problems = report.problems
     if args.run:
         try:
-            from checkers.api import grade_task, grading_sandbox  # only when asked to grade
+            from checkers.api import grade_task, grading_sandbox, shared_sandbox  # only for --run
         except ImportError as error:
             print(f"grill lint --run: the grader is not available ({error})", file=sys.stderr)
             return EXIT_USAGE
-        workers = LintWorkers(grading_sandbox)
+        workers = LintWorkers(shared_sandbox, grading_sandbox)
+
+        def grade(source: str, task: CodeTask) -> Verdict:
+            sandbox = workers.own(task.spec.grading.device)
+            return grade_task(source, task.spec, sandbox=sandbox, filename="<code task>")
+
         start = time.monotonic()
         try:
-
-            def grade(source: str, task: CodeTask) -> Verdict:
-                sandbox = workers.own(task.spec.grading.device)
-                return grade_task(source, task.spec, sandbox=sandbox, filename="<code task>")
-
-            graded = grade_code_tasks(report.cards, grade, _show_progress, workers=WORKERS)
+            graded = grade_code_tasks(report.cards, grade, _show_progress, workers=idle_cores())
         finally:
             workers.close()
         problems = sort_problems(problems + graded)
         tasks = sum(1 for loaded in report.cards if loaded.card.code_task)
         print(
             f"graded {count(tasks, 'code task')} in {time.monotonic() - start:.0f} s"
-            f" on {count(workers.started, 'warm worker')}",
+            f" on {count(workers.used, 'warm worker')}",
             file=sys.stderr,
         )
     problems = [replace(p, path=_shown(p.path)) for p in problems]
