@@ -9,6 +9,7 @@ fails, would make the exercise meaningless.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -72,38 +73,58 @@ def grade_code_tasks(
     cards: Iterable[LoadedCard],
     grade: TaskGrader,
     progress: Callable[[LoadedCard, str], None] | None = None,
+    *,
+    workers: int = 1,
 ) -> list[Problem]:
     """Grade every code task's starter, solution and tried fixes as fixes of the task; each
     unexpected verdict is a Problem at its key. The starter must fail as `starter_fails`
-    says, the solution must be clean, and each tried fix must grade as it `expect`s."""
+    says, the solution must be clean, and each tried fix must grade as it `expect`s.
+
+    With `workers` above 1, that many tasks are graded at once, each task's runs in turn on one
+    thread (so `grade` must be safe to call from several threads); the problems come back in
+    the cards' order either way."""
+    tasks = [(loaded, loaded.card.code_task) for loaded in cards if loaded.card.code_task]
+
+    def problems_of(loaded_task: tuple[LoadedCard, CodeTask]) -> list[Problem]:
+        return _task_problems(*loaded_task, grade, progress)
+
+    if workers <= 1 or len(tasks) <= 1:
+        found = map(problems_of, tasks)
+        return [problem for problems in found for problem in problems]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return [problem for problems in pool.map(problems_of, tasks) for problem in problems]
+
+
+def _task_problems(
+    loaded: LoadedCard,
+    task: CodeTask,
+    grade: TaskGrader,
+    progress: Callable[[LoadedCard, str], None] | None,
+) -> list[Problem]:
+    runs: list[tuple[Loc, str, str]] = [
+        (("code_task", "starter"), task.starter, task.starter_fails),
+        (("code_task", "solution"), task.solution, "clean"),
+    ]
+    runs += [
+        (("code_task", "tried_fixes", i), fix.code, fix.expect)
+        for i, fix in enumerate(task.tried_fixes)
+    ]
     problems = []
-    for loaded in cards:
-        task = loaded.card.code_task
-        if task is None:
-            continue
-        runs: list[tuple[Loc, str, str]] = [
-            (("code_task", "starter"), task.starter, task.starter_fails),
-            (("code_task", "solution"), task.solution, "clean"),
-        ]
-        runs += [
-            (("code_task", "tried_fixes", i), fix.code, fix.expect)
-            for i, fix in enumerate(task.tried_fixes)
-        ]
-        for loc, source, expected in runs:
-            part = describe_loc(loc[1:])
-            if progress is not None:
-                progress(loaded, part)
-            verdict = grade(source, task)
-            found = (
-                _mismatch(loc, expected, verdict, task)
-                if verdict.verdict != expected
-                else _narrow_pass(loc, verdict, task)
+    for loc, source, expected in runs:
+        part = describe_loc(loc[1:])
+        if progress is not None:
+            progress(loaded, part)
+        verdict = grade(source, task)
+        found = (
+            _mismatch(loc, expected, verdict, task)
+            if verdict.verdict != expected
+            else _narrow_pass(loc, verdict, task)
+        )
+        if found is not None:
+            message, hint = found
+            problems.append(
+                Problem(str(loaded.path), *_key_position(loaded.path, loc), message, hint)
             )
-            if found is not None:
-                message, hint = found
-                problems.append(
-                    Problem(str(loaded.path), *_key_position(loaded.path, loc), message, hint)
-                )
     return problems
 
 

@@ -19,9 +19,12 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-WAIT_S = 30.0
-"""How long a condition may take before the test fails: far beyond any real wait (a busy
-machine takes a second or two at worst), so only a condition that never comes reaches it."""
+from pace import bound
+
+WAIT_S = bound(3.0)
+"""How long a condition may take before the test fails: far beyond any real wait (a quiet
+machine takes well under a second, a busy one a few), so only a condition that never comes
+reaches it."""
 POLL_S = 0.01
 
 ScreenType = TypeVar("ScreenType")

@@ -3,15 +3,18 @@
 import dataclasses
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
 import types
 from pathlib import Path
 
 import pytest
 
 from app.cli import main
+from app.commands.lint import LintWorkers, idle_cores
 from checkers.verdict import Expectation, Verdict
 from questions.lint import grade_code_tasks, lint_paths
 from questions.loader import load_card_file
@@ -307,10 +310,20 @@ def test_run_reports_a_task_that_cannot_be_graded(tmp_path):
     ]
 
 
-def test_run_flag_uses_the_checkers_grader(capsys, monkeypatch):
+class FakeSandbox:
+    closed = False
+
+    def close(self):
+        self.closed = True
+
+
+def test_run_flag_uses_the_checkers_grader_on_the_shared_warm_worker(capsys, monkeypatch):
     api = types.ModuleType("checkers.api")
     fake = fake_grader({"total + loss.item()": "leak", "total + loss": "leak"}, [])
-    api.grade_task = lambda source, spec, filename: fake(source, TASK)
+    shared, started = FakeSandbox(), []
+    api.shared_sandbox = lambda device: shared
+    api.grading_sandbox = lambda device: started.append(FakeSandbox()) or started[-1]
+    api.grade_task = lambda source, spec, sandbox, filename: fake(source, TASK)
     monkeypatch.setitem(sys.modules, "checkers.api", api)
     code, out, err = lint(capsys, "--run", "good")
     assert code == 1
@@ -319,6 +332,59 @@ def test_run_flag_uses_the_checkers_grader(capsys, monkeypatch):
         " (hint: the reference solution must let each iteration's graph go)"
     )
     assert "grading detach-metrics starter" in err
+    assert re.search(r"^graded 1 code task in \d+ s on 1 warm worker$", err, re.MULTILINE), err
+    assert started == [] and not shared.closed, "one task: the process's own worker, left open"
+
+
+def test_the_worker_first_on_a_device_is_the_shared_one_and_only_those_started_are_closed():
+    shared = {"cpu": FakeSandbox()}
+    workers = LintWorkers(shared.__getitem__, lambda device: FakeSandbox())
+    first = workers.own("cpu")
+    found: list[FakeSandbox] = []
+    other = threading.Thread(target=lambda: found.append(workers.own("cpu")))
+    other.start()
+    other.join()
+    assert first is shared["cpu"] and workers.own("cpu") is first
+    assert found[0] is not first and workers.used == 2
+    workers.close()
+    assert found[0].closed and not first.closed
+
+
+@pytest.mark.parametrize("cores, load, expected", [(2, 0.3, 2), (2, 3.9, 1), (16, 1.0, 4)])
+def test_run_grades_as_many_tasks_at_once_as_cores_are_idle(monkeypatch, cores, load, expected):
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert idle_cores() == expected
+
+
+def test_run_on_several_workers_grades_tasks_at_once_and_reports_in_the_cards_order(tmp_path):
+    """Each task's runs stay on one thread (its warm worker), tasks run side by side, and the
+    problems come back as one worker would have found them."""
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    for index in range(6):
+        copy = card.read_text().replace("id: detach-metrics", f"id: detach-metrics-{index}")
+        (pack / f"detach-metrics-{index}.yaml").write_text(copy)
+    cards = lint_paths([pack]).cards
+    both_running = threading.Barrier(2, timeout=30)
+    threads: dict[int, set[int]] = {}
+
+    def grade(source, task):
+        if not threads:
+            both_running.wait()  # the first two tasks' first runs are graded at the same time
+        return fake_grader({"import torch": "clean"}, [])(source, task)
+
+    def watched(source, task):
+        verdict = grade(source, task)
+        threads.setdefault(id(task), set()).add(threading.get_ident())
+        return verdict
+
+    alone = grade_code_tasks(cards, fake_grader({"import torch": "clean"}, []))
+    together = grade_code_tasks(cards, watched, workers=2)
+    assert together == alone and len(alone) == sum(1 for c in cards if c.card.code_task) == 7
+    assert len(threads) == 7 and all(len(ids) == 1 for ids in threads.values())
+    assert len(set().union(*threads.values())) == 2
 
 
 def test_run_without_a_grader_is_a_usage_error(capsys, monkeypatch):

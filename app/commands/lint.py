@@ -7,6 +7,9 @@ import json
 import os
 import stat
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,9 +22,59 @@ from questions.loader import CARD_SUFFIX, pack_folders
 from questions.model import CodeTask
 
 if TYPE_CHECKING:
-    from checkers.verdict import Verdict
+    from checkers.sandbox import Sandbox
+    from checkers.verdict import Device, Verdict
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+MOST_WORKERS = 4
+"""`--run` grades at most this many code tasks at once (each worker holds torch in memory)."""
+
+
+def idle_cores() -> int:
+    """How many code tasks `--run` grades at once: one per core the machine leaves idle (a run
+    is CPU-bound; on a busy machine more workers only share the same cores), at least one and
+    at most `MOST_WORKERS`."""
+    idle = (os.cpu_count() or 1) - int(os.getloadavg()[0])
+    return max(1, min(idle, MOST_WORKERS))
+
+
+class LintWorkers:
+    """One warm grading sandbox per thread and device: a task's runs go to its thread's own
+    worker, so tasks graded at once never wait for each other's runs. The first thread to
+    grade on a device uses the process's shared sandbox (warm already where this process
+    graded before); the others start their own, closed at the end."""
+
+    def __init__(
+        self, shared: Callable[[Device], Sandbox], make: Callable[[Device], Sandbox]
+    ) -> None:
+        self._shared = shared
+        self._make = make
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._devices: set[Device] = set()
+        self._opened: list[Sandbox] = []
+
+    def own(self, device: Device) -> Sandbox:
+        """This thread's sandbox for `device`, made on first use."""
+        mine: dict[Device, Sandbox] = self._local.__dict__.setdefault("sandboxes", {})
+        if device not in mine:
+            with self._lock:
+                first = device not in self._devices
+                self._devices.add(device)
+            mine[device] = self._shared(device) if first else self._make(device)
+            if not first:
+                with self._lock:
+                    self._opened.append(mine[device])
+        return mine[device]
+
+    @property
+    def used(self) -> int:
+        """How many warm workers graded: the shared ones and those started here."""
+        return len(self._devices) + len(self._opened)
+
+    def close(self) -> None:
+        for sandbox in self._opened:
+            sandbox.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,15 +88,28 @@ def run(args: argparse.Namespace) -> int:
     problems = report.problems
     if args.run:
         try:
-            from checkers.api import grade_task  # starts the sandbox: only when asked to grade
+            from checkers.api import grade_task, grading_sandbox, shared_sandbox  # only for --run
         except ImportError as error:
             print(f"grill lint --run: the grader is not available ({error})", file=sys.stderr)
             return EXIT_USAGE
+        workers = LintWorkers(shared_sandbox, grading_sandbox)
 
         def grade(source: str, task: CodeTask) -> Verdict:
-            return grade_task(source, task.spec, filename="<code task>")
+            sandbox = workers.own(task.spec.grading.device)
+            return grade_task(source, task.spec, sandbox=sandbox, filename="<code task>")
 
-        problems = sort_problems(problems + grade_code_tasks(report.cards, grade, _show_progress))
+        start = time.monotonic()
+        try:
+            graded = grade_code_tasks(report.cards, grade, _show_progress, workers=idle_cores())
+        finally:
+            workers.close()
+        problems = sort_problems(problems + graded)
+        tasks = sum(1 for loaded in report.cards if loaded.card.code_task)
+        print(
+            f"graded {count(tasks, 'code task')} in {time.monotonic() - start:.0f} s"
+            f" on {count(workers.used, 'warm worker')}",
+            file=sys.stderr,
+        )
     problems = [replace(p, path=_shown(p.path)) for p in problems]
     if args.json:
         print(json.dumps([p.to_dict() for p in problems], indent=2))
