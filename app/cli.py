@@ -126,10 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
     schema = command(
         "schema",
         "app.commands.schema:run",
-        "copy the card and pack JSON Schemas into a pack's folder, for editors",
+        "copy the card and pack JSON Schemas into a pack's folder, for editors; or print the"
+        " JSON Schema of the --json verdict (--verdict)",
     )
     schema.add_argument(
-        "dir", nargs="?", default=".", metavar="DIR", help="the pack's folder (default: here)"
+        "dir", nargs="?", default=None, metavar="DIR", help="the pack's folder (default: here)"
+    )
+    schema.add_argument(
+        "--verdict",
+        action="store_true",
+        help="print the JSON Schema of `grill check --json` and `grill run --json` instead",
     )
 
     stats = command("stats", "app.commands.stats:run", "print progress figures")
