@@ -3,7 +3,10 @@
 `grill check` judges a snippet."""
 
 import json
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -222,3 +225,42 @@ def test_device_cuda_reads_the_caching_allocator(tmp_path, capsys):
     status, out, _ = run(capsys, "--device", "cuda", str(path))
     assert status == 1
     assert "device cuda" in out
+
+
+DDP = """\
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+model = nn.parallel.DistributedDataParallel(nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+kept = []
+for step in range(30):
+    loss = model(torch.randn(16, 8)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    kept.append(loss if rank == 1 else loss.item())
+dist.destroy_process_group()
+"""
+
+
+def test_under_torchrun_each_rank_reports_and_rank_0_prints_the_runs_verdict(tmp_path):
+    path = script(tmp_path, DDP)
+    grill = Path(sys.executable).parent / "grill"
+    done = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2"]
+        + ["--no-python", str(grill), "run", str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    out = " ".join(done.stdout.split())
+    assert done.returncode != 0  # a rank's leak fails the launch, as a failing script would
+    assert out.count("LEAK: autograd graph keeps accumulating") == 1  # rank 0's report only
+    assert "Rank 1 of 2: `kept` holds 30 tensors" in out
+    assert "Ranks (2):" in out
+    assert "grill run: rank 1: leak after 30 steps" in done.stderr
