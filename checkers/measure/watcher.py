@@ -17,10 +17,11 @@ import os
 import sys
 import sysconfig
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 import torch
 
@@ -122,11 +123,14 @@ class Watcher:
             on_scan=self._scan,
         )
         self._watching = self.ledger.watching()
+        self._shown = warnings.showwarning
 
     def __enter__(self) -> Watcher:
         self.started = time.monotonic()
         if self.seconds is not None:
             self.ledger.deadline = self.started + self.seconds
+        self._shown = warnings.showwarning
+        warnings.showwarning = _at_user_line(self._shown)
         self._watching.__enter__()
         return self
 
@@ -136,7 +140,10 @@ class Watcher:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        self._watching.__exit__(kind, error, trace)
+        try:
+            self._watching.__exit__(kind, error, trace)
+        finally:
+            warnings.showwarning = self._shown
 
     @property
     def stopped(self) -> bool:
@@ -179,6 +186,28 @@ class Watcher:
 
     def _scan(self) -> Scan:
         return scan(self.ledger, self.roots(), self.filename or "<unknown>")
+
+
+def _at_user_line(show: Callable[..., None]) -> Callable[..., None]:
+    """`warnings.showwarning` that puts a warning torch raised from C while the ledger's
+    handler was on the stack (`ledger.py:409: UserWarning: ...`) at the user's own line, as
+    plain Python would have shown it."""
+
+    def shown(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if os.path.realpath(filename).startswith(_GRILL):
+            frames = user_frames()
+            if frames:
+                filename, lineno, line = frames[0].f_code.co_filename, frames[0].f_lineno, None
+        show(message, category, filename, lineno, file, line)
+
+    return shown
 
 
 class _OwnLedger(Ledger):

@@ -264,3 +264,16 @@ def test_under_torchrun_each_rank_reports_and_rank_0_prints_the_runs_verdict(tmp
     assert "Rank 1 of 2: `kept` holds 30 tensors" in out
     assert "Ranks (2):" in out
     assert "grill run: rank 1: leak after 30 steps" in done.stderr
+
+
+def test_a_warning_torch_raises_is_shown_at_the_scripts_line_not_grills(tmp_path):
+    path = script(tmp_path, LOOP.format(steps=8, kept="loss"))  # float(total) warns at line 13
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "run", str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert f"{path}:13: UserWarning: Converting a tensor with requires_grad=True" in done.stderr
+    assert "checkers" not in done.stderr
