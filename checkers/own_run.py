@@ -164,7 +164,25 @@ def run_script(
     if failure is not None and not watcher.stopped:
         return _failed(failure, filename, watcher.device), None
     measured = watcher.measurements(namespace)
-    return judge(measured, source), measured
+    return of_a_script(judge(measured, source)), measured
+
+
+def of_a_script(verdict: Verdict) -> Verdict:
+    """The judge speaks of a snippet; what ran here is the user's script."""
+
+    def said(text: str) -> str:
+        return text.replace("the snippet", "the script").replace("The snippet", "The script")
+
+    error = verdict.error
+    if error is not None:
+        error = dataclasses.replace(error, message=said(error.message))
+    return dataclasses.replace(
+        verdict,
+        message=said(verdict.message),
+        hint=said(verdict.hint),
+        notes=tuple(said(note) for note in verdict.notes),
+        error=error,
+    )
 
 
 def _execute(command: Command, filename: str, source: str) -> dict[str, object]:
@@ -256,18 +274,20 @@ def ranked_verdict(
         judge(found["m"], source) if found["m"] is not None else _rebuilt(found["verdict"])
         for found in sent
     ]
-    return combine(
-        verdicts,
-        [found["m"] for found in sent],
-        ended_by="end",
-        failed_rank=None,
-        dumps=[""] * rank.world,
-        answered=[found["m"] is not None for found in sent],
-        limit=None,
-        source=source,
-        filename=filename,
-        outputs=[""] * rank.world,
-        device=verdict.device,
+    return of_a_script(
+        combine(
+            verdicts,
+            [found["m"] for found in sent],
+            ended_by="end",
+            failed_rank=None,
+            dumps=[""] * rank.world,
+            answered=[found["m"] is not None for found in sent],
+            limit=None,
+            source=source,
+            filename=filename,
+            outputs=[""] * rank.world,
+            device=verdict.device,
+        )
     )
 
 

@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(verdict_record(verdict, file=command.target)))
     else:
-        sys.stdout.write(render(verdict))
+        headline, _, rest = render(verdict).partition("\n")
+        sys.stdout.write(headline.replace("the snippet", "the script") + "\n" + rest)
     return verdict.exit_code
 
 

@@ -119,8 +119,10 @@ def test_a_run_that_swallows_the_stop_is_stopped_again_at_its_next_step(tmp_path
     path = script(
         tmp_path,
         """\
+        import time
         import torch
         w = torch.zeros(2, requires_grad=True)
+        time.sleep(0.01)  # past a budget of 0.001 s before the first backward
         swallowed = 0
         for _ in range(30):
             try:
@@ -153,9 +155,18 @@ def test_a_script_that_raises_is_not_graded_with_its_own_traceback(tmp_path, cap
     )
     status, out, _ = run(capsys, str(path))
     assert status == 3
+    assert out.startswith("NOT GRADED (the script raised an error)")
     assert "FileNotFoundError: data/train.bin (line 4)" in out
     assert f'File "{path}", line 7, in <module>' in out
     assert "checkers" not in out  # grill's own frames are not the script's
+
+
+def test_a_script_that_trains_nothing_is_not_graded_and_told_so(tmp_path, capsys):
+    path = script(tmp_path, "import torch\nprint(torch.ones(3).sum().item())\n")
+    status, out, _ = run(capsys, str(path))
+    assert status == 3
+    assert "nothing in the script used a tensor that requires grad" in out
+    assert "snippet" not in out
 
 
 def test_exit_statuses_of_the_script(tmp_path, capsys):
