@@ -268,7 +268,15 @@ def ranked_verdict(
     if rank.rank != 0:
         return None
     keys = [f"{key}/{r}" for r in range(rank.world)]
-    store.wait(keys, timedelta(seconds=RANK_WAIT_S))
+    try:
+        store.wait(keys, timedelta(seconds=RANK_WAIT_S))
+    except RuntimeError:  # (torch's DistStoreError, on a timeout, is one)
+        missing = [r for r, k in enumerate(keys) if not store.check([k])]
+        note = (
+            f"Ranks {', '.join(map(str, missing))} had not reported {RANK_WAIT_S:.0f} s after"
+            " rank 0 ended: this verdict is rank 0's alone."
+        )
+        return dataclasses.replace(verdict, notes=(*verdict.notes, note))
     sent = [json.loads(store.get(k)) for k in keys]
     verdicts = [
         judge(found["m"], source) if found["m"] is not None else _rebuilt(found["verdict"])

@@ -67,9 +67,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
         return (yield)
     from checkers.testing import GraphLeak, watching
 
-    options = dict(marker.kwargs)
     try:
-        with watching(**options) as watched:
+        with watching(*marker.args, **marker.kwargs) as watched:
             result = yield
     except GraphLeak as leak:
         _record(item.config, item.nodeid, leak.verdict)

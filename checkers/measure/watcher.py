@@ -99,6 +99,9 @@ class Watcher:
     scan starts from (default: the user's running frames); `final_roots`, what the last
     scan does once the run is over."""
 
+    _active: Watcher | None = None
+    """The watcher installed now: the ledger's hooks are process-wide, so one at a time."""
+
     def __init__(
         self,
         filename: str | None,
@@ -126,6 +129,12 @@ class Watcher:
         self._shown = warnings.showwarning
 
     def __enter__(self) -> Watcher:
+        if Watcher._active is not None:
+            raise RuntimeError(
+                "grill is already watching this run, and watches it once: use the"
+                " no_graph_leak marker, its fixture or assert_no_graph_leak, not two of them"
+            )
+        Watcher._active = self
         self.started = time.monotonic()
         if self.seconds is not None:
             self.ledger.deadline = self.started + self.seconds
@@ -144,6 +153,7 @@ class Watcher:
             self._watching.__exit__(kind, error, trace)
         finally:
             warnings.showwarning = self._shown
+            Watcher._active = None
 
     @property
     def stopped(self) -> bool:
