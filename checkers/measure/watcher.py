@@ -14,6 +14,7 @@ it again at its next step.
 from __future__ import annotations
 
 import os
+import site
 import sys
 import sysconfig
 import time
@@ -45,10 +46,18 @@ named in a test's frame, reach the whole session; no training graph is kept in t
 _LIBRARIES = tuple(
     {
         str(Path(path).resolve())
-        for key in ("stdlib", "platstdlib", "purelib", "platlib")
-        if (path := sysconfig.get_paths().get(key))
+        for path in (
+            *(
+                sysconfig.get_paths().get(key)
+                for key in ("stdlib", "platstdlib", "purelib", "platlib")
+            ),
+            *site.getsitepackages(),
+            site.getusersitepackages(),
+        )
+        if path
     }
 )
+"""The standard library and every site-packages folder (`pip install --user`'s included)."""
 
 
 class StopWatching(BaseException):
