@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from checkers.judge import judge
 from checkers.judge.ranks import combine
-from checkers.measure.watcher import StopWatching, Watcher, is_user_file
+from checkers.measure.watcher import StopWatching, Watcher, is_user_file, lines_of, read_source
 from checkers.measurements import Measurements
 from checkers.verdict import Verdict
 
@@ -98,7 +98,9 @@ def parse_command(words: Sequence[str]) -> Command:
         if words and words[0] == "-m":
             if len(words) < 2:
                 raise CommandError("-m needs a module name: grill run -- python -m pkg.train")
-            return Command(words[1], tuple(words[2:]), module=True, interpreter=interpreter)
+            found = Command(words[1], tuple(words[2:]), module=True, interpreter=interpreter)
+            _ = found.filename  # a module that cannot be found: a usage error, said now
+            return found
         if words and words[0].startswith("-"):
             raise CommandError(
                 f"{interpreter} {words[0]}: grill run takes a script or -m MODULE after the"
@@ -128,25 +130,35 @@ class Rank:
         return cls(rank, world) if world > 1 else None
 
 
+@dataclass(frozen=True)
+class OwnRun:
+    """A watched run: its verdict, the measurements judged (None where it was not measured),
+    and the file whose lines the verdict names (the training loop's) with its source."""
+
+    verdict: Verdict
+    measured: Measurements | None
+    filename: str
+    source: str
+
+
 def run_script(
     command: Command,
     *,
     device: str = "auto",
     steps: int | None = None,
     seconds: float | None = None,
-) -> tuple[Verdict, Measurements | None]:
-    """Run `command` in this process under the watcher; its verdict (not graded, with the
-    script's traceback, where it raised) and the measurements judged."""
+) -> OwnRun:
+    """Run `command` in this process under the watcher, and judge it (not graded, with the
+    script's traceback, where it raised). The verdict's lines are those of the file whose
+    code makes the run's first backward call: the script's own loop, or the trainer of the
+    user's package it calls (the report then names that file)."""
     filename = command.filename
-    source = (
-        ""
-        if filename.endswith(".pyc")
-        else importlib.util.decode_source(Path(filename).read_bytes())
-    )
+    source = "" if filename.endswith(".pyc") else read_source(filename)
     try:
-        watcher = Watcher(filename, device=device, steps=steps, seconds=seconds)
+        watcher = Watcher(None, device=device, steps=steps, seconds=seconds)
     except RuntimeError as error:  # --device cuda where there is none: nothing ran
-        return Verdict.not_graded("error", device, str(error), kind="device"), None
+        failed = Verdict.not_graded("error", device, str(error), kind="device")
+        return OwnRun(failed, None, filename, source)
     namespace: dict[str, object] = {}
     failure: BaseException | None = None
     with watcher:
@@ -162,9 +174,15 @@ def run_script(
         except Exception as error:  # the script's own error: its verdict says so
             failure = error
     if failure is not None and not watcher.stopped:
-        return _failed(failure, filename, watcher.device), None
+        return OwnRun(_failed(failure, filename, watcher.device), None, filename, source)
     measured = watcher.measurements(namespace)
-    return of_a_script(judge(measured, source)), measured
+    loop_file = watcher.filename or filename
+    if loop_file != filename:
+        source = read_source(loop_file)
+    verdict = of_a_script(judge(measured, source))
+    if loop_file != filename:
+        verdict = dataclasses.replace(verdict, notes=(*verdict.notes, lines_of(loop_file)))
+    return OwnRun(verdict, measured, loop_file, source)
 
 
 def of_a_script(verdict: Verdict) -> Verdict:

@@ -10,8 +10,6 @@ still hold graph, and how memory moved per step.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import os
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -19,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from checkers.judge import judge
-from checkers.measure.watcher import StopWatching, Watcher
+from checkers.measure.watcher import StopWatching, Watcher, lines_of, read_source
 from checkers.report import render
 from checkers.verdict import Verdict
 
@@ -89,28 +87,12 @@ def watching(
             pass
     watched.seconds = time.monotonic() - started
     filename = watcher.filename
-    source = _source(filename) if filename else ""
-    verdict = judge(watcher.measurements(), source)
+    verdict = judge(watcher.measurements(), read_source(filename) if filename else "")
     if filename and filename != "<unknown>":
-        verdict = dataclasses.replace(
-            verdict, notes=(*verdict.notes, f"Line numbers are those of {_shown(filename)}.")
-        )
+        verdict = dataclasses.replace(verdict, notes=(*verdict.notes, lines_of(filename)))
     watched.verdict = verdict
     if verdict.verdict == "leak":
         raise GraphLeak(verdict)
-
-
-def _source(filename: str) -> str:
-    try:
-        with open(filename, "rb") as file:
-            return importlib.util.decode_source(file.read())
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return ""
-
-
-def _shown(filename: str) -> str:
-    relative = os.path.relpath(filename)
-    return filename if relative.startswith("..") else relative
 
 
 def _step_roots(step: Callable[[], object]) -> dict[str, object]:

@@ -21,7 +21,6 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         command = parse_command(args.script)
-        filename = command.filename
     except CommandError as error:
         print(f"grill run: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -37,13 +36,10 @@ def run(args: argparse.Namespace) -> int:
 
     rank = Rank.from_environment()
     with stdout_to_stderr() if args.json else nullcontext():
-        verdict, measured = run_script(
-            command, device=args.device, steps=args.steps, seconds=args.seconds
-        )
-    own = verdict
+        ran = run_script(command, device=args.device, steps=args.steps, seconds=args.seconds)
+    own = verdict = ran.verdict
     if rank is not None:
-        source = "" if filename.endswith(".pyc") else open(filename, encoding="utf-8").read()
-        combined = ranked_verdict(verdict, measured, rank, source, filename)
+        combined = ranked_verdict(verdict, ran.measured, rank, ran.source, ran.filename)
         if combined is None:  # another rank: its line; rank 0 prints the run's verdict
             print(f"grill run: rank {rank.rank}: {_summary(own)}", file=sys.stderr)
             return own.exit_code

@@ -13,6 +13,7 @@ it again at its next step.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import site
 import sys
@@ -246,3 +247,17 @@ class _OwnLedger(Ledger):
         if self.watcher.filename is None:
             self.watcher.pick_file()
         return super().backward(engine, outputs, args, kwargs)
+
+
+def read_source(filename: str) -> str:
+    """A Python file's text, as the interpreter decodes it ("" where it cannot be read)."""
+    try:
+        return importlib.util.decode_source(Path(filename).read_bytes())
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return ""
+
+
+def lines_of(filename: str) -> str:
+    """The note saying which file a verdict's line numbers are in."""
+    relative = os.path.relpath(filename)
+    return f"Line numbers are those of {filename if relative.startswith('..') else relative}."

@@ -99,6 +99,49 @@ def test_the_script_runs_as_python_runs_it_with_its_own_files_and_imports(
     assert "6 optimizer steps" in out
 
 
+TRAINER = """\
+import torch
+
+
+class Trainer:
+    def __init__(self, model, lr):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=lr)
+        self.history = []
+
+    def fit(self, batches):
+        for x, y in batches:
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            self.history.append(loss)
+"""
+
+
+def test_a_loop_in_the_users_own_package_is_named_in_its_own_file(tmp_path, capsys, monkeypatch):
+    (tmp_path / "mypkg").mkdir()
+    script(tmp_path / "mypkg", "", name="__init__.py")
+    script(tmp_path / "mypkg", TRAINER, name="trainer.py")
+    path = script(
+        tmp_path,
+        """\
+        import torch
+        from mypkg.trainer import Trainer
+
+        batches = [(torch.randn(16, 8), torch.randn(16, 1)) for _ in range(30)]
+        trainer = Trainer(torch.nn.Linear(8, 1), 0.01)
+        trainer.fit(batches)
+        """,
+    )
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run(capsys, str(path))
+    assert status == 1
+    assert "`trainer.history` holds 30 tensors" in out and "(line 16)" in out
+    assert "`self.history.append(loss.item())`" in out
+    assert "Note: Line numbers are those of mypkg/trainer.py." in out
+
+
 def test_steps_stop_the_run_and_the_verdict_says_so(tmp_path, capsys):
     path = script(tmp_path, LOOP.format(steps=1000, kept="loss"))
     status, out, _ = run(capsys, "--steps", "12", str(path))
