@@ -17,9 +17,7 @@ REALCODE = Path(__file__).parent / "realcode"
 LABELS = json.loads((REALCODE / "labels.json").read_text(encoding="utf-8"))
 SAMPLE = [
     "examples_regression.py",
-    "d2l_linear_regression_scratch.py",
     "timm_train_one_epoch.py",
-    "unusual/generator_pipeline.py",
     "variant_leak_examples_word_language_model_total_loss.py",
     "variant_leak_llmsfromscratch_ch05_step_losses.py",
 ]
