@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING
 
 from checkers.judge import judge
 from checkers.judge.ranks import combine
-from checkers.measure.watcher import StopWatching, Watcher, is_user_file, lines_of, read_source
+from checkers.measure.watcher import (
+    UNKNOWN,
+    StopWatching,
+    Watcher,
+    is_user_file,
+    lines_of,
+    read_source,
+)
 from checkers.measurements import Measurements
 from checkers.verdict import Verdict
 
@@ -176,7 +183,7 @@ def run_script(
     if failure is not None and not watcher.stopped:
         return OwnRun(_failed(failure, filename, watcher.device), None, filename, source)
     measured = watcher.measurements(namespace)
-    loop_file = watcher.filename or filename
+    loop_file = watcher.filename if watcher.filename not in (None, UNKNOWN) else filename
     if loop_file != filename:
         source = read_source(loop_file)
     verdict = of_a_script(judge(measured, source))

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from checkers.judge import judge
-from checkers.measure.watcher import StopWatching, Watcher, lines_of, read_source
+from checkers.measure.watcher import UNKNOWN, StopWatching, Watcher, lines_of, read_source
 from checkers.report import render
 from checkers.verdict import Verdict
 
@@ -88,7 +88,7 @@ def watching(
     watched.seconds = time.monotonic() - started
     filename = watcher.filename
     verdict = judge(watcher.measurements(), read_source(filename) if filename else "")
-    if filename and filename != "<unknown>":
+    if filename and filename != UNKNOWN:
         verdict = dataclasses.replace(verdict, notes=(*verdict.notes, lines_of(filename)))
     watched.verdict = verdict
     if verdict.verdict == "leak":

@@ -33,6 +33,8 @@ from checkers.measure.memory import memory_reader
 from checkers.measure.retained import frame_roots
 from checkers.measurements import Measurements
 
+UNKNOWN = "<unknown>"
+"""The file named where no user frame made the first backward call."""
 Roots = Callable[[], Mapping[str, object]]
 """Where a scan starts: the names that reach what the watched code keeps."""
 
@@ -129,7 +131,7 @@ class Watcher:
         self.measured: Measurements | None = None
         self.ledger = _OwnLedger(
             self,
-            filename or "<unknown>",
+            filename or UNKNOWN,
             memory_reader(self.device),
             steps_cap=steps,
             on_stop=self._stop,
@@ -175,7 +177,7 @@ class Watcher:
         the training loop's (not the model's, whose forward ran before)."""
         if self.filename is None:
             frames = user_frames()
-            self.filename = frames[0].f_code.co_filename if frames else "<unknown>"
+            self.filename = frames[0].f_code.co_filename if frames else UNKNOWN
             self.ledger.filename = self.filename
 
     def measurements(self, final_roots: Mapping[str, object] | None = None) -> Measurements:
@@ -195,7 +197,7 @@ class Watcher:
             (),
             reason,
             self.started,
-            self.filename or "<unknown>",
+            self.filename or UNKNOWN,
             device=self.device,
         )
 
@@ -205,7 +207,7 @@ class Watcher:
         raise StopWatching(reason)
 
     def _scan(self) -> Scan:
-        return scan(self.ledger, self.roots(), self.filename or "<unknown>")
+        return scan(self.ledger, self.roots(), self.filename or UNKNOWN)
 
 
 def _at_user_line(show: Callable[..., None]) -> Callable[..., None]:
