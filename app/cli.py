@@ -11,6 +11,7 @@ from typing import NoReturn
 from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.progress.rating import RATINGS
 from checkers.cli import add_check_arguments, fault_line
+from checkers.inputs import SECONDS, STEPS
 from checkers.sandbox.ending import ending_cleanly
 from checkers.verdict import DEVICES
 from questions.levels import LEVELS
@@ -82,6 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
         " a broken contract, again when not graded; capped by the verdict as in the app)",
     )
 
+    add_run_arguments(
+        command(
+            "run",
+            "app.commands.run:run",
+            "run YOUR OWN training script, unsandboxed, as you would with python, and say"
+            " whether autograd graph piles up as it trains",
+        )
+    )
+
     add_task_commands(
         command(
             "task",
@@ -126,10 +136,16 @@ def build_parser() -> argparse.ArgumentParser:
     schema = command(
         "schema",
         "app.commands.schema:run",
-        "copy the card and pack JSON Schemas into a pack's folder, for editors",
+        "copy the card and pack JSON Schemas into a pack's folder, for editors; or print the"
+        " JSON Schema of the --json verdict (--verdict)",
     )
     schema.add_argument(
-        "dir", nargs="?", default=".", metavar="DIR", help="the pack's folder (default: here)"
+        "dir", nargs="?", default=None, metavar="DIR", help="the pack's folder (default: here)"
+    )
+    schema.add_argument(
+        "--verdict",
+        action="store_true",
+        help="print the JSON Schema of `grill check --json` and `grill run --json` instead",
     )
 
     stats = command("stats", "app.commands.stats:run", "print progress figures")
@@ -151,6 +167,55 @@ def build_parser() -> argparse.ArgumentParser:
     )
     import_.add_argument("file", metavar="FILE")
     return parser
+
+
+def add_run_arguments(run: argparse.ArgumentParser) -> None:
+    """`grill run [OPTIONS] [--] [python] SCRIPT ARGS...` (or `python -m MODULE ARGS...`)."""
+    run.formatter_class = argparse.RawDescriptionHelpFormatter
+    run.epilog = RUN_EPILOG
+    run.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="auto",
+        help="whose bytes the memory curve counts: cpu (the host heap) or cuda (the caching"
+        " allocator); auto: cuda when available. The script itself puts its tensors where it"
+        " likes",
+    )
+    run.add_argument(
+        "--seconds",
+        type=SECONDS.parse,
+        default=None,
+        metavar="S",
+        help="stop the run after S seconds and judge what was seen (default: run to its end)",
+    )
+    run.add_argument(
+        "--steps",
+        type=STEPS.parse_whole,
+        default=None,
+        metavar="N",
+        help="stop the run after N optimizer steps and judge what was seen",
+    )
+    run.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    run.add_argument(
+        "script",
+        nargs=argparse.REMAINDER,
+        metavar="SCRIPT ARGS",
+        help="the script and its arguments, as you would run it: train.py --lr 3e-4,"
+        " -- python train.py ..., or -- python -m pkg.train ...",
+    )
+
+
+RUN_EPILOG = """\
+grill run is NOT a sandbox: it runs the script in grill's own Python process, with your
+rights, files, environment and packages, exactly as `python SCRIPT` would (use grill check for
+code you do not trust). Steps are the run's own backward passes and optimizer steps; nothing
+in the script is rewritten.
+
+Under torchrun, each rank watches itself and rank 0 prints the run's verdict:
+  torchrun --nproc-per-node 2 --no-python grill run train.py ARGS
+
+exit status: 0 clean, 1 leak, 2 usage error, 3 not graded (the script raised, exited with a
+failing status, or built no graph), 4 grill's own fault"""
 
 
 def add_task_commands(task: argparse.ArgumentParser) -> None:

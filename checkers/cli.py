@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from checkers.inputs import RANKS, SECONDS, STEPS
 from checkers.verdict import DEVICES, EXIT_GRILL, EXIT_USAGE
+from checkers.verdict_schema import verdict_record
 
 if TYPE_CHECKING:
     from checkers.task import TaskSpec
@@ -163,7 +164,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.json:  # each file still gets its line, saying why it was not graded
                 for path, _ in sources:
                     failed = Verdict.not_graded("error", args.device, str(exc), kind=exc.kind)
-                    print(json.dumps({"file": path, **failed.to_dict()}))
+                    print(json.dumps(verdict_record(failed, file=path)))
             return EXIT_GRILL
         for index, (path, source) in enumerate(sources):
             started = time.monotonic()
@@ -180,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
             except Exception as exc:  # a fault of grill's own: say so, with its own exit status
                 return _fault(exc, f" while grading {path}")
             if args.json:
-                print(json.dumps({"file": path, **verdict.to_dict()}))
+                print(json.dumps(verdict_record(verdict, file=path)))
             else:
                 if len(sources) > 1:
                     sys.stdout.write(f"== {path}\n")
@@ -252,7 +253,7 @@ def run_task(args: argparse.Namespace, spec: TaskSpec, *, graded: Graded | None 
             )
             return EXIT_GRILL
         if args.json:
-            print(json.dumps({"file": path, "task": args.task, **verdict.to_dict()}))
+            print(json.dumps(verdict_record(verdict, file=path, task=args.task)))
         else:
             sys.stdout.write(render(verdict))
         sys.stdout.flush()

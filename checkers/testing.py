@@ -1,24 +1,35 @@
-"""`assert_no_graph_leak`: the grader as a pytest assertion for your own training step.
+"""The grader in the caller's own process, for a test suite: `assert_no_graph_leak(step)` for
+a step function, and `watching()` for a test's own training loop as it is written (what the
+pytest plugin's marker and fixture use, `checkers.pytest_plugin`).
 
-Runs a trusted step function in this process (no sandbox) under the same ledger as
-`grill check`, and fails with the same evidence: which names still hold graph, and how
-memory moved per step.
+Both run trusted code in this process (no sandbox) under the same watcher as `grill run`
+(`checkers.measure.watcher`), and fail with the same evidence as `grill check`: which names
+still hold graph, and how memory moved per step.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from checkers.judge import judge
-from checkers.measure.grade import measure, scan
-from checkers.measure.ledger import Ledger
-from checkers.measure.memory import memory_reader
+from checkers.measure.watcher import UNKNOWN, StopWatching, Watcher, lines_of, read_source
 from checkers.report import render
 from checkers.verdict import Verdict
 
 MIN_STEPS = 4
+
+
+class GraphLeak(AssertionError):
+    """A watched training loop keeps autograd graph alive as it trains; `verdict` says how."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__("autograd graph keeps accumulating across steps\n\n" + render(verdict))
+        self.verdict = verdict
 
 
 def assert_no_graph_leak(
@@ -35,20 +46,53 @@ def assert_no_graph_leak(
     if steps < MIN_STEPS:
         raise ValueError(f"steps must be at least {MIN_STEPS}, not {steps}")
     filename = step.__code__.co_filename if hasattr(step, "__code__") else "<step>"
-    ledger = Ledger(filename, memory_reader(device))
-    ledger.on_scan = lambda: scan(ledger, _step_roots(step), filename)
-    started = time.monotonic()
+    watcher = Watcher(filename, device=device, roots=lambda: _step_roots(step))
     last = None
-    with ledger.watching():
+    with watcher:
         for _ in range(steps):
-            ledger.tick(1)
+            watcher.ledger.tick(1)
             last = step()
     roots = _step_roots(step)
     roots["<returned>"] = last
-    verdict = judge(measure(ledger, roots, {}, (), "end", started, filename, device=device))
+    verdict = judge(watcher.measurements(roots))
     if verdict.verdict == "leak":
-        raise AssertionError("autograd graph keeps accumulating across steps\n\n" + render(verdict))
+        raise GraphLeak(verdict)
     return verdict
+
+
+@dataclass
+class Watched:
+    """What `watching()` saw, once its block is over: the verdict (None while it runs)."""
+
+    verdict: Verdict | None = None
+    seconds: float = 0.0
+
+
+@contextmanager
+def watching(
+    steps: int | None = None, seconds: float | None = None, device: str = "auto"
+) -> Iterator[Watched]:
+    """`with watching(): train(model)`: the block's own training loop watched as `grill run`
+    watches a script (its backward passes and optimizer steps; nothing rewritten), and
+    judged when it ends. `steps` or `seconds` stop the block there (its loop is ended as
+    Ctrl-C would end it) and judge what was seen. Raises GraphLeak when graph keeps
+    accumulating; the verdict of a clean run is in the yielded `Watched`."""
+    watched = Watched()
+    watcher = Watcher(None, device=device, steps=steps, seconds=seconds)
+    started = time.monotonic()
+    with watcher:
+        try:
+            yield watched
+        except StopWatching:
+            pass
+    watched.seconds = time.monotonic() - started
+    filename = watcher.filename
+    verdict = judge(watcher.measurements(), read_source(filename) if filename else "")
+    if filename and filename != UNKNOWN:
+        verdict = dataclasses.replace(verdict, notes=(*verdict.notes, lines_of(filename)))
+    watched.verdict = verdict
+    if verdict.verdict == "leak":
+        raise GraphLeak(verdict)
 
 
 def _step_roots(step: Callable[[], object]) -> dict[str, object]:
@@ -77,4 +121,4 @@ def _global_names(code: types.CodeType) -> set[str]:
     return names
 
 
-__all__ = ["assert_no_graph_leak"]
+__all__ = ["GraphLeak", "Watched", "assert_no_graph_leak", "watching"]
