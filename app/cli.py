@@ -184,6 +184,11 @@ def add_task_commands(task: argparse.ArgumentParser) -> None:
     watch.add_argument(
         "--no-record", action="store_true", help="do not record the attempt in the history"
     )
+    watch.add_argument(
+        "--full",
+        action="store_true",
+        help="every detail of each verdict (default: what fits the terminal's height)",
+    )
 
     hint = sub("hint", "the card's next hint, one at a time; then the grader's on your last check")
     hint.add_argument("card_id", metavar="CARD_ID")

@@ -254,14 +254,24 @@ def start(args: argparse.Namespace) -> int:
 
 CLEAR = "\x1b[H\x1b[2J\x1b[3J"
 """Cursor home, clear the screen and its scrollback: each verdict starts on a clean screen."""
+SOLVED = "Solved: this fix keeps no graph alive and does what the task asks."
+SOLVED_ROWS = 3
+"""A blank row, the solved line, and the recorder's line on standard error."""
+LEFT_OUT_ROWS = 2
+"""A blank row and the line naming what was left out."""
+NEXT_SAVE_ROWS = 2
+"""The row the cursor rests on, and the `… checking` line the next save prints below."""
 
 
 class WatchView:
-    """Shows the watch's events: on a terminal each verdict on a cleared screen, elsewhere (a
-    pipe, a log) one after the other under a rule; records the session's attempt."""
+    """Shows the watch's events: on a terminal each verdict on a cleared screen, cut to its
+    height unless `full`, elsewhere (a pipe, a log) whole, one after the other under a rule;
+    records the session's attempt."""
 
-    def __init__(self, card: LoadedCard, path: Path, recorder: Recorder | None) -> None:
-        self.card, self.path, self.recorder = card, path, recorder
+    def __init__(
+        self, card: LoadedCard, path: Path, recorder: Recorder | None, *, full: bool = False
+    ) -> None:
+        self.card, self.path, self.recorder, self.full = card, path, recorder, full
         self.tty = sys.stdout.isatty()
         self.started = time.monotonic()
         self.last: tuple[str, Verdict] | None = None
@@ -271,7 +281,6 @@ class WatchView:
 
     def show(self, event: Event) -> None:
         from app.practice.watch import Graded, Grading, Unusable
-        from checkers.report import render
 
         card_id = self.card.card.id
         if isinstance(event, Grading):
@@ -280,20 +289,43 @@ class WatchView:
             return
         self._new_screen()
         stamp = datetime.now().strftime("%H:%M:%S")
+        footer = (
+            f"\nWatching {self.path}: every save checks it again · grill task hint {card_id}"
+            " · Ctrl+C ends\n"
+        )
         if isinstance(event, Graded):
-            self._write(
-                f"{card_id} · {self.path} · checked at {stamp} in {event.seconds:.2f} s\n\n"
-            )
-            self._write(render(event.verdict))
+            solves = event.verdict.verdict == "clean" and self.solved is None
+            checked = f"{card_id} · {self.path} · checked at {stamp} in {event.seconds:.2f} s"
+            self._write(self._verdict_screen(event.verdict, checked, footer, solves))
             self._graded(event.source, event.verdict)
         elif isinstance(event, Unusable):
             self._write(f"{card_id} · {stamp}\n\nNot checked: {event.message}\n")
         else:
             self._write(f"{card_id} · {stamp}\n\ngrill could not grade it: {event.message}\n")
-        self._write(
-            f"\nWatching {self.path}: every save checks it again · grill task hint {card_id}"
-            " · Ctrl+C ends\n"
+        self._write(footer)
+
+    def _verdict_screen(self, verdict: Verdict, checked: str, footer: str, solves: bool) -> str:
+        """The headline, the line saying what was checked when, and the details: on a terminal,
+        those that fit its height (`--full`, or a pipe, gets them all)."""
+        import shutil
+
+        from app.practice.watch_screen import fit, rows
+        from checkers.report import ESSENTIAL, sections
+
+        (_, headline), *details = sections(verdict)
+        top = f"{headline}\n{checked}\n\n"
+        if self.full or not self.tty:
+            return top + "\n\n".join(text for _, text in details) + "\n"
+        size = shutil.get_terminal_size()
+        below = rows(footer, size.columns) + (SOLVED_ROWS if solves else 0)
+        budget = size.lines - rows(top, size.columns) - below - LEFT_OUT_ROWS - NEXT_SAVE_ROWS
+        fitted = fit(details, ESSENTIAL, budget, size.columns)
+        left_out = (
+            f"\n\n(left out to fit the screen: {', '.join(fitted.left_out)}; --full shows all)"
+            if fitted.left_out
+            else ""
         )
+        return top + fitted.text + left_out + "\n"
 
     def _graded(self, source: str, verdict: Verdict) -> None:
         if verdict.exit_code == EXIT_GRILL:
@@ -302,7 +334,7 @@ class WatchView:
             self.last = (source, verdict)
         if verdict.verdict == "clean" and self.solved is None:
             self.solved = (source, verdict)
-            self._write("\nSolved: this fix keeps no graph alive and does what the task asks.\n")
+            self._write(f"\n{SOLVED}\n")
             self._record()
 
     def finish(self) -> None:
@@ -348,7 +380,8 @@ def watch(args: argparse.Namespace) -> int:
             return EXIT_REFUSED
     spec = task_on(task.spec, args.device)
     sandbox = grading_sandbox(spec.grading.device)
-    view = WatchView(card, path, Recorder("watch", history, card) if history else None)
+    recorder = Recorder("watch", history, card) if history else None
+    view = WatchView(card, path, recorder, full=args.full)
     try:
         print(f"Starting the sandbox to watch {path} (Ctrl+C ends)…", flush=True)
         try:
