@@ -331,7 +331,7 @@ def _read_card(path: Path, pack: str, seen: Callable[[bytes], None] | None = Non
 
 
 def _check_card(path: Path, pack: str, seen: Callable[[bytes], None] | None = None) -> _CardResult:
-    from questions.codecheck import python_problems
+    from questions.codecheck import contract_problems, python_problems
     from questions.model import Card
     from questions.validation import validate_document
     from questions.yamldoc import position, read_yaml
@@ -342,6 +342,7 @@ def _check_card(path: Path, pack: str, seen: Callable[[bytes], None] | None = No
     card, invalid = validate_document(Card, doc)
     problems += invalid
     problems += python_problems(doc)
+    problems += contract_problems(doc)
     id_node = doc.node_at(("id",))
     card_id = doc.data.get("id")
     if isinstance(card_id, str) and card_id and path.stem != card_id:

@@ -22,7 +22,7 @@ def fill_in(skeleton: str) -> str:
     """What an author does: real values for the choice and number fields, text for the rest."""
     for field, value in {"level": "senior", "importance": "should know", "frequency": "35"}.items():
         skeleton = re.sub(rf"^{field}: TODO.*$", f"{field}: {value}", skeleton, flags=re.MULTILINE)
-    skeleton = skeleton.replace("[TODO]", "[autograd]").replace("# TODO", "x = 1  #")
+    skeleton = skeleton.replace("[TODO]", "[autograd]").replace("# TODO", "model = 1  #")
     return skeleton.replace("TODO", "Written")
 
 

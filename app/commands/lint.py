@@ -11,10 +11,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.paths import pack_search_path
+from app.paths import load_packs, pack_search_path
 from app.wording import count
 from questions.library import LoadedCard, Problem
-from questions.lint import LintReport, grade_code_tasks, lint_paths, lint_search_path, sort_problems
+from questions.lint import (
+    LintReport,
+    clashes,
+    grade_code_tasks,
+    lint_paths,
+    lint_search_path,
+    sort_problems,
+)
 from questions.loader import CARD_SUFFIX, pack_folders
 from questions.model import CodeTask
 
@@ -31,7 +38,11 @@ def run(args: argparse.Namespace) -> int:
         if error:
             print(f"grill lint: {path}: {error}", file=sys.stderr)
             return EXIT_USAGE
-    report = lint_paths(paths) if paths else lint_search_path(pack_search_path())
+    if paths:
+        report = lint_paths(paths)
+        report.problems = sort_problems(report.problems + clashes(report.cards, load_packs()))
+    else:
+        report = lint_search_path(pack_search_path())
     problems = report.problems
     if args.run:
         try:
