@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -23,7 +23,7 @@ from textual.timer import Timer
 
 from app.clock import utc_now
 from app.practice.drafts import Drafts
-from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, GrillScreen
 from app.ui.code_runner import CodeRunner, SandboxRunner
 from app.ui.commands import PaletteCommands
 from app.ui.messages import LibraryLoaded
@@ -120,6 +120,16 @@ class GrillApp(App):
             self._home_wait = self.set_timer(HOME_WAIT_S, self._open_home)
         else:
             self._open_home()
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key typed before the screen it would land on was drawn is dropped where that
+        screen asks for it (`GrillScreen.DROPS_KEYS_TYPED_UNSEEN`)."""
+        if isinstance(event, events.Key) and self.screen_stack:
+            screen = self.screen
+            if isinstance(screen, GrillScreen) and screen.typed_unseen(event):
+                event.stop()
+                return
+        await super().on_event(event)
 
     def _open_home(self) -> None:
         """Home, once its packs are loaded or after HOME_WAIT_S, whichever comes first: a

@@ -310,3 +310,32 @@ async def test_f8_a_second_into_a_question_skips_it_and_records_nothing_for_it(
         "0 answers recorded in your history (1 question skipped, not recorded)."
     )
     assert history.attempts() == [] and history.progress("no-grad-eval") is None
+
+
+async def test_keys_typed_before_the_review_was_drawn_never_untick_it(cards, clock, history):
+    """The rest of an answer typed as the mock ended (spaces, enter) lands on the review's tick
+    list only if the candidate saw the review: keys typed before it was drawn are dropped, and
+    the next key, typed after, acts."""
+    from textual import events
+
+    session = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
+    session.start()
+    while session.current is not None:
+        clock.advance(20)
+        session.submit("no_grad means no graph is recorded, so it saves memory")
+    app, _ = app_for(session, history, clock, MockReviewScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        review = await until_screen(pilot, MockReviewScreen)
+        await until(pilot, lambda: review.shown_at is not None)
+        points_list = review.query_one("#review-points-0")
+        confirmed = set(points_list.selected)
+        points_list.highlighted = min(confirmed)
+        for key, character in [("space", " "), ("down", None), ("space", " ")]:
+            typed_before = events.Key(key, character)
+            typed_before.time = review.shown_at - 0.5
+            typed_before.set_sender(app)
+            app._driver.send_message(typed_before)  # as the terminal's driver sends a key
+        await drained(pilot)
+        assert set(points_list.selected) == confirmed
+        await pilot.press("space")
+        assert set(points_list.selected) == confirmed - {min(confirmed)}
