@@ -47,9 +47,16 @@ BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write transaction before saying the file is locked."""
 
 DEFAULT_NEW_PER_DAY = 10
+"""New cards introduced per day when the `new_per_day` setting is unset."""
+INTRODUCED_BY_PRACTICE = (
+    "(card_state.introduced_at >= ? AND NOT EXISTS (SELECT 1 FROM attempts WHERE"
+    " attempts.card_id = card_state.card_id AND attempts.mode = 'mock'"
+    " AND attempts.started_at <= card_state.introduced_at))"
+)
+"""A card first seen since the given time, and in practice: the day's new-card limit is what
+practice introduces, and a mock, which draws its own questions, does not use it up."""
 MAX_SETTING_BYTES = 64 * 1024
 """A setting is a word or a number; a longer value (another program's) is never read."""
-"""New cards introduced per day when the `new_per_day` setting is unset."""
 
 LEARNING_STATES = frozenset({1, 3})
 """fsrs.State.Learning and Relearning, as `memory` stores them: cards with steps of minutes."""
@@ -524,7 +531,7 @@ class History:
         with self.reading() as connection:
             known = dict(connection.execute("SELECT card_id, due FROM card_state"))
             introduced_today = connection.execute(
-                "SELECT count(*) FROM card_state WHERE introduced_at >= ?",
+                f"SELECT count(*) FROM card_state WHERE {INTRODUCED_BY_PRACTICE}",
                 (stamp(day_start(local_day(now))),),
             ).fetchone()[0]
         cutoff = stamp(end_of_local_day(now))
@@ -555,7 +562,7 @@ class History:
         today = stamp(day_start(local_day(now)))
         with self.reading() as connection:
             rows = connection.execute(
-                "SELECT card_id, due, memory, introduced_at >= ? FROM card_state", (today,)
+                f"SELECT card_id, due, memory, {INTRODUCED_BY_PRACTICE} FROM card_state", (today,)
             ).fetchall()
         seen, introduced = {}, set()
         for card_id, due, memory, new_today in rows:
