@@ -105,6 +105,8 @@ class GrillApp(App):
         self._runner_closing: threading.Thread | None = None
         self._home_wait: Timer | None = None
         self.last_rating: LastRating | None = None
+        self.undone: str | None = None
+        """The card whose rating was taken back last: a second undo says so."""
 
     def on_mount(self) -> None:
         if self.library is None and self._start_screen is None:
@@ -335,6 +337,11 @@ class GrillApp(App):
         """Take back the last practice rating and open its card again; None when done, else
         a sentence saying why not."""
         last = self.last_rating
+        if last is None and self.undone is not None:
+            return (
+                f"Nothing more to undo: the rating of {self.undone} was taken back, and grill"
+                " takes back only the last rating."
+            )
         if last is None:
             return "Nothing to undo: no card was rated since grill started."
         if self.history is None:
@@ -347,6 +354,7 @@ class GrillApp(App):
         except HistoryError as error:
             return f"Could not undo: {error}"
         self.last_rating = None
+        self.undone = last.queue[last.position].id
         screen = PracticeScreen(list(last.queue), last.position, last.ratings_before)
         if isinstance(self.screen, PracticeScreen):
             self.switch_screen(screen)

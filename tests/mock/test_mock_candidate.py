@@ -339,3 +339,30 @@ async def test_keys_typed_before_the_review_was_drawn_never_untick_it(cards, clo
         assert set(points_list.selected) == confirmed
         await pilot.press("space")
         assert set(points_list.selected) == confirmed - {min(confirmed)}
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+async def test_the_report_table_keeps_each_card_id_on_its_row(cards, clock, history, columns):
+    """The report's table sizes its columns by their content: at 100 columns every card id
+    and its score share one line (Textual's Markdown table gave each column the same width and
+    wrapped the ids)."""
+    from textual.geometry import Region
+
+    from app.mock.report import build_report
+    from app.mock.score import Judgement
+
+    names = ["no-grad-eval", "retain-graph-error", "loss-accumulation"]
+    session = MockSession([cards[n] for n in names], level="junior", clock=clock)
+    report = build_report(session, [Judgement() for _ in names])
+    app, _ = app_for(session, history, clock, MockReviewScreen)
+    async with app.run_test(size=(columns, 30)) as pilot:
+        await until_screen(pilot, MockReviewScreen)
+        app.switch_screen(MockReportScreen(report))
+        screen = await until_screen(pilot, MockReportScreen)
+        block = screen.query_one("#report-markdown")
+        await until(pilot, lambda: block.content_region.width > 0)
+        strips = block.render_lines(Region(0, 0, block.size.width, block.size.height))
+        lines = [strip.text for strip in strips]
+    for n, name in enumerate(names, 1):
+        row = next(line for line in lines if f"{n}. {name}" in line)
+        assert "%" in row, row

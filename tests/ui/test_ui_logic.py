@@ -182,6 +182,9 @@ def test_when_a_card_comes_back_reads_as_a_person_says_it():
     assert due_status(None, NOW) == "new"
     assert due_status(NOW - timedelta(days=2), NOW) == "due"
     assert due_status(NOW + timedelta(days=4), NOW) == "in 4 days"
+    # a learning step: in today's queue, but not due for another ten minutes
+    assert due_status(NOW + timedelta(minutes=10), NOW) == "in 10 min"
+    assert due_status(NOW, NOW) == "due"
 
 
 def test_settings_round_trip_through_the_history_and_ignore_bad_values(history: History):
