@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         command(
             "task",
             "app.commands.task:run",
-            "practise code tasks in your own editor: list, start, watch, hint, solution, open",
+            "practise code tasks in your own editor: list, next, start, watch, hint, solution, open",
         )
     )
 
@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_task_commands(task: argparse.ArgumentParser) -> None:
-    """`grill task list|start|watch|hint|solution|open`."""
+    """`grill task list|next|start|watch|hint|solution|open`."""
     tasks = task.add_subparsers(dest="task_command", metavar="TASK_COMMAND", required=True)
 
     def sub(name: str, help: str) -> argparse.ArgumentParser:
@@ -165,6 +165,11 @@ def add_task_commands(task: argparse.ArgumentParser) -> None:
         "--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)"
     )
     listing.add_argument("--json", action="store_true", help="as JSON")
+
+    following = sub("next", "the first task not solved yet, in each pack's track order")
+    following.add_argument(
+        "--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)"
+    )
 
     start = sub("start", "write a task's starter to DIR/CARD_ID.py, to fix in your own editor")
     start.add_argument("card_id", metavar="CARD_ID")

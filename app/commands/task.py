@@ -36,6 +36,7 @@ EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_GRILL = 0, 1, 2, 4
 def run(args: argparse.Namespace) -> int:
     return {
         "list": list_tasks,
+        "next": next_task,
         "start": start,
         "watch": watch,
         "hint": hint,
@@ -193,11 +194,12 @@ def list_tasks(args: argparse.Namespace) -> int:
         print("No code tasks in the loaded packs.")
         return EXIT_OK
     rows = [("task", "pack", "level", "state")]
-    for status in statuses:
+    for number, status in enumerate(statuses, 1):
         state: str = status.state
         if status.last_verdict is not None and status.last_at is not None:
             state += f" · last {status.last_verdict} {_day(status.last_at)}"
-        rows.append((status.card_id, status.pack, status.level, state))
+        level = status.level + (f" · ranked ×{status.ranks}" if status.ranks else "")
+        rows.append((f"{number:>2}. {status.card_id}", status.pack, level, state))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for row in rows:
         print(
@@ -210,7 +212,41 @@ def list_tasks(args: argparse.Namespace) -> int:
         f"\n{tally['solved']} of {count(len(statuses), 'task')} solved · "
         f"{tally['attempted']} attempted · {not_started} not started"
     )
-    print("Start one: grill task start CARD_ID [DIR]")
+    print("In each pack's track order, easy before hard; the next: grill task next")
+    return EXIT_OK
+
+
+# -- next ----------------------------------------------------------------------------------
+
+
+def next_task(args: argparse.Namespace) -> int:
+    """The first task not solved yet, in track order, and the command that starts it."""
+    from app.practice.tasks import code_tasks, next_task, task_statuses
+
+    library = load_library("next", args.pack)
+    if library is None:
+        return EXIT_USAGE
+    history = open_history("next")
+    if history is None:
+        return EXIT_REFUSED
+    with history:
+        attempts = history.attempts()
+    statuses = task_statuses(code_tasks(library), attempts)
+    found = next_task(statuses)
+    if found is None:
+        print(
+            f"Every task solved ({count(len(statuses), 'task')})."
+            if statuses
+            else "No code tasks in the loaded packs."
+        )
+        return EXIT_OK
+    ranked = f", ranked ×{found.ranks}" if found.ranks else ""
+    solved = sum(status.state == "solved" for status in statuses)
+    print(
+        f"Next: {found.card_id} ({found.pack}, {found.level}{ranked}): {found.state}"
+        f" · {solved} of {count(len(statuses), 'task')} solved"
+    )
+    print(f"Start it: grill task start {found.card_id} [DIR]")
     return EXIT_OK
 
 
