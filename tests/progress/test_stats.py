@@ -190,7 +190,9 @@ def test_an_answer_given_in_code_alone_times_no_answer_and_misses_no_key_point(h
     answer typed before the code counts as any other."""
     code_only = {"answer": 4.0, "code": 300.0}
     history.record(
-        attempt("a1", at=NOW - timedelta(hours=2), phase_seconds=code_only, key_points_missed=("p",))
+        attempt(
+            "a1", at=NOW - timedelta(hours=2), phase_seconds=code_only, key_points_missed=("p",)
+        )
     )
     history.record(
         attempt(
