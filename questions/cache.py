@@ -416,7 +416,7 @@ def _pack_info(value: object) -> PackInfo | None:
     *texts, track = value
     if not _texts(texts) or not _texts(track):
         return None
-    return PackInfo(*texts, tuple(track))
+    return PackInfo._make([*texts, tuple(track)])
 
 
 def hashing(into: list[str]) -> Callable[[bytes], None]:
