@@ -64,6 +64,7 @@ def test_a_filled_in_skeleton_loads_cleanly(tmp_path):
     contract = card.code_task.contract
     assert (card.id, card.level, card.frequency) == ("retained-loss", "senior", 35)
     assert (contract.trains, [c.name for c in contract.same_as_solution]) == (True, ["model"])
+    assert [fix.expect for fix in card.code_task.tried_fixes] == ["wrong"], "a tried fix to fill"
 
 
 def test_new_never_overwrites_a_card(tmp_path, capsys):
