@@ -11,9 +11,12 @@ from typing import NoReturn
 from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.progress.rating import RATINGS
 from checkers.cli import add_check_arguments, fault_line
+from checkers.inputs import Range
 from checkers.sandbox.ending import ending_cleanly
 from checkers.verdict import DEVICES
 from questions.levels import LEVELS
+
+QUEUE_DAYS = Range("--days (how many days ahead)", 0, 3650, whole=True)
 
 EXIT_USAGE, EXIT_GRILL = 2, 4
 
@@ -130,6 +133,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     schema.add_argument(
         "dir", nargs="?", default=".", metavar="DIR", help="the pack's folder (default: here)"
+    )
+
+    queue = command(
+        "queue",
+        "app.commands.queue:run",
+        "the queue d practises: today's, or another day's with --days (nothing is recorded)",
+    )
+    queue.add_argument(
+        "--days", type=QUEUE_DAYS.parse, default=0, metavar="N", help="N days ahead (default 0)"
+    )
+    queue.add_argument(
+        "--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)"
     )
 
     stats = command("stats", "app.commands.stats:run", "print progress figures")
