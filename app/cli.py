@@ -102,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument("--json", action="store_true", help="print problems as a JSON list")
     lint.add_argument(
+        "--watch",
+        action="store_true",
+        help="lint again each time a card or pack.yaml under the paths is saved; Ctrl+C ends",
+    )
+    lint.add_argument(
         "--run",
         action="store_true",
         help="also grade each code task: the starter must fail as its starter_fails says (leak,"

@@ -463,3 +463,49 @@ def test_run_says_which_promise_a_wrong_solution_breaks_not_a_hint_about_graphs(
     assert solution.hint == (
         "the contract must hold for its own solution: The solution's `ema` cannot be compared."
     )
+
+
+def test_watch_lints_again_at_each_save_until_ctrl_c(tmp_path):
+    """`grill lint --watch PACK`: the pack linted at once, again when a card is saved broken
+    and once more when it is fixed; Ctrl+C ends it with exit 0."""
+    import queue
+    import signal
+    import threading
+    import time
+
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    good_text = card.read_text()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "lint", "--watch", str(pack)],
+        cwd=Path(__file__).parents[1],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "GRILL_HOME": str(tmp_path / "home")},
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(
+        target=lambda: [lines.put(line) for line in process.stdout], daemon=True
+    ).start()
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if text in lines.get(timeout=1):
+                    return
+            except queue.Empty:
+                continue
+        raise AssertionError(f"never printed: {text}")
+
+    try:
+        wait_for("no problems; 2 cards loaded")
+        card.write_text(good_text.replace("level: ", "level: wizard # "))
+        wait_for("detach-metrics.yaml")
+        card.write_text(good_text)
+        wait_for("no problems; 2 cards loaded")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
