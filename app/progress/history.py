@@ -597,6 +597,14 @@ class History:
         except (ValueError, RecursionError):
             return default
 
+    def all_settings(self) -> dict[str, Any]:
+        """Every setting grill can read, by key (`get_setting`'s rules), for an export."""
+        with self.reading() as connection:
+            keys = [key for (key,) in connection.execute("SELECT key FROM settings ORDER BY key")]
+        missing = object()
+        found = {key: self.get_setting(key, missing) for key in keys}
+        return {key: value for key, value in found.items() if value is not missing}
+
     def set_setting(self, key: str, value: Any) -> None:
         """Values are stored as JSON; anything json.dumps refuses raises ValueError."""
         try:
