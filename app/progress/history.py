@@ -39,7 +39,14 @@ from app.progress.file_check import check_before_writing, check_file_kinds, chec
 from app.progress.queue import Seen, TodaysQueue, build_queue
 from app.progress.rating import RATINGS, Rating
 from app.progress.records import attempt_from_dict, attempt_to_dict
-from app.progress.scheduler import CardSchedule, StateName, replay, review
+from app.progress.scheduler import (
+    DEFAULT_RETENTION,
+    RETENTION,
+    CardSchedule,
+    StateName,
+    replay,
+    review,
+)
 from app.progress.schema import SCHEMA_VERSION, migrate, schema_version
 from app.progress.transaction import write_transaction
 
@@ -312,7 +319,9 @@ class History:
                 return
             if in_order:
                 self._save_schedule(
-                    connection, attempt.card_id, review(current, attempt.rating, started)
+                    connection,
+                    attempt.card_id,
+                    review(current, attempt.rating, started, self.desired_retention()),
                 )
             else:
                 self._replay_card(connection, attempt.card_id)
@@ -405,7 +414,7 @@ class History:
         connection.execute(
             "UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id)
         )
-        schedule = replay([(rating, at) for _, rating, at in ratings])
+        schedule = replay([(rating, at) for _, rating, at in ratings], self.desired_retention())
         assert schedule is not None  # replaying at least one rating gives a schedule
         self._save_schedule(connection, card_id, schedule)
 
@@ -596,6 +605,13 @@ class History:
             return json.loads(row[1], parse_constant=_not_a_number)
         except (ValueError, RecursionError):
             return default
+
+    def desired_retention(self) -> float:
+        """The `desired_retention` setting the scheduler works to (`app.ui.settings`), fsrs's
+        default when unset or not a share grill accepts."""
+        stored = self.get_setting("desired_retention", DEFAULT_RETENTION)
+        valid = isinstance(stored, float) and RETENTION.low <= stored <= RETENTION.high
+        return stored if valid else DEFAULT_RETENTION
 
     def all_settings(self) -> dict[str, Any]:
         """Every setting grill can read, by key (`get_setting`'s rules), for an export."""
