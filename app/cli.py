@@ -11,10 +11,12 @@ from typing import NoReturn
 from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.progress.rating import RATINGS
 from checkers.cli import add_check_arguments, fault_line
-from checkers.inputs import SECONDS, STEPS
+from checkers.inputs import SECONDS, STEPS, Range
 from checkers.sandbox.ending import ending_cleanly
 from checkers.verdict import DEVICES
 from questions.levels import LEVELS
+
+QUEUE_DAYS = Range("--days (how many days ahead)", 0, 3650, whole=True)
 
 EXIT_USAGE, EXIT_GRILL = 2, 4
 
@@ -96,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
         command(
             "task",
             "app.commands.task:run",
-            "practise code tasks in your own editor: list, start, watch, hint, solution, open",
+            "practise code tasks in your own editor: list, next, start, watch, hint, solution, open",
         )
     )
 
@@ -108,6 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="packs or card files (default: every pack grill loads)",
     )
     lint.add_argument("--json", action="store_true", help="print problems as a JSON list")
+    lint.add_argument(
+        "--watch",
+        action="store_true",
+        help="lint again each time a card or pack.yaml under the paths is saved; Ctrl+C ends",
+    )
     lint.add_argument(
         "--run",
         action="store_true",
@@ -146,6 +153,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--verdict",
         action="store_true",
         help="print the JSON Schema of `grill check --json` and `grill run --json` instead",
+    )
+
+    queue = command(
+        "queue",
+        "app.commands.queue:run",
+        "the queue d practises: today's, or another day's with --days (nothing is recorded)",
+    )
+    queue.add_argument(
+        "--days", type=QUEUE_DAYS.parse, default=0, metavar="N", help="N days ahead (default 0)"
+    )
+    queue.add_argument(
+        "--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)"
     )
 
     stats = command("stats", "app.commands.stats:run", "print progress figures")
@@ -219,7 +238,7 @@ failing status, or built no graph), 4 grill's own fault"""
 
 
 def add_task_commands(task: argparse.ArgumentParser) -> None:
-    """`grill task list|start|watch|hint|solution|open`."""
+    """`grill task list|next|start|watch|hint|solution|open`."""
     tasks = task.add_subparsers(dest="task_command", metavar="TASK_COMMAND", required=True)
 
     def sub(name: str, help: str) -> argparse.ArgumentParser:
@@ -230,6 +249,11 @@ def add_task_commands(task: argparse.ArgumentParser) -> None:
         "--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)"
     )
     listing.add_argument("--json", action="store_true", help="as JSON")
+
+    following = sub("next", "the first task not solved yet, in each pack's track order")
+    following.add_argument(
+        "--pack", action="append", default=[], metavar="P", help="only this pack (repeatable)"
+    )
 
     start = sub("start", "write a task's starter to DIR/CARD_ID.py, to fix in your own editor")
     start.add_argument("card_id", metavar="CARD_ID")
@@ -248,6 +272,11 @@ def add_task_commands(task: argparse.ArgumentParser) -> None:
     )
     watch.add_argument(
         "--no-record", action="store_true", help="do not record the attempt in the history"
+    )
+    watch.add_argument(
+        "--full",
+        action="store_true",
+        help="every detail of each verdict (default: what fits the terminal's height)",
     )
 
     hint = sub("hint", "the card's next hint, one at a time; then the grader's on your last check")

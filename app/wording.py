@@ -48,9 +48,12 @@ def interval(due: datetime, now: datetime) -> str:
 
 
 def due_status(due: datetime | None, now: datetime) -> str:
-    """Home's Status column: `new`, `due` (by the end of today), or the day it comes back."""
+    """Home's Status column: `new`, `due` (now, or later today), `in 10 min` (a learning step
+    that is not back yet, though today's queue holds it), or the day it comes back."""
     if due is None:
         return "new"
+    if to_utc(due) > to_utc(now) and to_utc(due) - to_utc(now) < timedelta(hours=1):
+        return comes_back(due, now)
     if local_day(due) <= local_day(now):
         return "due"
     return comes_back(due, now)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack, cast
 from checkers.inputs import RANKS, SECONDS, STEPS, FileRefused, OutOfRange, format_cap, read_file
 from checkers.judge import judge
 from checkers.judge import ranks as ranked_judge
-from checkers.judge.communication import check_ranks
+from checkers.judge.communication import check_ranks, what_changed
 from checkers.judge.contract import Observed, avoided_calls, check
 from checkers.judge.rates import RATES
 from checkers.judge.tried import error_hint
@@ -222,11 +222,20 @@ def _ranked_task(source: str, spec: TaskSpec, options: _Options, filename: str) 
         starters = found if isinstance(found, list) else None
     solutions = reference if isinstance(reference, list) else [reference]
     expectations = check_ranks(spec.contract, fixes, solutions, starters)
-    return with_expectations(verdict, expectations, unchanged=same_code(source, spec.starter))
+    return with_expectations(
+        verdict,
+        expectations,
+        unchanged=same_code(source, spec.starter),
+        changed=what_changed(fixes, solutions),
+    )
 
 
 def with_expectations(
-    verdict: Verdict, expectations: tuple[Expectation, ...], *, unchanged: bool = False
+    verdict: Verdict,
+    expectations: tuple[Expectation, ...],
+    *,
+    unchanged: bool = False,
+    changed: str | None = None,
 ) -> Verdict:
     """`verdict` with the contract's result. A leak stays a leak (the graphs are the task's
     subject; a broken promise is added to its message). Code that no longer leaks, or never
@@ -251,7 +260,7 @@ def with_expectations(
         verdict,
         verdict="wrong",
         message=f"Your code {lead} what the task asks: {summary}.",
-        hint=_contract_hint(broken),
+        hint=_contract_hint(broken, changed),
         expectations=expectations,
     )
 
@@ -286,7 +295,9 @@ def _listed(phrases: list[str]) -> str:
     return ", ".join(phrases[:-1]) + ", and " + phrases[-1]
 
 
-def _contract_hint(broken: list[Expectation]) -> str:
+def _contract_hint(broken: list[Expectation], changed: str | None = None) -> str:
+    """What to do about the broken promises; `changed`: what a ranked fix does otherwise than
+    the solution between its ranks (`what_changed`), the likeliest cause of values that differ."""
     what = {e.what.split(":", 1)[0] for e in broken}
     if what & {"trains", "updates"}:
         return (
@@ -328,6 +339,11 @@ def _contract_hint(broken: list[Expectation]) -> str:
             "The task is about communication: grill counts each rank's collectives per"
             " optimizer update, DDP's gradient buckets included: make only those the task"
             " needs."
+        )
+    if changed is not None:
+        return (
+            f"{changed} Values that differ from the solution's follow from that: keep the"
+            " communication the training needs."
         )
     return (
         "Change only what the task asks: the model, the data and the order of random draws"

@@ -56,46 +56,61 @@ def headline(verdict: Verdict) -> str:
 
 
 def render(verdict: Verdict) -> str:
-    parts = [headline(verdict)]
+    return "\n\n".join(text for _, text in sections(verdict)) + "\n"
+
+
+ESSENTIAL = frozenset({"headline", "message", "error", "hint", "contract"})
+"""The sections a verdict cut to fit a screen keeps first: what happened, and what to do."""
+
+
+def sections(verdict: Verdict) -> list[tuple[str, str]]:
+    """The report's paragraphs in order, each named (`ESSENTIAL` ones and the rest), so a
+    screen too short for all of them (`grill task watch`) can say which it left out."""
+    parts = [("headline", headline(verdict))]
     if verdict.verdict == "hang" or kind_of(verdict) == "desync":
-        parts.append(_wrap(verdict.message))
+        parts.append(("message", _wrap(verdict.message)))
         if verdict.hint:
-            parts.append(_wrap(f"Hint: {verdict.hint}"))
+            parts.append(("hint", _wrap(f"Hint: {verdict.hint}")))
     elif not verdict.graded:
-        parts.append(_not_graded(verdict))
+        parts.append(("error", _not_graded(verdict)))
     else:
         memory = (
             f"memory {verdict.pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step"
             if verdict.pattern
             else "too few steps to name the memory curve's shape"
         )
-        parts.append(f"device {verdict.device} · {verdict.steps} training steps · {memory}")
+        parts.append(
+            ("run", f"device {verdict.device} · {verdict.steps} training steps · {memory}")
+        )
         if verdict.samples:
-            parts.append(draw_curve(verdict.samples))
-        parts.append(_wrap(verdict.message))
+            parts.append(("memory curve", draw_curve(verdict.samples)))
+        parts.append(("message", _wrap(verdict.message)))
         if verdict.retained:
-            parts.append(retained_table(verdict))
+            parts.append(("what holds the graph", retained_table(verdict)))
         if verdict.hint:
-            parts.append(_wrap(f"Hint: {verdict.hint}"))
+            parts.append(("hint", _wrap(f"Hint: {verdict.hint}")))
         if verdict.expectations:
             parts.append(
-                "The task's contract:\n"
-                + "\n".join(
-                    _wrap(f"{'ok  ' if e.met else 'NO  '}{e.message}", indent="      ")
-                    for e in verdict.expectations
+                (
+                    "contract",
+                    "The task's contract:\n"
+                    + "\n".join(
+                        _wrap(f"{'ok  ' if e.met else 'NO  '}{e.message}", indent="      ")
+                        for e in verdict.expectations
+                    ),
                 )
             )
-        parts.extend(_wrap(f"Note: {note}") for note in verdict.notes)
+        parts.extend(("notes", _wrap(f"Note: {note}")) for note in verdict.notes)
     if verdict.ranks:
-        parts.append(ranks_table(verdict))
+        parts.append(("ranks", ranks_table(verdict)))
     if verdict.coverage:
-        parts.append(_wrap(verdict.coverage))
+        parts.append(("coverage", _wrap(verdict.coverage)))
     if verdict.output.strip():
         lines = verdict.output.rstrip("\n").splitlines()
         shown = lines[-OUTPUT_LINES:]
         cut = f" (last {len(shown)} of {len(lines)} lines)" if len(lines) > len(shown) else ""
-        parts.append(f"Output{cut}:\n" + "\n".join(f"  {line}" for line in shown))
-    return "\n\n".join(parts) + "\n"
+        parts.append(("output", f"Output{cut}:\n" + "\n".join(f"  {line}" for line in shown)))
+    return parts
 
 
 def _not_graded(verdict: Verdict) -> str:

@@ -41,7 +41,7 @@ from questions.levels import IMPORTANCES, LEVELS
 from questions.library import CardSummary, PackInfo, Problem
 
 CACHE_FORMAT = "grill-pack-cache"
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 MAX_CACHE_BYTES = 256 << 20
 """A pack of 100,000 cards caches to about 60 MB; a larger file is not grill's."""
 RACY_NS = 2_000_000_000
@@ -327,7 +327,7 @@ def _texts(value: object) -> bool:
 
 
 _STR_ONLY = frozenset({str})
-_SUMMARY_TYPES = (str, str, str, str, int, list, list, int, int, bool)
+_SUMMARY_TYPES = (str, str, str, str, int, list, list, int, int, bool, int)
 """The type of each of `CardSummary`'s fields as the cache stores them (tuples as lists)."""
 _LEVEL_NAMES, _IMPORTANCE_NAMES = frozenset(LEVELS), frozenset(IMPORTANCES)
 
@@ -337,7 +337,7 @@ def _summary(value: object) -> CardSummary | None:
     not a plain type."""
     if type(value) is not list or tuple(map(type, value)) != _SUMMARY_TYPES:
         return None
-    card_id, question, level, importance, frequency, tags, points, basic, solid, task = value
+    card_id, question, level, importance, frequency, tags, points, basic, solid, task, ranks = value
     if (
         level not in _LEVEL_NAMES
         or importance not in _IMPORTANCE_NAMES
@@ -356,6 +356,7 @@ def _summary(value: object) -> CardSummary | None:
         basic,
         solid,
         task,
+        ranks,
     )
 
 
@@ -410,9 +411,12 @@ def _cached_manifest(entry: list[Any], path: str) -> CachedManifest | None:
 
 
 def _pack_info(value: object) -> PackInfo | None:
-    if type(value) is not list or len(value) != len(PackInfo._fields) or not _texts(value):
+    if type(value) is not list or len(value) != len(PackInfo._fields):
         return None
-    return PackInfo._make(value)
+    *texts, track = value
+    if not _texts(texts) or not _texts(track):
+        return None
+    return PackInfo._make([*texts, tuple(track)])
 
 
 def hashing(into: list[str]) -> Callable[[bytes], None]:

@@ -1,7 +1,10 @@
-"""Check that a card's Python (examples and code task) compiles, pointing at the bad line in the file."""
+"""Check that a card's Python (examples and code task) compiles, pointing at the bad line in the
+file, and that the values its contract compares are ones the solution binds."""
 
 from __future__ import annotations
 
+import ast
+import difflib
 import sys
 from collections.abc import Mapping
 
@@ -79,3 +82,68 @@ def _compile_problem(doc: YamlDocument, loc: Loc, node: yaml.ScalarNode) -> Prob
             "split the deepest expression into steps with names",
         )
     return None
+
+
+def contract_problems(doc: YamlDocument) -> list[Problem]:
+    """Each value a code task's contract compares must be one the solution can leave behind: a
+    name it never binds (a typo such as `emaa` for `ema`) makes its own solution grade wrong.
+    Read from the AST, so only a name bound nowhere is reported; a solution that binds names
+    by other means (`globals()`, `exec`, `setattr`) is not judged."""
+    task = doc.data.get("code_task")
+    if not isinstance(task, dict) or not isinstance(task.get("solution"), str):
+        return []
+    contract = task.get("contract")
+    compared = contract.get("same_as_solution") if isinstance(contract, dict) else None
+    if not isinstance(compared, list):
+        return []
+    bound = _bound_names(task["solution"])
+    if not bound:  # not judged, or a placeholder (`grill new`'s comment) that binds nothing yet
+        return []
+    problems = []
+    for index, entry in enumerate(compared):
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or name in bound:
+            continue
+        closest = difflib.get_close_matches(name, sorted(bound), n=1)
+        loc: Loc = ("code_task", "contract", "same_as_solution", index, "name")
+        problems.append(
+            doc.problem(
+                doc.node_at(loc),
+                f"'{describe_loc(loc)}' compares `{name}`, which the solution never assigns:"
+                " its own solution would grade wrong",
+                (f"did you mean `{closest[0]}`? " if closest else "")
+                + "name a value the solution leaves at module level",
+            )
+        )
+    return problems
+
+
+DYNAMIC_BINDERS = frozenset({"globals", "exec", "setattr", "vars", "locals", "__dict__"})
+"""Ways code binds names the AST does not show."""
+
+
+def _bound_names(source: str) -> set[str] | None:
+    """Every name `source` binds anywhere (an over-estimate of what it leaves at module level),
+    or None when it does not compile or binds names in ways the AST does not show."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if node.id in DYNAMIC_BINDERS:
+                return None
+            if isinstance(node.ctx, ast.Store):
+                bound.add(node.id)
+        elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_BINDERS:
+            return None
+        elif isinstance(node, ast.alias):
+            bound.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Global):
+            bound.update(node.names)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+    return bound

@@ -92,6 +92,8 @@ class CardSummary(NamedTuple):
     basic_seconds: int
     solid_seconds: int
     code_task: bool
+    ranks: int = 0
+    """The ranks a code task runs as (`grading.ranks`); 0 for a single run or no code task."""
 
     @classmethod
     def of(cls, card: Card) -> CardSummary:
@@ -106,6 +108,7 @@ class CardSummary(NamedTuple):
             basic_seconds=card.basic.seconds,
             solid_seconds=card.solid.seconds,
             code_task=card.code_task is not None,
+            ranks=card.code_task.grading.ranks or 0 if card.code_task is not None else 0,
         )
 
 
@@ -204,6 +207,9 @@ class PackInfo(NamedTuple):
     name: str
     title: str
     description: str
+    track: tuple[str, ...] = ()
+    """The pack's code tasks in the order to work through them (`pack.yaml`'s `track`); empty
+    when the pack leaves the order to grill (`app.practice.tasks.track_order`)."""
 
 
 @dataclass(frozen=True)

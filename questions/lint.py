@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from questions.library import LoadedCard, Problem
+from questions.library import Library, LoadedCard, Problem
 from questions.loader import MANIFEST_NAME, load_card_file, load_library
 from questions.model import CodeTask
 from questions.yamldoc import Loc, describe_loc, position, read_yaml
@@ -67,6 +67,28 @@ def lint_paths(paths: Sequence[Path]) -> LintReport:
             if card is not None and all(card.path.resolve() != c.path.resolve() for c in cards):
                 cards.append(card)
     return LintReport(sort_problems(problems), cards, len(library.packs))
+
+
+def clashes(cards: Iterable[LoadedCard], around: Library) -> list[Problem]:
+    """The linted cards whose id a card grill also loads (`around`: the search path) already
+    has, in another file: the app keeps one of the two and reports the other, so a pack linted
+    on its own must hear of it too."""
+    elsewhere = {loaded.id: loaded.path for loaded in around.cards}
+    problems = []
+    for loaded in cards:
+        other = elsewhere.get(loaded.id)
+        if other is None or other.resolve() == loaded.path.resolve():
+            continue
+        problems.append(
+            Problem(
+                str(loaded.path),
+                *_id_position(loaded.path),
+                f"card id '{loaded.id}' is also the id of {other}, which grill loads too:"
+                " the app keeps only one of them",
+                "card ids are unique across all packs: choose another id and rename the file",
+            )
+        )
+    return problems
 
 
 def grade_code_tasks(
@@ -181,10 +203,20 @@ def _mismatch(loc: Loc, expected: str, verdict: Verdict, task: CodeTask) -> tupl
             " to fix: graphs that pile up, results that differ from the solution's, or, as"
             " ranks, a hang or torch.distributed's own error",
         )
+    broken = [e.message for e in verdict.expectations if not e.met]
     return (
         f"'{where}' must grade clean but graded {verdict.verdict}{detail}",
-        "the reference solution must let each iteration's graph go",
+        "the contract must hold for its own solution: " + " ".join(broken)
+        if verdict.verdict == "wrong" and broken
+        else "the reference solution must let each iteration's graph go",
     )
+
+
+def _id_position(path: Path) -> tuple[int, int]:
+    """Where the card's id is written, as the loader reports a duplicate id."""
+    doc, _ = read_yaml(path)
+    node = doc.node_at(("id",)) if doc is not None else None
+    return position(node) if node is not None else (1, 1)
 
 
 def _key_position(path: Path, loc: Loc) -> tuple[int, int]:

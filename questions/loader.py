@@ -228,8 +228,41 @@ def _read_pack(listing: Listing, cache: FolderCache | None = None) -> _PackResul
             result.id_positions[card.card.id] = card.id_position
             cards.append(card.card)
     if manifest.manifest is not None:
+        result.problems += _track_problems(root / MANIFEST_NAME, manifest.manifest.track, cards)
         result.pack = Pack(manifest.manifest, root, tuple(cards))
     return result
+
+
+def _track_problems(path: Path, track: tuple[str, ...], cards: list[LoadedCard]) -> list[Problem]:
+    """Each entry of the manifest's `track` must name a code task of the pack, once."""
+    tasks = {card.id for card in cards if card.summary.code_task}
+    found: list[Problem] = []
+    for index, card_id in enumerate(track):
+        if card_id in tasks and card_id not in track[:index]:
+            continue
+        from questions.yamldoc import position, read_yaml
+
+        doc, _ = read_yaml(path)
+        node = doc.node_at(("track", index)) if doc is not None else None
+        line, column = position(node) if node is not None else (1, 1)
+        why = (
+            "is listed twice"
+            if card_id in track[:index]
+            else "is not a card of this pack"
+            if card_id not in {card.id for card in cards}
+            else "has no code task"
+        )
+        found.append(
+            Problem(
+                str(path),
+                line,
+                column,
+                f"track entry '{card_id}' {why}",
+                "list each of the pack's code tasks (card ids) once, in the order to work"
+                " through them",
+            )
+        )
+    return found
 
 
 def _manifest_through(cache: FolderCache | None, path: Path) -> _ManifestResult:
@@ -319,7 +352,7 @@ def _check_manifest(path: Path, seen: Callable[[bytes], None] | None = None) -> 
     problems += invalid
     info = None
     if manifest is not None and not problems:
-        info = PackInfo(manifest.name, manifest.title, manifest.description)
+        info = PackInfo(manifest.name, manifest.title, manifest.description, tuple(manifest.track))
     return _ManifestResult(info, problems, position(doc.node_at(("name",))))
 
 
@@ -331,7 +364,7 @@ def _read_card(path: Path, pack: str, seen: Callable[[bytes], None] | None = Non
 
 
 def _check_card(path: Path, pack: str, seen: Callable[[bytes], None] | None = None) -> _CardResult:
-    from questions.codecheck import python_problems
+    from questions.codecheck import contract_problems, python_problems
     from questions.model import Card
     from questions.validation import validate_document
     from questions.yamldoc import position, read_yaml
@@ -342,6 +375,7 @@ def _check_card(path: Path, pack: str, seen: Callable[[bytes], None] | None = No
     card, invalid = validate_document(Card, doc)
     problems += invalid
     problems += python_problems(doc)
+    problems += contract_problems(doc)
     id_node = doc.node_at(("id",))
     card_id = doc.data.get("id")
     if isinstance(card_id, str) and card_id and path.stem != card_id:

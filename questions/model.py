@@ -178,3 +178,7 @@ class Manifest(Strict):
     description: Text
     format_version: Literal[1]
     """Card format version this pack is written for."""
+    track: list[Slug] = Field(default_factory=list, max_length=10_000)
+    """The pack's code tasks (card ids) in the order to work through them, easy before hard, as
+    `grill task list` lists them and `grill task next` offers them; tasks left out follow in
+    grill's own order (by level, ranked runs last). Each must be a code task of this pack."""

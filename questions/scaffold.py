@@ -69,6 +69,12 @@ code_task:  # optional: delete this whole block if the card has no code task
   hints:
     - TODO the first hint
   starter_fails: leak  # leak, or wrong (it computes something other than the solution)
+  tried_fixes:  # optional: fixes a candidate might try; grill lint --run grades each one
+    - name: TODO what the fix does, in a few words
+      expect: wrong  # clean (another correct fix), wrong (breaks the task) or leak
+      why: TODO why it grades so
+      code: |
+        # TODO the whole snippet, as a candidate would submit it
   contract:  # what a fix must still do, checked against the solution under the same seed
     trains: true  # as many backward passes and optimizer updates as the solution
     same_as_solution:

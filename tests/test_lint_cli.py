@@ -453,3 +453,125 @@ def test_a_path_inside_a_folder_the_user_cannot_enter_is_a_usage_error(tmp_path,
     )
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"grill lint: {locked / 'good'}: cannot be reached (Permission denied)\n"
+
+
+# -- a pack linted on its own, among the packs grill loads ---------------------------------
+
+
+def test_a_pack_linted_by_path_hears_of_a_card_id_a_shipped_card_has(capsys, tmp_path):
+    from app.paths import SHIPPED_PACKS
+
+    shipped = SHIPPED_PACKS / "autograd-memory" / "keeping-loss-tensor-grows-memory.yaml"
+    pack = tmp_path / "mine"
+    shutil.copytree(PACKS / "good", pack)
+    (pack / shipped.name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, _ = lint(capsys, str(pack))
+    assert code == 1
+    assert (
+        f"{pack / shipped.name}:2:5: card id 'keeping-loss-tensor-grows-memory' is also the id"
+        f" of {shipped}, which grill loads too: the app keeps only one of them"
+    ) in out
+    assert "choose another id" in out
+
+
+def test_a_shipped_pack_linted_by_path_does_not_clash_with_itself(capsys):
+    from app.paths import SHIPPED_PACKS
+
+    code, out, _ = lint(capsys, str(SHIPPED_PACKS / "autograd-memory"))
+    assert code == 0, out
+
+
+def test_a_contract_comparing_a_name_the_solution_never_binds_is_a_problem_without_run(
+    capsys, tmp_path
+):
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    card.write_text(card.read_text().replace("- name: model", "- name: modle"))
+    code, out, _ = lint(capsys, str(pack))
+    assert code == 1
+    line = line_of(card, "      - name: modle")
+    assert (
+        f"{card}:{line}:15: 'code_task.contract.same_as_solution[0].name' compares `modle`,"
+        " which the solution never assigns: its own solution would grade wrong (hint: did you"
+        " mean `model`? name a value the solution leaves at module level)"
+    ) in out
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "for total in range(3): pass",
+        "import os as total",
+        "def total(): pass",
+        "globals()['x'] = 1",
+    ],
+)
+def test_a_name_bound_any_way_the_ast_shows_or_bound_dynamically_is_not_reported(
+    capsys, tmp_path, binding
+):
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    text = card.read_text().replace("- name: model", "- name: total2")
+    card.write_text(text.replace("total = total + loss.item()", binding.replace("total", "total2")))
+    code, out, _ = lint(capsys, str(pack))
+    assert "total2" not in out, out
+
+
+def test_run_says_which_promise_a_wrong_solution_breaks_not_a_hint_about_graphs(tmp_path):
+    def grade(source, task):
+        broken = Expectation("same:ema", False, "The solution's `ema` cannot be compared.")
+        return Verdict(verdict="wrong", device="cpu", message="m", expectations=(broken,))
+
+    problems = grade_code_tasks(lint_paths([PACKS / "good"]).cards, grade)
+    solution = next(p for p in problems if "solution" in p.message)
+    assert solution.hint == (
+        "the contract must hold for its own solution: The solution's `ema` cannot be compared."
+    )
+
+
+def test_watch_lints_again_at_each_save_until_ctrl_c(tmp_path):
+    """`grill lint --watch PACK`: the pack linted at once, again when a card is saved broken
+    and once more when it is fixed; Ctrl+C ends it with exit 0."""
+    import queue
+    import signal
+    import threading
+    import time
+
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "good", pack)
+    card = pack / "detach-metrics.yaml"
+    good_text = card.read_text()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "lint", "--watch", str(pack)],
+        cwd=Path(__file__).parents[1],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "GRILL_HOME": str(tmp_path / "home")},
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(
+        target=lambda: [lines.put(line) for line in process.stdout], daemon=True
+    ).start()
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if text in lines.get(timeout=1):
+                    return
+            except queue.Empty:
+                continue
+        raise AssertionError(f"never printed: {text}")
+
+    try:
+        wait_for("no problems; 2 cards loaded")
+        card.write_text(good_text.replace("level: ", "level: wizard # "))
+        wait_for("detach-metrics.yaml")
+        card.write_text(good_text)
+        wait_for("no problems; 2 cards loaded")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()

@@ -22,7 +22,7 @@ def fill_in(skeleton: str) -> str:
     """What an author does: real values for the choice and number fields, text for the rest."""
     for field, value in {"level": "senior", "importance": "should know", "frequency": "35"}.items():
         skeleton = re.sub(rf"^{field}: TODO.*$", f"{field}: {value}", skeleton, flags=re.MULTILINE)
-    skeleton = skeleton.replace("[TODO]", "[autograd]").replace("# TODO", "x = 1  #")
+    skeleton = skeleton.replace("[TODO]", "[autograd]").replace("# TODO", "model = 1  #")
     return skeleton.replace("TODO", "Written")
 
 
@@ -64,6 +64,7 @@ def test_a_filled_in_skeleton_loads_cleanly(tmp_path):
     contract = card.code_task.contract
     assert (card.id, card.level, card.frequency) == ("retained-loss", "senior", 35)
     assert (contract.trains, [c.name for c in contract.same_as_solution]) == (True, ["model"])
+    assert [fix.expect for fix in card.code_task.tried_fixes] == ["wrong"], "a tried fix to fill"
 
 
 def test_new_never_overwrites_a_card(tmp_path, capsys):

@@ -99,7 +99,7 @@ def test_list_shows_every_code_task_with_its_state_and_a_progress_line(capsys, c
     record(card, "wrong", at=datetime(2026, 3, 1, 12, tzinfo=UTC))
     status, out, _ = grill(capsys, "task", "list", "--pack", "demo")
     assert status == 0
-    row = next(line for line in out.splitlines() if line.startswith(TASK))
+    row = next(line for line in out.splitlines() if line.startswith(f" 1. {TASK}"))
     assert "demo" in row and "junior" in row and "attempted · last wrong 2026-03-01" in row
     assert "0 of 1 task solved · 1 attempted · 0 not started" in out
 
@@ -116,6 +116,7 @@ def test_list_json_counts_solved_once_any_fix_was_clean(capsys, card):
         "card_id": TASK,
         "pack": "demo",
         "level": "junior",
+        "ranks": 0,
         "state": "solved",
         "attempts": 2,
         "last_verdict": "leak",

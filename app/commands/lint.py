@@ -14,10 +14,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.paths import pack_search_path
+from app.paths import load_packs, pack_search_path
 from app.wording import count
 from questions.library import LoadedCard, Problem
-from questions.lint import LintReport, grade_code_tasks, lint_paths, lint_search_path, sort_problems
+from questions.lint import (
+    LintReport,
+    clashes,
+    grade_code_tasks,
+    lint_paths,
+    lint_search_path,
+    sort_problems,
+)
 from questions.loader import CARD_SUFFIX, pack_folders
 from questions.model import CodeTask
 
@@ -84,7 +91,60 @@ def run(args: argparse.Namespace) -> int:
         if error:
             print(f"grill lint: {path}: {error}", file=sys.stderr)
             return EXIT_USAGE
-    report = lint_paths(paths) if paths else lint_search_path(pack_search_path())
+    return _watch(args, paths) if args.watch else _lint(args, paths)
+
+
+WATCH_POLL_S = 0.25
+"""How often `--watch` looks at the files: a save is linted again within this."""
+
+
+def _watch(args: argparse.Namespace, paths: list[Path]) -> int:
+    """Lint again whenever a file under the paths changes, on a cleared screen on a terminal,
+    until Ctrl+C (exit 0): an author's loop as `grill task watch` is a candidate's."""
+    import time
+
+    roots = paths or pack_search_path()
+    shown = ", ".join(str(p) for p in paths) or "every pack grill loads"
+    seen: object = None
+    try:
+        while True:
+            current = _files_state(roots)
+            if current != seen:
+                seen = current
+                if sys.stdout.isatty():
+                    sys.stdout.write("\x1b[H\x1b[2J\x1b[3J")
+                _lint(args, paths)
+                print(f"\nWatching {shown}: every save lints again · Ctrl+C ends", flush=True)
+            time.sleep(WATCH_POLL_S)
+    except KeyboardInterrupt:
+        print(f"\nStopped watching {shown}.", flush=True)
+        return EXIT_CLEAN
+
+
+def _files_state(roots: list[Path]) -> list[tuple[str, int, int]]:
+    """Each card and manifest under `roots` (files, or folders walked), with its size and
+    modification time: what a save changes."""
+    found = []
+    for root in roots:
+        walked = [(str(root.parent), [], [root.name])] if root.is_file() else os.walk(root)
+        for folder, _, names in walked:
+            for name in names:
+                if name.endswith(CARD_SUFFIX):
+                    path = os.path.join(folder, name)
+                    try:
+                        status = os.stat(path)
+                    except OSError:
+                        continue
+                    found.append((path, status.st_size, status.st_mtime_ns))
+    return sorted(found)
+
+
+def _lint(args: argparse.Namespace, paths: list[Path]) -> int:
+    if paths:
+        report = lint_paths(paths)
+        report.problems = sort_problems(report.problems + clashes(report.cards, load_packs()))
+    else:
+        report = lint_search_path(pack_search_path())
     problems = report.problems
     if args.run:
         try:

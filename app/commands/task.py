@@ -43,6 +43,7 @@ SEEN_NOTE = {
 def run(args: argparse.Namespace) -> int:
     return {
         "list": list_tasks,
+        "next": next_task,
         "start": start,
         "watch": watch,
         "hint": hint,
@@ -207,11 +208,12 @@ def list_tasks(args: argparse.Namespace) -> int:
         print("No code tasks in the loaded packs.")
         return EXIT_OK
     rows = [("task", "pack", "level", "state")]
-    for status in statuses:
+    for number, status in enumerate(statuses, 1):
         state: str = status.state
         if status.last_verdict is not None and status.last_at is not None:
             state += f" · last {status.last_verdict} {_day(status.last_at)}"
-        rows.append((status.card_id, status.pack, status.level, state))
+        level = status.level + (f" · ranked ×{status.ranks}" if status.ranks else "")
+        rows.append((f"{number:>2}. {status.card_id}", status.pack, level, state))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for row in rows:
         print(
@@ -224,7 +226,41 @@ def list_tasks(args: argparse.Namespace) -> int:
         f"\n{tally['solved']} of {count(len(statuses), 'task')} solved · "
         f"{tally['attempted']} attempted · {not_started} not started"
     )
-    print("Start one: grill task start CARD_ID [DIR]")
+    print("In each pack's track order, easy before hard; the next: grill task next")
+    return EXIT_OK
+
+
+# -- next ----------------------------------------------------------------------------------
+
+
+def next_task(args: argparse.Namespace) -> int:
+    """The first task not solved yet, in track order, and the command that starts it."""
+    from app.practice.tasks import code_tasks, next_task, task_statuses
+
+    library = load_library("next", args.pack)
+    if library is None:
+        return EXIT_USAGE
+    history = open_history("next")
+    if history is None:
+        return EXIT_REFUSED
+    with history:
+        attempts = history.attempts()
+    statuses = task_statuses(code_tasks(library), attempts)
+    found = next_task(statuses)
+    if found is None:
+        print(
+            f"Every task solved ({count(len(statuses), 'task')})."
+            if statuses
+            else "No code tasks in the loaded packs."
+        )
+        return EXIT_OK
+    ranked = f", ranked ×{found.ranks}" if found.ranks else ""
+    solved = sum(status.state == "solved" for status in statuses)
+    print(
+        f"Next: {found.card_id} ({found.pack}, {found.level}{ranked}): {found.state}"
+        f" · {solved} of {count(len(statuses), 'task')} solved"
+    )
+    print(f"Start it: grill task start {found.card_id} [DIR]")
     return EXIT_OK
 
 
@@ -268,14 +304,24 @@ def start(args: argparse.Namespace) -> int:
 
 CLEAR = "\x1b[H\x1b[2J\x1b[3J"
 """Cursor home, clear the screen and its scrollback: each verdict starts on a clean screen."""
+SOLVED = "Solved: this fix keeps no graph alive and does what the task asks."
+SOLVED_ROWS = 3
+"""A blank row, the solved line, and the recorder's line on standard error."""
+LEFT_OUT_ROWS = 2
+"""A blank row and the line naming what was left out."""
+NEXT_SAVE_ROWS = 2
+"""The row the cursor rests on, and the `… checking` line the next save prints below."""
 
 
 class WatchView:
-    """Shows the watch's events: on a terminal each verdict on a cleared screen, elsewhere (a
-    pipe, a log) one after the other under a rule; records the session's attempt."""
+    """Shows the watch's events: on a terminal each verdict on a cleared screen, cut to its
+    height unless `full`, elsewhere (a pipe, a log) whole, one after the other under a rule;
+    records the session's attempt."""
 
-    def __init__(self, card: LoadedCard, path: Path, recorder: Recorder | None) -> None:
-        self.card, self.path, self.recorder = card, path, recorder
+    def __init__(
+        self, card: LoadedCard, path: Path, recorder: Recorder | None, *, full: bool = False
+    ) -> None:
+        self.card, self.path, self.recorder, self.full = card, path, recorder, full
         self.tty = sys.stdout.isatty()
         self.started = time.monotonic()
         self.last: tuple[str, Verdict] | None = None
@@ -285,7 +331,6 @@ class WatchView:
 
     def show(self, event: Event) -> None:
         from app.practice.watch import Graded, Grading, Unusable
-        from checkers.report import render
 
         card_id = self.card.card.id
         if isinstance(event, Grading):
@@ -294,20 +339,43 @@ class WatchView:
             return
         self._new_screen()
         stamp = datetime.now().strftime("%H:%M:%S")
+        footer = (
+            f"\nWatching {self.path}: every save checks it again · grill task hint {card_id}"
+            " · Ctrl+C ends\n"
+        )
         if isinstance(event, Graded):
-            self._write(
-                f"{card_id} · {self.path} · checked at {stamp} in {event.seconds:.2f} s\n\n"
-            )
-            self._write(render(event.verdict))
+            solves = event.verdict.verdict == "clean" and self.solved is None
+            checked = f"{card_id} · {self.path} · checked at {stamp} in {event.seconds:.2f} s"
+            self._write(self._verdict_screen(event.verdict, checked, footer, solves))
             self._graded(event.source, event.verdict)
         elif isinstance(event, Unusable):
             self._write(f"{card_id} · {stamp}\n\nNot checked: {event.message}\n")
         else:
             self._write(f"{card_id} · {stamp}\n\ngrill could not grade it: {event.message}\n")
-        self._write(
-            f"\nWatching {self.path}: every save checks it again · grill task hint {card_id}"
-            " · Ctrl+C ends\n"
+        self._write(footer)
+
+    def _verdict_screen(self, verdict: Verdict, checked: str, footer: str, solves: bool) -> str:
+        """The headline, the line saying what was checked when, and the details: on a terminal,
+        those that fit its height (`--full`, or a pipe, gets them all)."""
+        import shutil
+
+        from app.practice.watch_screen import fit, rows
+        from checkers.report import ESSENTIAL, sections
+
+        (_, headline), *details = sections(verdict)
+        top = f"{headline}\n{checked}\n\n"
+        if self.full or not self.tty:
+            return top + "\n\n".join(text for _, text in details) + "\n"
+        size = shutil.get_terminal_size()
+        below = rows(footer, size.columns) + (SOLVED_ROWS if solves else 0)
+        budget = size.lines - rows(top, size.columns) - below - LEFT_OUT_ROWS - NEXT_SAVE_ROWS
+        fitted = fit(details, ESSENTIAL, budget, size.columns)
+        left_out = (
+            f"\n\n(left out to fit the screen: {', '.join(fitted.left_out)}; --full shows all)"
+            if fitted.left_out
+            else ""
         )
+        return top + fitted.text + left_out + "\n"
 
     def _graded(self, source: str, verdict: Verdict) -> None:
         if verdict.exit_code == EXIT_GRILL:
@@ -316,7 +384,7 @@ class WatchView:
             self.last = (source, verdict)
         if verdict.verdict == "clean" and self.solved is None:
             self.solved = (source, verdict)
-            self._write("\nSolved: this fix keeps no graph alive and does what the task asks.\n")
+            self._write(f"\n{SOLVED}\n")
             self._record()
 
     def finish(self) -> None:
@@ -362,7 +430,8 @@ def watch(args: argparse.Namespace) -> int:
             return EXIT_REFUSED
     spec = task_on(task.spec, args.device)
     sandbox = grading_sandbox(spec.grading.device)
-    view = WatchView(card, path, Recorder("watch", history, card) if history else None)
+    recorder = Recorder("watch", history, card) if history else None
+    view = WatchView(card, path, recorder, full=args.full)
     try:
         print(f"Starting the sandbox to watch {path} (Ctrl+C ends)…", flush=True)
         try:

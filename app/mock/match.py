@@ -11,8 +11,11 @@ forgiving about wording without inventing hits:
 - stop words are ignored, so "the" or "is" never make a match on their own; but a phrase that
   would shrink to a single word keeps them ("if tensor" needs the `if`, or any answer
   mentioning a tensor would match it);
+- the shorthand people type (`grads`, `init`, `lr`, `log(C)`) reads as the words it stands for,
+  from one list for every card (`app.mock.shorthand`), and `-ize` as `-ise`;
 - a call in a phrase (`cpu()`) matches only a call in the answer, not the word ("the CPU
   waits"), and `each` and `every` count as one word ("every iteration", "each iteration");
+- a phrase's words must stand in one sentence, a red flag's in one clause (a comma ends it);
 - a red flag preceded by a negation ("never call retain_graph=True to silence it") or
   followed closely by one ("empty_cache won't help") is not counted, because saying that a
   wrong thing is wrong is not saying the wrong thing.
@@ -28,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.mock.shorthand import written_out
 from questions.model import Card
 
 STOP_WORDS = frozenset(
@@ -64,6 +68,10 @@ SAME_WORD = {"each": "every"}
 find the answer that says it the other way ("each iteration")."""
 BOUNDARY = "|"
 """Stands for punctuation that ends a clause (not the dot in `loss.item()`): negation stops there."""
+SENTENCE_END = "||"
+"""Stands for a full stop, `!` or `?`: negation stops there, and a phrase's words must all be in
+one sentence ("...and didn't. log gradients" does not say "don't log gradients")."""
+BREAKS = frozenset({BOUNDARY, SENTENCE_END})
 _SUFFIXES = ("edly", "ingly", "ings", "ing", "ed", "ly", "es", "s")
 _MIN_STEM = 3
 
@@ -98,15 +106,19 @@ def _doubled(word: str) -> bool:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case word stems of `text`, with `BOUNDARY` for clause-ending punctuation.
+    """Lower-case word stems of `text`, with `BOUNDARY` for clause-ending punctuation and
+    `SENTENCE_END` for a sentence's end.
 
     Code like `loss.item()` yields `loss`, `item()`.
     """
-    text = text.lower().replace("’", "'").replace("n't", " not")
+    text = written_out(text.lower()).replace("’", "'").replace("n't", " not")
+    text = text.replace("iz", "is")  # initialize, initialise: one spelling for both sides
     words = (SAME_WORD.get(word, word) for word in _TOKEN.findall(text))
     return [
-        BOUNDARY
-        if word[0] in ".,;:!?"
+        SENTENCE_END
+        if word[0] in ".!?"
+        else BOUNDARY
+        if word[0] in ",;:"
         else stem(word[:-1]) + CALL
         if word.endswith("(")
         else stem(word)
@@ -124,7 +136,7 @@ def required_words(phrase: str) -> tuple[str, ...]:
     """The stems an answer must contain for `phrase` to match: its content words, or all its
     words when dropping the stop words would leave a several-word phrase with just one (a
     phrase of stop words alone requires nothing, so it never matches)."""
-    words = tuple(word for word in tokens(phrase) if word != BOUNDARY)
+    words = tuple(word for word in tokens(phrase) if word not in BREAKS)
     content = tuple(word for word in words if word not in STOP_WORDS)
     return words if len(words) > 1 and len(content) == 1 else content
 
@@ -181,14 +193,20 @@ def find_phrase(
     for start, word in enumerate(plain):
         if word not in wanted:
             continue
-        if not wanted.issubset(plain[start : start + window]) or not calls.issubset(
-            answer[start : start + window]
-        ):
+        end = _break(plain, start, start + window, BREAKS if reject_negated else {SENTENCE_END})
+        if not wanted.issubset(plain[start:end]) or not calls.issubset(answer[start:end]):
             continue
         if check_negation and _negated(answer, start, needed, window):
             continue
         return True
     return False
+
+
+def _break(words: Sequence[str], start: int, end: int, breaks: Iterable[str]) -> int:
+    """`end`, or the first of `breaks` from `start` when that comes first: a key point's words
+    must be in one sentence, a red flag's (one claim) in one clause."""
+    stops = set(breaks)
+    return next((i for i in range(start, min(end, len(words))) if words[i] in stops), end)
 
 
 def _negated(answer: Sequence[str], start: int, needed: Sequence[str], window: int) -> bool:
@@ -212,7 +230,7 @@ def _clause(words: Iterable[str]) -> list[str]:
     """The words up to the first clause boundary."""
     result = []
     for word in words:
-        if word == BOUNDARY:
+        if word in BREAKS:
             break
         result.append(word)
     return result

@@ -9,8 +9,8 @@ from typing import Literal
 from questions.levels import Level
 from questions.library import Library, LoadedCard
 
-Status = Literal["all", "due", "new"]
-STATUSES: tuple[Status, ...] = ("all", "due", "new")
+Status = Literal["all", "due", "new", "code"]
+STATUSES: tuple[Status, ...] = ("all", "due", "new", "code")
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,9 @@ class CardFilter:
     level: Level | None = None
     tag: str | None = None
     status: Status = "all"
-    """`due`: in today's queue (reviews due plus today's new cards); `new`: never practised."""
+    """`due`: in today's queue (reviews due plus today's new cards); `new`: never practised;
+    `code`: cards with a code task, whatever their state (the app's way to the tasks `grill task
+    list` lists)."""
     text: str = ""
     """Every word must appear in the card's id, question, tags or key points (any case)."""
 
@@ -36,6 +38,8 @@ class CardFilter:
         if self.status == "due" and card.id not in due:
             return False
         if self.status == "new" and card.id in seen:
+            return False
+        if self.status == "code" and not card.code_task:
             return False
         return all(word in searchable_text(loaded) for word in self.text.lower().split())
 

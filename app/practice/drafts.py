@@ -41,6 +41,14 @@ class Drafts:
     def path(self, card_id: str) -> Path:
         return self.folder / f"{card_id}.py"
 
+    def card_ids(self) -> list[str]:
+        """The tasks that have a draft (an export carries them); none when there is no folder."""
+        try:
+            names = sorted(os.listdir(self.folder))
+        except OSError:
+            return []
+        return [name[:-3] for name in names if name.endswith(".py") and not name.startswith(".")]
+
     def load(self, card_id: str) -> Draft | None:
         """The task's draft, or None when it has none. Read through the one reader: a draft
         that is a pipe, a device or a folder, or over MAX_DRAFT_BYTES, is refused unread."""

@@ -19,7 +19,7 @@ from app.progress.attempt import Attempt, CodeResult
 from app.progress.rating import Rating, SolutionViewed
 from checkers.contract_words import contract_lines
 from checkers.verdict import Verdict
-from questions.levels import Level
+from questions.levels import LEVELS, Level
 from questions.library import Library, LoadedCard
 
 if TYPE_CHECKING:
@@ -43,9 +43,27 @@ class TaskNotFound(ValueError):
 
 
 def code_tasks(library: Library) -> list[LoadedCard]:
-    """Every card with a code task, in pack order and each pack's card order (known from the
-    summaries: listing ten thousand tasks reads no card file)."""
-    return [card for card in library.cards if card.summary.code_task]
+    """Every card with a code task, pack by pack, each pack's in its track order (known from
+    the manifest and the summaries: listing ten thousand tasks reads no card file)."""
+    return [card for pack in library.packs for card in track_order(pack.cards, pack.info.track)]
+
+
+def track_order(cards: Sequence[LoadedCard], track: Sequence[str]) -> list[LoadedCard]:
+    """A pack's code tasks in the order to work through them, as rustlings and Exercism's
+    tracks have it: those the pack's `track` lists, in its order; then the others easy before
+    hard, by level, a ranked run (several processes to reason about) after a single one."""
+    tasks = {card.id: card for card in cards if card.summary.code_task}
+    listed = [tasks[card_id] for card_id in track if card_id in tasks]
+    rest = sorted(
+        (card for card in tasks.values() if card.id not in set(track)),
+        key=lambda card: (LEVELS.index(card.summary.level), card.summary.ranks > 0),
+    )
+    return listed + rest
+
+
+def next_task(statuses: Sequence[TaskStatus]) -> TaskStatus | None:
+    """The first task in track order not solved yet; None when every one is."""
+    return next((status for status in statuses if status.state != "solved"), None)
 
 
 def find_task(library: Library, card_id: str) -> tuple[LoadedCard, CodeTask]:
@@ -79,12 +97,15 @@ class TaskStatus:
     """Attempts whose code was graded (in the app or by `grill check --task`)."""
     last_verdict: str | None
     last_at: datetime | None
+    ranks: int = 0
+    """The ranks its fix runs as; 0 for a single run."""
 
     def to_dict(self) -> dict[str, object]:
         return {
             "card_id": self.card_id,
             "pack": self.pack,
             "level": self.level,
+            "ranks": self.ranks,
             "state": self.state,
             "attempts": self.attempts,
             "last_verdict": self.last_verdict,
@@ -116,6 +137,7 @@ def _status(card: LoadedCard, graded: list[Attempt]) -> TaskStatus:
         attempts=len(graded),
         last_verdict=last.code.verdict if last is not None and last.code is not None else None,
         last_at=last.started_at if last is not None else None,
+        ranks=card.summary.ranks,
     )
 
 

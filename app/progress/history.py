@@ -39,7 +39,14 @@ from app.progress.file_check import check_before_writing, check_file_kinds, chec
 from app.progress.queue import Seen, TodaysQueue, build_queue
 from app.progress.rating import RATINGS, Rating
 from app.progress.records import attempt_from_dict, attempt_to_dict
-from app.progress.scheduler import CardSchedule, StateName, replay, review
+from app.progress.scheduler import (
+    DEFAULT_RETENTION,
+    RETENTION,
+    CardSchedule,
+    StateName,
+    replay,
+    review,
+)
 from app.progress.schema import SCHEMA_VERSION, migrate, schema_version
 from app.progress.transaction import write_transaction
 
@@ -47,9 +54,16 @@ BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write transaction before saying the file is locked."""
 
 DEFAULT_NEW_PER_DAY = 10
+"""New cards introduced per day when the `new_per_day` setting is unset."""
+INTRODUCED_BY_PRACTICE = (
+    "(card_state.introduced_at >= ? AND NOT EXISTS (SELECT 1 FROM attempts WHERE"
+    " attempts.card_id = card_state.card_id AND attempts.mode = 'mock'"
+    " AND attempts.started_at <= card_state.introduced_at))"
+)
+"""A card first seen since the given time, and in practice: the day's new-card limit is what
+practice introduces, and a mock, which draws its own questions, does not use it up."""
 MAX_SETTING_BYTES = 64 * 1024
 """A setting is a word or a number; a longer value (another program's) is never read."""
-"""New cards introduced per day when the `new_per_day` setting is unset."""
 
 LEARNING_STATES = frozenset({1, 3})
 """fsrs.State.Learning and Relearning, as `memory` stores them: cards with steps of minutes."""
@@ -306,7 +320,9 @@ class History:
                 return
             if in_order:
                 self._save_schedule(
-                    connection, attempt.card_id, review(current, attempt.rating, started)
+                    connection,
+                    attempt.card_id,
+                    review(current, attempt.rating, started, self.desired_retention()),
                 )
             else:
                 self._replay_card(connection, attempt.card_id)
@@ -399,7 +415,7 @@ class History:
         connection.execute(
             "UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id)
         )
-        schedule = replay([(rating, at) for _, rating, at in ratings])
+        schedule = replay([(rating, at) for _, rating, at in ratings], self.desired_retention())
         assert schedule is not None  # replaying at least one rating gives a schedule
         self._save_schedule(connection, card_id, schedule)
 
@@ -525,7 +541,7 @@ class History:
         with self.reading() as connection:
             known = dict(connection.execute("SELECT card_id, due FROM card_state"))
             introduced_today = connection.execute(
-                "SELECT count(*) FROM card_state WHERE introduced_at >= ?",
+                f"SELECT count(*) FROM card_state WHERE {INTRODUCED_BY_PRACTICE}",
                 (stamp(day_start(local_day(now))),),
             ).fetchone()[0]
         cutoff = stamp(end_of_local_day(now))
@@ -556,7 +572,7 @@ class History:
         today = stamp(day_start(local_day(now)))
         with self.reading() as connection:
             rows = connection.execute(
-                "SELECT card_id, due, memory, introduced_at >= ? FROM card_state", (today,)
+                f"SELECT card_id, due, memory, {INTRODUCED_BY_PRACTICE} FROM card_state", (today,)
             ).fetchall()
         seen, introduced = {}, set()
         for card_id, due, memory, new_today in rows:
@@ -590,6 +606,21 @@ class History:
             return json.loads(row[1], parse_constant=_not_a_number)
         except (ValueError, RecursionError):
             return default
+
+    def desired_retention(self) -> float:
+        """The `desired_retention` setting the scheduler works to (`app.ui.settings`), fsrs's
+        default when unset or not a share grill accepts."""
+        stored = self.get_setting("desired_retention", DEFAULT_RETENTION)
+        valid = isinstance(stored, float) and RETENTION.low <= stored <= RETENTION.high
+        return stored if valid else DEFAULT_RETENTION
+
+    def all_settings(self) -> dict[str, Any]:
+        """Every setting grill can read, by key (`get_setting`'s rules), for an export."""
+        with self.reading() as connection:
+            keys = [key for (key,) in connection.execute("SELECT key FROM settings ORDER BY key")]
+        missing = object()
+        found = {key: self.get_setting(key, missing) for key in keys}
+        return {key: value for key, value in found.items() if value is not missing}
 
     def set_setting(self, key: str, value: Any) -> None:
         """Values are stored as JSON; anything json.dumps refuses raises ValueError."""

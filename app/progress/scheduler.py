@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Literal
 
 import fsrs
 
 from app.clock import to_utc
 from app.progress.rating import Rating
+from checkers.inputs import Range
 
 StateName = Literal["learning", "review", "relearning"]
 
@@ -31,7 +33,17 @@ STATE_NAME: dict[fsrs.State, StateName] = {
     fsrs.State.Relearning: "relearning",
 }
 
-SCHEDULER = fsrs.Scheduler(enable_fuzzing=False)
+DEFAULT_RETENTION = 0.9
+"""fsrs's own default desired retention: the chance of recalling a card when it comes due."""
+RETENTION = Range("desired retention", 0.7, 0.99)
+"""The shares Anki's option accepts."""
+
+
+@cache
+def scheduler(desired_retention: float = DEFAULT_RETENTION) -> fsrs.Scheduler:
+    """fsrs's scheduler at a desired retention (Anki's setting of that name): higher brings
+    cards back sooner, lower later. Its other parameters are fsrs's defaults."""
+    return fsrs.Scheduler(desired_retention=desired_retention, enable_fuzzing=False)
 
 
 @dataclass(frozen=True)
@@ -61,12 +73,17 @@ class CardSchedule:
         return self.memory.due - self.last_seen
 
 
-def review(schedule: CardSchedule | None, rating: Rating, at: datetime) -> CardSchedule:
+def review(
+    schedule: CardSchedule | None,
+    rating: Rating,
+    at: datetime,
+    retention: float = DEFAULT_RETENTION,
+) -> CardSchedule:
     """The card's schedule after one more attempt (None: the card was new)."""
     at = to_utc(at)
     memory = schedule.memory if schedule else fsrs.Card(card_id=0, due=at)
     lapsed = rating == "again" and memory.state == fsrs.State.Review
-    memory, _ = SCHEDULER.review_card(memory, FSRS_RATING[rating], review_datetime=at)
+    memory, _ = scheduler(retention).review_card(memory, FSRS_RATING[rating], review_datetime=at)
     if schedule is None:
         return CardSchedule(
             memory, reps=1, lapses=0, last_rating=rating, last_seen=at, introduced_at=at
@@ -81,9 +98,11 @@ def review(schedule: CardSchedule | None, rating: Rating, at: datetime) -> CardS
     )
 
 
-def replay(reviews: list[tuple[Rating, datetime]]) -> CardSchedule | None:
+def replay(
+    reviews: list[tuple[Rating, datetime]], retention: float = DEFAULT_RETENTION
+) -> CardSchedule | None:
     """Fold a card's attempts, oldest first, into its schedule."""
     schedule = None
     for rating, at in sorted(reviews, key=lambda item: to_utc(item[1])):
-        schedule = review(schedule, rating, at)
+        schedule = review(schedule, rating, at, retention)
     return schedule

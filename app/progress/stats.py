@@ -32,9 +32,17 @@ OTHER_PACK = "other"
 _READABLE_TIME = "(length(started_at) = 32 AND date(started_at, 'localtime') IS NOT NULL)"
 """A started_at the figures can place on a day: grill's fixed-width stamp
 ('2026-03-02T09:00:00.000000+00:00'); SQLite's date() alone also takes 'now' and numbers."""
-_COUNTED_ANSWER = f"a.answer_seconds BETWEEN 0 AND {MAX_PHASE_SECONDS}"
+_IN_WORDS = (
+    "(a.answer_text != '' OR CASE WHEN json_valid(a.phase_seconds)"
+    " THEN json_extract(a.phase_seconds, '$.code') END IS NULL)"
+)
+"""An attempt answered in words: on a code task whose code was opened with nothing typed, the
+candidate answered in code alone, so its answer clock (stopped when the code opened) and the
+key points it left unticked say nothing of an answer in words."""
+_COUNTED_ANSWER = f"a.answer_seconds BETWEEN 0 AND {MAX_PHASE_SECONDS} AND {_IN_WORDS}"
 """An answer time the figures count: a number of seconds grill could have recorded (text,
-negative or overflowing values written by another program are not averaged)."""
+negative or overflowing values written by another program are not averaged), of an answer in
+words."""
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -281,6 +289,8 @@ def _top_misses(db: sqlite3.Connection, kind: str) -> tuple[Missed, ...]:
         Missed(*row)
         for row in db.execute(
             "SELECT card_id, text, count(*) AS times FROM temp.stats_misses WHERE kind = ? "
+            "AND (kind != 'key_point' OR attempt_id IN "
+            f"(SELECT a.id FROM temp.stats_attempts AS a WHERE {_IN_WORDS})) "
             "GROUP BY card_id, text ORDER BY times DESC, card_id, text LIMIT ?",
             (kind, TOP_MISSES),
         )

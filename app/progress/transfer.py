@@ -3,6 +3,8 @@
 An export carries every attempt with its id, so importing merges: attempts already present
 are skipped and the same file imported twice changes nothing. Card schedules are not in the
 file; they are replayed from the attempts, which gives the same state (see scheduler.py).
+Version 2 adds the rest of the user's state after the attempts (`app.progress.user_state`:
+settings, hint progress, suspended and buried cards, drafts); version 1 files still import.
 """
 
 from __future__ import annotations
@@ -19,16 +21,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NoReturn, TextIO
 
 from app.clock import stamp, to_utc, utc_now
+from app.practice.drafts import Drafts
 from app.progress.attempt import MAX_GROWTH_BYTES_PER_STEP, MAX_PHASE_SECONDS, Attempt
 from app.progress.history import History
 from app.progress.records import STORED_NAMES, attempt_from_dict, attempt_to_dict, from_stored
+from app.progress.user_state import UserState, current_state, merge_state, read_state
 from checkers.inputs import FileRefused, opened_file
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
 EXPORT_FORMAT = "grill-history"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 MAX_PROBLEMS_SHOWN = 10
 MAX_PROBLEMS_KEPT = 1_000
 """Problems held in full; a file with millions of bad attempts has the rest counted."""
@@ -70,7 +74,7 @@ class ImportResult:
     already_present: int
 
 
-def export_document(history: History, *, now: datetime) -> dict:
+def export_document(history: History, *, now: datetime, drafts: Drafts | None = None) -> dict:
     """The whole export as one value: for small histories and tests. `grill export` streams
     the same document with `write_export`."""
     return {
@@ -78,10 +82,13 @@ def export_document(history: History, *, now: datetime) -> dict:
         "version": EXPORT_VERSION,
         "exported_at": stamp(now),
         "attempts": [attempt_to_dict(a) for a in history.iter_attempts()],
+        **current_state(history, drafts or Drafts()),
     }
 
 
-def write_export(history: History, out: TextIO, *, now: datetime) -> int:
+def write_export(
+    history: History, out: TextIO, *, now: datetime, drafts: Drafts | None = None
+) -> int:
     """Write the export to `out` one attempt at a time, in constant memory whatever the
     history's size; the text is exactly `json.dumps(export_document(...), indent=1,
     ensure_ascii=False)` plus a newline. Returns how many attempts it wrote."""
@@ -97,7 +104,10 @@ def write_export(history: History, out: TextIO, *, now: datetime) -> int:
         text = _dumps(attempt_to_dict(attempt)).replace("\n", "\n  ")
         out.write(f"{',' if written else ''}\n  {text}")
         written += 1
-    out.write("\n ]\n}\n" if written else "]\n}\n")
+    out.write("\n ]" if written else "]")
+    for name, value in current_state(history, drafts or Drafts()).items():
+        out.write(f",\n {_dumps(name)}: {_dumps(value).replace(chr(10), chr(10) + ' ')}")
+    out.write("\n}\n")
     return written
 
 
@@ -113,8 +123,9 @@ def read_export(path: Path) -> list[Attempt]:
         return list(staged.attempts())
 
 
-def import_file(history: History, path: Path) -> ImportResult:
-    """Validate the whole file first, so a bad one leaves the history untouched; then merge.
+def import_file(history: History, path: Path, drafts: Drafts | None = None) -> ImportResult:
+    """Validate the whole file first, so a bad one leaves the history untouched; then merge
+    the attempts, then the rest of the state (version 2).
 
     Constant memory whatever the file's size: the file is read once, as a stream, and each
     attempt that passes is kept in a private temporary SQLite file (`_Staging`) until the end
@@ -123,6 +134,7 @@ def import_file(history: History, path: Path) -> ImportResult:
     with _Staging(path) as staged:
         count = _stage(path, staged)
         added = history.merge(staged.attempts())
+    merge_state(history, drafts or Drafts(), staged.state)
     return ImportResult(added=added, already_present=count - added)
 
 
@@ -138,6 +150,8 @@ class _Staging:
             "CREATE TABLE staged (id TEXT PRIMARY KEY, place INTEGER NOT NULL, body TEXT)"
         )
         self.connection.execute("BEGIN")
+        self.state = UserState()
+        """The rest of the user's state the file holds, once it is read and checked."""
 
     def __enter__(self) -> _Staging:
         return self
@@ -252,6 +266,8 @@ def _stage(path: Path, staged: _Staging) -> int:
             ],
         ) from error
     _check_envelope(path, envelope)
+    staged.state, state_problems = read_state(envelope)
+    problems.add(state_problems)
     if problems:
         raise ExportFileError(path, problems.kept, more=problems.more)
     return count

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -23,7 +23,7 @@ from textual.timer import Timer
 
 from app.clock import utc_now
 from app.practice.drafts import Drafts
-from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from app.ui.base import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, GrillScreen
 from app.ui.code_runner import CodeRunner, SandboxRunner
 from app.ui.commands import PaletteCommands
 from app.ui.messages import LibraryLoaded
@@ -106,6 +106,8 @@ class GrillApp(App):
         self._runner_closing: threading.Thread | None = None
         self._home_wait: Timer | None = None
         self.last_rating: LastRating | None = None
+        self.undone: str | None = None
+        """The card whose rating was taken back last: a second undo says so."""
 
     def on_mount(self) -> None:
         if self.library is None and self._start_screen is None:
@@ -121,6 +123,16 @@ class GrillApp(App):
             self._home_wait = self.set_timer(HOME_WAIT_S, self._open_home)
         else:
             self._open_home()
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key typed before the screen it would land on was drawn is dropped where that
+        screen asks for it (`GrillScreen.DROPS_KEYS_TYPED_UNSEEN`)."""
+        if isinstance(event, events.Key) and self.screen_stack:
+            screen = self.screen
+            if isinstance(screen, GrillScreen) and screen.typed_unseen(event):
+                event.stop()
+                return
+        await super().on_event(event)
 
     def _open_home(self) -> None:
         """Home, once its packs are loaded or after HOME_WAIT_S, whichever comes first: a
@@ -364,6 +376,11 @@ class GrillApp(App):
         """Take back the last practice rating and open its card again; None when done, else
         a sentence saying why not."""
         last = self.last_rating
+        if last is None and self.undone is not None:
+            return (
+                f"Nothing more to undo: the rating of {self.undone} was taken back, and grill"
+                " takes back only the last rating."
+            )
         if last is None:
             return "Nothing to undo: no card was rated since grill started."
         if self.history is None:
@@ -376,6 +393,7 @@ class GrillApp(App):
         except HistoryError as error:
             return f"Could not undo: {error}"
         self.last_rating = None
+        self.undone = last.queue[last.position].id
         screen = PracticeScreen(list(last.queue), last.position, last.ratings_before)
         if isinstance(self.screen, PracticeScreen):
             self.switch_screen(screen)

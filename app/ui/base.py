@@ -10,6 +10,7 @@ each one shows only a notice asking for a bigger terminal. The app's breakpoints
 
 from __future__ import annotations
 
+from time import monotonic
 from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
 
 from textual import events, on
@@ -43,10 +44,28 @@ class TooSmallNotice(Static):
 class GrillScreen(Screen):
     HELP: ClassVar[str] = ""
     """What the screen is for, in a sentence or two: the top of its help (F1, ?)."""
+    DROPS_KEYS_TYPED_UNSEEN: ClassVar[bool] = False
+    """Whether keys typed before the screen was first drawn are dropped (`GrillApp.on_event`):
+    they were meant for the screen before it, such as the rest of an answer typed as a mock's
+    time ran out, and would tick, untick or close what the candidate has not seen yet."""
+    shown_at: float | None = None
+    """When the screen was first drawn (Textual's clock, as an event's `time`)."""
 
     @property
     def grill(self) -> GrillApp:
         return cast("GrillApp", self.app)
+
+    def typed_unseen(self, key: events.Key) -> bool:
+        """Whether `key` was typed before this screen was drawn, and so is not for it."""
+        return self.DROPS_KEYS_TYPED_UNSEEN and (self.shown_at is None or key.time < self.shown_at)
+
+    @on(events.Mount)
+    def _note_when_shown(self) -> None:
+        self.call_after_refresh(self._shown)
+
+    def _shown(self) -> None:
+        if self.shown_at is None:
+            self.shown_at = monotonic()
 
     @on(events.Mount)
     def _mount_size_notice(self) -> None:

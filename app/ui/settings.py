@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
+from app.progress.scheduler import DEFAULT_RETENTION, RETENTION
 from checkers.inputs import Range
 from checkers.verdict import DEVICES, Device
 from questions.levels import LEVELS, Level
@@ -37,6 +38,10 @@ class Settings:
     """How many never-seen cards join today's queues each day, over every pack."""
     new_per_pack: int = 10
     """How many of them one pack may give each day (Anki's per-deck limit)."""
+    desired_retention: float = DEFAULT_RETENTION
+    """The chance of recalling a card when it comes due that the scheduler works to (fsrs's,
+    as Anki has it): 0.9 by default, higher brings cards back sooner. The history reads it
+    (`History.desired_retention`) for every rating it schedules."""
     theme: Theme = "dark"
     welcomed: bool = False
     """Whether the first-run screen was shown and closed."""
@@ -48,6 +53,9 @@ class Settings:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
         NEW_PER_DAY.check(self.new_per_day)  # OutOfRange is a ValueError
         NEW_PER_PACK.check(self.new_per_pack)
+        if not isinstance(self.desired_retention, float):
+            raise ValueError(f"desired retention must be a share, not {self.desired_retention!r}")
+        RETENTION.check(self.desired_retention)
         if self.theme not in THEMES:
             raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
         if not isinstance(self.welcomed, bool):

@@ -186,6 +186,17 @@ def _rate_message(
     return text + "."
 
 
+def what_changed(fixes: Sequence[Observed], solutions: Sequence[Observed]) -> str | None:
+    """How a ranked fix communicates otherwise than the solution, whatever the contract asks:
+    a fix whose values differ from the solution's because it dropped (or added) a collective
+    hears of that rather than of a seed or data it never touched. None when they match."""
+    for rank, (fix, solution) in enumerate(zip(fixes, solutions, strict=True)):
+        mine, theirs = _rate(fix, 0), _rate(solution, 0)
+        if mine is not None and theirs is not None and mine != theirs:
+            return _rate_message(rank, mine, theirs, fix, solution, "same")
+    return None
+
+
 def _count(rate: float | None) -> str:
     if rate is None:
         return "no collectives"

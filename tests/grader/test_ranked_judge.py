@@ -5,7 +5,7 @@ backward pass or the code's own all-reduces outside it. Pure data in, as in test
 
 from __future__ import annotations
 
-from checkers.judge.communication import check_ranks, per_update
+from checkers.judge.communication import check_ranks, per_update, what_changed
 from checkers.judge.contract import Observed
 from checkers.judge.ranks import combine
 from checkers.report import headline, render
@@ -208,3 +208,30 @@ def test_check_ranks_names_the_ranks_and_carries_the_rate_message():
     assert found["in_sync"].met
     assert not found["per_update"].met
     assert "every micro-batch" in found["per_update"].message
+
+
+def test_a_fix_without_the_solutions_all_reduce_hears_what_it_changed_not_of_seeds():
+    """The contract compares only the model: a fix that dropped the hand-made all_reduce breaks
+    `same:model`, and its hint names the communication it changed, not the model, the data and
+    the order of random draws, which it left alone."""
+    from checkers.api import with_expectations
+    from checkers.verdict import Expectation
+
+    no_reduce = [observed([[0, 0, 0]] * 5) for _ in range(2)]
+    by_hand = [observed([[1, 100, 0]] * 5) for _ in range(2)]
+    changed = what_changed(no_reduce, by_hand)
+    assert changed is not None
+    assert changed.startswith("Rank 0 makes 0 collectives per optimizer update")
+    assert "the solution makes 1 collective" in changed
+    broken = (Expectation("same:model", False, "`model` differs from the solution's."),)
+    verdict = with_expectations(
+        Verdict(verdict="clean", device="cpu", steps=5), broken, changed=changed
+    )
+    assert verdict.verdict == "wrong"
+    assert verdict.hint.startswith(changed)
+    assert "order of random draws" not in verdict.hint
+
+
+def test_a_fix_that_communicates_as_the_solution_changed_nothing_there():
+    same = [observed([[1, 100, 0]] * 5) for _ in range(2)]
+    assert what_changed(same, same) is None

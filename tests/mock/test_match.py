@@ -21,7 +21,7 @@ def test_code_is_split_into_words():
         "|",
         "then",
         "stop",
-        "|",
+        "||",
     ]
 
 

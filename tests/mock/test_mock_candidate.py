@@ -339,3 +339,59 @@ async def test_a_solution_asked_for_before_the_mock_caps_its_recorded_attempt(
         recorded = await until(pilot, lambda: history.attempts("loss-accumulation"))
     assert [(a.rating, a.solution_viewed) for a in recorded] == [("again", "asked")]
     assert pending_view(history, "loss-accumulation") is None
+
+
+async def test_keys_typed_before_the_review_was_drawn_never_untick_it(cards, clock, history):
+    """The rest of an answer typed as the mock ended (spaces, enter) lands on the review's tick
+    list only if the candidate saw the review: keys typed before it was drawn are dropped, and
+    the next key, typed after, acts."""
+    from textual import events
+
+    session = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
+    session.start()
+    while session.current is not None:
+        clock.advance(20)
+        session.submit("no_grad means no graph is recorded, so it saves memory")
+    app, _ = app_for(session, history, clock, MockReviewScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        review = await until_screen(pilot, MockReviewScreen)
+        await until(pilot, lambda: review.shown_at is not None)
+        points_list = review.query_one("#review-points-0")
+        confirmed = set(points_list.selected)
+        points_list.highlighted = min(confirmed)
+        for key, character in [("space", " "), ("down", None), ("space", " ")]:
+            typed_before = events.Key(key, character)
+            typed_before.time = review.shown_at - 0.5
+            typed_before.set_sender(app)
+            app._driver.send_message(typed_before)  # as the terminal's driver sends a key
+        await drained(pilot)
+        assert set(points_list.selected) == confirmed
+        await pilot.press("space")
+        assert set(points_list.selected) == confirmed - {min(confirmed)}
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+async def test_the_report_table_keeps_each_card_id_on_its_row(cards, clock, history, columns):
+    """The report's table sizes its columns by their content: at 100 columns every card id
+    and its score share one line (Textual's Markdown table gave each column the same width and
+    wrapped the ids)."""
+    from textual.geometry import Region
+
+    from app.mock.report import build_report
+    from app.mock.score import Judgement
+
+    names = ["no-grad-eval", "retain-graph-error", "loss-accumulation"]
+    session = MockSession([cards[n] for n in names], level="junior", clock=clock)
+    report = build_report(session, [Judgement() for _ in names])
+    app, _ = app_for(session, history, clock, MockReviewScreen)
+    async with app.run_test(size=(columns, 30)) as pilot:
+        await until_screen(pilot, MockReviewScreen)
+        app.switch_screen(MockReportScreen(report))
+        screen = await until_screen(pilot, MockReportScreen)
+        block = screen.query_one("#report-markdown")
+        await until(pilot, lambda: block.content_region.width > 0)
+        strips = block.render_lines(Region(0, 0, block.size.width, block.size.height))
+        lines = [strip.text for strip in strips]
+    for n, name in enumerate(names, 1):
+        row = next(line for line in lines if f"{n}. {name}" in line)
+        assert "%" in row, row

@@ -182,3 +182,27 @@ def test_to_dict_is_json_with_retention_included(history):
     assert data["packs"][0]["retention"] == 1.0
     assert data["activity"][-1] == {"day": TODAY.isoformat(), "attempts": 0}
     assert data["generated_at"].startswith("2026-04-11T12:00")
+
+
+def test_an_answer_given_in_code_alone_times_no_answer_and_misses_no_key_point(history):
+    """A code task opened with nothing typed: its answer clock stopped as the code opened (4 s,
+    '100% within basic'), and the key points left unticked were never answered in words. An
+    answer typed before the code counts as any other."""
+    code_only = {"answer": 4.0, "code": 300.0}
+    history.record(
+        attempt(
+            "a1", at=NOW - timedelta(hours=2), phase_seconds=code_only, key_points_missed=("p",)
+        )
+    )
+    history.record(
+        attempt(
+            "a2",
+            at=NOW - timedelta(hours=1),
+            phase_seconds={"answer": 40.0, "code": 100.0},
+            answer_text="the loss keeps its graph",
+            key_points_missed=("q",),
+        )
+    )
+    stats = compute_stats(history, CARDS, now=NOW)
+    assert (stats.answer_time.answers, stats.answer_time.mean_seconds) == (1, 40.0)
+    assert [(m.card_id, m.text) for m in stats.missed_key_points] == [("a2", "q")]

@@ -126,3 +126,21 @@ def test_taking_back_a_rating_replays_the_card_or_makes_it_new_again(history):
     assert history.undo(first.id)
     assert history.progress("a1") is None, "no attempt left: the card is new again"
     assert not history.undo(first.id)
+
+
+def test_cards_a_mock_asked_today_leave_the_new_card_limit_to_practice(history):
+    """A five-question mock on new cards used up the day's limit (10 new cards became 3): the
+    limit is what practice introduces; the mock's cards are seen, due as their ratings say."""
+    for card_id in ("a1", "a2", "b1"):
+        history.record(attempt(card_id, rating="good", at=NOW - timedelta(hours=1), mode="mock"))
+    history.record(attempt("c1", rating="good", at=NOW - timedelta(hours=1)))
+    queue = history.todays_queue(PACKS, now=NOW, new_per_day=3, new_per_pack=2)
+    assert queue.new_left == 2, "c1, from practice, is the one new card used today"
+    queue = history.due_queue(PACKS["a"] + PACKS["c"], now=NOW, new_per_day=3)
+    assert [card for card in queue if card in ("a3", "a4", "c2", "c3")] == ["a3", "a4"]
+
+
+def test_a_card_practised_first_and_then_drawn_in_a_mock_still_counts_as_practised(history):
+    history.record(attempt("a1", rating="good", at=NOW - timedelta(hours=2)))
+    history.record(attempt("a1", rating="good", at=NOW - timedelta(hours=1), mode="mock"))
+    assert history.todays_queue(PACKS, now=NOW, new_per_day=3).new_left == 2

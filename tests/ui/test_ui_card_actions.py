@@ -60,11 +60,12 @@ async def test_ctrl_z_takes_back_the_last_rating_and_opens_its_card_again(make_a
         await pilot.press("ctrl+z")
         notice = await until(
             pilot,
-            lambda: [
-                n.message for n in app._notifications if n.message.startswith("Nothing to undo")
-            ],
+            lambda: [n.message for n in app._notifications if n.message.startswith("Nothing more")],
         )
-        assert notice
+        assert notice == [
+            "Nothing more to undo: the rating of no-grad was taken back, and grill takes back"
+            " only the last rating."
+        ], "a card was rated: not 'no card was rated since grill started'"
 
 
 async def test_u_on_home_takes_back_the_rating_that_ended_the_queue(make_app, history):

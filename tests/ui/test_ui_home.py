@@ -532,3 +532,18 @@ async def test_a_filter_keeps_the_selected_card_selected_while_it_still_matches(
         await until(pilot, lambda: "no-grad" not in listed_ids(app))
         assert home.selected_card.id == "retain-graph"
         assert listed_ids(app).index("retain-graph") != order.index("retain-graph")
+
+
+async def test_g_goes_to_the_pack_list_and_the_code_task_filter_lists_code_tasks(make_app):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        await until(pilot, lambda: home.query_one("#home-cards").row_count > 0)
+        await pilot.press("g")
+        await until(pilot, lambda: app.focused is home.query_one("#home-packs"))
+        home.query_one("#home-status").value = "code"
+        await until(pilot, lambda: home.card_filter.status == "code")
+        assert home.shown and all(card.summary.code_task for card in home.shown)
+        assert len(home.shown) < len(app.library.cards)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.focused is home.query_one("#home-cards"))

@@ -182,6 +182,9 @@ def test_when_a_card_comes_back_reads_as_a_person_says_it():
     assert due_status(None, NOW) == "new"
     assert due_status(NOW - timedelta(days=2), NOW) == "due"
     assert due_status(NOW + timedelta(days=4), NOW) == "in 4 days"
+    # a learning step: in today's queue, but not due for another ten minutes
+    assert due_status(NOW + timedelta(minutes=10), NOW) == "in 10 min"
+    assert due_status(NOW, NOW) == "due"
 
 
 def test_settings_round_trip_through_the_history_and_ignore_bad_values(history: History):
@@ -194,6 +197,10 @@ def test_settings_round_trip_through_the_history_and_ignore_bad_values(history: 
     history.set_setting("new_per_day", "lots")
     loaded = Settings.load(history)
     assert (loaded.level, loaded.new_per_day, loaded.device) == ("middle", 10, "cpu")
+    Settings(desired_retention=0.95).save(history)
+    assert Settings.load(history).desired_retention == 0.95 == history.desired_retention()
+    history.set_setting("desired_retention", 2)
+    assert Settings.load(history).desired_retention == 0.9 == history.desired_retention()
 
 
 def test_the_level_stored_by_its_former_name_is_read_and_saved_under_the_new_one(

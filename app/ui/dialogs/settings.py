@@ -9,9 +9,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.validation import Integer
+from textual.validation import Integer, Number
 from textual.widgets import Button, Input, Label, Select
 
+from app.progress.scheduler import RETENTION
 from app.ui.base import GrillDialog
 from app.ui.code_runner import cuda_device_present
 from app.ui.settings import DEVICES, THEMES, Settings
@@ -57,21 +58,29 @@ class SettingsDialog(GrillDialog[Settings | None]):
                 id="settings-device",
             )
             yield Label("", id="settings-device-warning", markup=False)
-            yield Label("New cards per day, over every pack (0 to 500)")
+            yield Label("New cards per day, over every pack and from one pack (0 to 500)")
+            with Horizontal(id="settings-new-cards"):
+                yield Input(
+                    str(s.new_per_day),
+                    id="settings-new-per-day",
+                    type="integer",
+                    compact=True,
+                    validators=[Integer(minimum=0, maximum=500)],
+                )
+                yield Input(
+                    str(s.new_per_pack),
+                    id="settings-new-per-pack",
+                    type="integer",
+                    compact=True,
+                    validators=[Integer(minimum=0, maximum=500)],
+                )
+            yield Label("Desired retention: chance to recall a card when due (0.7 to 0.99)")
             yield Input(
-                str(s.new_per_day),
-                id="settings-new-per-day",
-                type="integer",
+                f"{s.desired_retention:g}",
+                id="settings-retention",
+                type="number",
                 compact=True,
-                validators=[Integer(minimum=0, maximum=500)],
-            )
-            yield Label("New cards per day from one pack (0 to 500)")
-            yield Input(
-                str(s.new_per_pack),
-                id="settings-new-per-pack",
-                type="integer",
-                compact=True,
-                validators=[Integer(minimum=0, maximum=500)],
+                validators=[Number(minimum=RETENTION.low, maximum=RETENTION.high)],
             )
             yield Label("Theme")
             yield Select(
@@ -103,15 +112,15 @@ class SettingsDialog(GrillDialog[Settings | None]):
     def action_save(self) -> None:
         new_per_day = self.query_one("#settings-new-per-day", Input)
         new_per_pack = self.query_one("#settings-new-per-pack", Input)
+        retention = self.query_one("#settings-retention", Input)
         for field, what in (
-            (new_per_day, "New cards per day"),
-            (new_per_pack, "New cards per pack"),
+            (new_per_day, "New cards per day must be a whole number from 0 to 500."),
+            (new_per_pack, "New cards per pack must be a whole number from 0 to 500."),
+            (retention, "Desired retention must be a number from 0.7 to 0.99."),
         ):
             result = field.validate(field.value)
             if result is not None and not result.is_valid:
-                self.query_one("#settings-error", Label).update(
-                    f"{what} must be a whole number from 0 to 500."
-                )
+                self.query_one("#settings-error", Label).update(what)
                 field.focus()
                 return
         self.dismiss(
@@ -121,6 +130,7 @@ class SettingsDialog(GrillDialog[Settings | None]):
                 device=self._chosen("#settings-device"),
                 new_per_day=int(new_per_day.value),
                 new_per_pack=int(new_per_pack.value),
+                desired_retention=float(retention.value),
                 theme=self._chosen("#settings-theme"),
             )
         )

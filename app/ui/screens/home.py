@@ -34,7 +34,12 @@ if TYPE_CHECKING:
     from app.progress.history import CardFlags
 
 ALL_PACKS = "*all*"
-STATUS_LABELS = {"all": "Due, new and later", "due": "Due today", "new": "Never practised"}
+STATUS_LABELS = {
+    "all": "Due, new and later",
+    "due": "Due today",
+    "new": "Never practised",
+    "code": "Code tasks",
+}
 
 
 class HomeScreen(GrillScreen):
@@ -89,6 +94,13 @@ class HomeScreen(GrillScreen):
             show=False,
             key_display="/",
             tooltip="Search every word of the cards' ids, questions, tags and key points.",
+        ),
+        Binding(
+            "g",
+            "focus_packs",
+            "Packs",
+            show=False,
+            tooltip="Go to the pack list (up and down choose a pack; escape back to the cards).",
         ),
         Binding(
             "escape",
@@ -444,6 +456,9 @@ class HomeScreen(GrillScreen):
 
     def action_focus_cards(self) -> None:
         self.query_one("#home-cards", CardTable).focus()
+
+    def action_focus_packs(self) -> None:
+        self.query_one("#home-packs", OptionList).focus()
 
     def action_mock(self) -> None:
         """A five-question mock at your tier, drawn from the pack chosen on the left (or all)."""

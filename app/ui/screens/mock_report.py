@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Markdown, Static
+from textual.widgets import Footer, Header, Static
 
 from app.mock.record import attempts
 from app.mock.report import MockReport, percent, render_markdown
@@ -35,6 +36,11 @@ class MockReportScreen(GrillScreen):
     """The report, and a status line saying what became of it (recorded, written to a file).
 
     A status line rather than toasts: a toast per recorded answer covered the report's table.
+    The Markdown is drawn as one renderable (Rich's), not Textual's Markdown widget, which
+    builds a widget per paragraph, list item and table cell: some 2,000 nodes to style for a
+    six-question report, seconds of the UI thread on a busy machine, while the keys pressed meanwhile
+    waited; and its table gave every column the same width, wrapping the card ids at 100
+    columns. Rich sizes the table's columns by their content.
     """
 
     HELP = (
@@ -42,6 +48,7 @@ class MockReportScreen(GrillScreen):
         "points made and missed, the code verdict, and what to study next. Each question "
         "reached is recorded in your history, so the mock feeds your review schedule."
     )
+    DROPS_KEYS_TYPED_UNSEEN = True
     BINDINGS = [
         Binding("x", "export", "Export Markdown", tooltip="Write the report as a Markdown file."),
         Binding("escape", "close", "Close", tooltip="Back to home, or end `grill mock`."),
@@ -57,7 +64,7 @@ class MockReportScreen(GrillScreen):
         yield Header()
         yield Static("", id="report-status", markup=False)
         with VerticalScroll(id="report-scroll"):
-            yield Markdown(render_markdown(self.report), id="report-markdown")
+            yield Static(Markdown(render_markdown(self.report)), id="report-markdown")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

@@ -26,6 +26,7 @@ from app.ui.widgets.tick_list import TickList
 
 class MockReviewScreen(GrillScreen):
     SUB_TITLE = "Mock interview · confirm your marks"
+    DROPS_KEYS_TYPED_UNSEEN = True
     HELP = (
         "The interview is over. grill matched your typed answers against each question's key "
         "points and red flags; check every tick (space toggles, tab moves between lists), "
@@ -46,6 +47,7 @@ class MockReviewScreen(GrillScreen):
         self.session, self.report_path = session, report_path
         self.runs = session.runs()
         self.marks: list[Marks] = [pre_mark(run.card, run.spoken_text) for run in self.runs]
+        self.confirmed = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -111,7 +113,16 @@ class MockReviewScreen(GrillScreen):
         )
 
     def action_confirm(self) -> None:
+        """The marks are final: the tick lists stop taking keys at once, so keys typed ahead
+        while the report opens never untick a key point behind it (nor a second ctrl+s score
+        it twice)."""
         from app.ui.screens.mock_report import MockReportScreen
 
+        if self.confirmed:
+            return
+        self.confirmed = True
         report = build_report(self.session, self.judgements())
+        for tick_list in self.query(SelectionList):
+            tick_list.can_focus = False  # not `disabled`: restyling every option costs seconds
+        self.set_focus(None)
         self.app.switch_screen(MockReportScreen(report, report_path=self.report_path))
