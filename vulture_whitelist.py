@@ -31,3 +31,4 @@ _.graph_break, _.create_module, _.descend_resolver, _.ascend_resolver, _.cursor_
 # on objects for the scan under test to find (last_out, losses).
 no_worker, two_attempts, edited_history, isolated_home, grad_in, grad_out, inputs
 _.last_out, _.losses
+PolicedStrFormatStyle._format  # logging.StrFormatStyle.format calls it

@@ -23,6 +23,7 @@ import enum
 import functools
 import inspect
 import io
+import logging
 import operator
 import string
 import sys
@@ -47,6 +48,7 @@ from checkers.policy.identity import (
     proxy_for,
     proxy_target,
     replace,
+    replace_bound,
     replacement,
 )
 from checkers.policy.refusal import (
@@ -124,10 +126,7 @@ def guarded_getattr(obj: object, name: object, *default: object) -> object:
         return _init_of(obj)
     if name == "f_back" and isinstance(obj, types.FrameType):
         return _frame_back(obj)
-    value = getattr(obj, name, *default)
-    if _is_str_formatter(value):
-        return policed_formatter(value)
-    return admit(value, f"{_short(obj)}.{name}")
+    return admit(getattr(obj, name, *default), f"{_short(obj)}.{name}")
 
 
 def _frame_back(frame: types.FrameType) -> types.FrameType | None:
@@ -333,8 +332,6 @@ def module_attribute(proxy: ModuleProxy, attr: str, *default: object) -> object:
         if getattr(value, "__name__", None) != path:  # `torch.os`: not under its own name
             raise not_available(path, "a module reached through another module's globals")
         return module_proxy(value)
-    if _is_str_formatter(value):
-        return policed_formatter(value)
     found = replacement(value)
     if found is not value:
         return found
@@ -781,17 +778,6 @@ def install_replacements() -> None:
 
 # -- str.format -----------------------------------------------------------------------------
 
-STR_FORMATTERS = (str.format, str.format_map)
-
-
-def _is_str_formatter(value: object) -> bool:
-    """`str.format` and `str.format_map`, however reached: their templates read attributes
-    and items (`{0.__class__}`) that the policy would never see, so they are handed out
-    policed."""
-    if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, str):
-        return value.__name__ in ("format", "format_map")
-    return any(value is formatter for formatter in STR_FORMATTERS)
-
 
 class PolicedFormatter(string.Formatter):
     """`str.format` with each `.attr` and `[key]` of a template field read as snippet code
@@ -833,6 +819,27 @@ def policed_formatter(method: Callable[..., object]) -> Callable[..., object]:
 
 
 replace(string.Formatter, stand_in(PolicedFormatter))
+
+
+class PolicedStrFormatStyle(logging.StrFormatStyle):
+    """logging's `{` style, which formats a snippet's template with the real `str.format`
+    inside the standard library, formatting it as the snippet's own `str.format` would."""
+
+    def _format(self, record: logging.LogRecord) -> str:
+        values = (self._defaults or {}) | record.__dict__  # type: ignore[attr-defined]  # 3.10+
+        return PolicedFormatter().vformat(self._fmt, (), values)
+
+
+replace(logging.StrFormatStyle, stand_in(PolicedStrFormatStyle))
+# `logging.Formatter(style="{")` takes its style from this table: grill logs nothing with `{`
+_styles: dict[str, tuple[type, str]] = vars(logging)["_STYLES"]
+_styles["{"] = (PolicedStrFormatStyle, _styles["{"][1])
+# `str.format` and `str.format_map`, however reached (an attribute, `vars(str)["format"]`,
+# `inspect.getmembers`): their templates read attributes and items (`{0.__class__}`) that
+# the policy would never see, so they are handed out policed.
+for _name in ("format", "format_map"):
+    replace(getattr(str, _name), policed_formatter(getattr(str, _name)))
+    replace_bound(str, _name, policed_formatter)
 
 
 # -- print ----------------------------------------------------------------------------------

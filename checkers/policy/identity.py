@@ -114,7 +114,23 @@ def replace(real: object, stand_in: object) -> None:
 
 def replacement(value: object) -> object:
     found = _replacements.get(id(value))
-    return found[1] if found is not None and found[0] is value else value
+    if found is not None and found[0] is value:
+        return found[1]
+    if type(value) is _BuiltinFunctionType and _bound_replacements:
+        for owner in type(value.__self__).__mro__:  # a snippet's str subclass formats too
+            bound = _bound_replacements.get((owner, value.__name__))
+            if bound is not None:
+                return bound(value)
+    return value
+
+
+_bound_replacements: dict[tuple[type, str], Callable[[Any], object]] = {}
+
+
+def replace_bound(owner: type, name: str, stand_in: Callable[[Any], object]) -> None:
+    """Wherever a snippet would get the C method `name` bound to an `owner` (a new object
+    each time: `'{}'.format`), it gets `stand_in(method)`."""
+    _bound_replacements[(owner, name)] = stand_in
 
 
 def open_type(kind: type) -> None:
@@ -470,9 +486,9 @@ def admit(value: object, subject: str | None = None) -> object:
     kind = type(value)
     if kind in _FAST:
         return value
-    found = _replacements.get(id(value))
-    if found is not None and found[0] is value:
-        return found[1]
+    found = replacement(value)
+    if found is not value:
+        return found
     if isinstance(value, _ModuleType):
         return module_proxy(value)
     reason = closed_reason(value)
@@ -483,9 +499,9 @@ def admit(value: object, subject: str | None = None) -> object:
 
 def callable_admitted(func: Callable[..., object]) -> Callable[..., object]:
     """A callee, as the snippet may call it."""
-    found = _replacements.get(id(func))
-    if found is not None and found[0] is func:
-        return found[1]  # type: ignore[return-value]  # (a stand-in is callable)
+    found = replacement(func)
+    if found is not func:
+        return found  # type: ignore[return-value]  # (a stand-in is callable)
     reason = closed_reason(func)
     if reason is not None:
         raise not_available(f"{describe(func)}()", reason)
