@@ -53,6 +53,7 @@ from checkers.policy.identity import (
 )
 from checkers.policy.refusal import (
     OWN_CLASSES,
+    Refused,
     Measuring,
     candidate_frame,
     is_namespace,
@@ -819,6 +820,10 @@ def policed_formatter(method: Callable[..., object]) -> Callable[..., object]:
 
 
 replace(string.Formatter, stand_in(PolicedFormatter))
+# A refusal the snippet caught is an exception like any other to it: printed, re-raised or
+# chained with its own message (the run still ends refused, at the first refusal's line).
+stand_in(Refused)
+open_type(Refused)
 
 
 class PolicedStrFormatStyle(logging.StrFormatStyle):

@@ -20,8 +20,12 @@ class Refused(Exception):
 
     def __init__(self, message: str, line: int | None = None):
         super().__init__(f"line {line}: {message}" if line else message)
-        self.message = message
-        self.line = line
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "line", line)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Read-only: a snippet that caught it cannot rewrite the reason its run ends with."""
+        raise AttributeError(f"a refusal's {name} cannot be changed")
 
 
 class CandidateError(Exception):

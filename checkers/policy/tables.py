@@ -598,11 +598,33 @@ INTERPRETER_DUNDERS: dict[str, str] = {
 interpreter internals or to the attribute and class protocols the sandbox keeps. On the
 snippet's own classes and instances, the lookup and creation hooks are its own business."""
 
-RESERVED_NAME = re.compile(
-    r"_[a-z][a-z_]*_|_print|_tmp\d+|__grill\w*|__builtins__|__metaclass__|printed"
+GUARD_NAMES = (
+    "_getattr_",
+    "_getitem_",
+    "_getiter_",
+    "_iter_unpack_sequence_",
+    "_unpack_sequence_",
+    "_write_",
+    "_inplacevar_",
+    "_augattr_",
+    "_augitem_",
+    "_call_",
+    "_admit_",
+    "_with_",
+    "_decorate_",
+    "_mapping_",
+    "_print_",
+    "_apply_",
 )
-"""Names the rewritten code uses for grill's guards (`_getattr_`, `_call_`...) and its own
-bookkeeping: a snippet may neither bind nor read them."""
+"""The names the rewritten code calls grill's guards by (RestrictedPython's and grill's)."""
+
+RESERVED_NAME = re.compile(
+    "|".join(map(re.escape, GUARD_NAMES))
+    + r"|_print|_tmp\d+|__grill\w*|__builtins__|__metaclass__|printed"
+)
+"""Names the rewritten code uses for grill's guards and its own bookkeeping: a snippet may
+neither bind nor read them. Only these: a name of the same shape is the snippet's (Enum's
+`_missing_`, `_ignore_`, `_order_`, `_generate_next_value_`)."""
 
 CANDIDATE_BUILTINS = (
     "abs",

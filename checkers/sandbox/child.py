@@ -151,8 +151,8 @@ PLAIN_SCALARS = (str, int, float, bool, type(None))
 
 
 def plain_json(message: object) -> bytes:
-    """`message` as JSON, when it is made of exact dicts (string keys), lists, strings,
-    numbers, booleans and None only; TypeError otherwise. Checked by exact type, so encoding
+    """`message` as JSON, when it is made of exact dicts (string keys), lists, tuples,
+    strings, numbers, booleans and None only; TypeError otherwise. Checked by exact type, so encoding
     calls no method a snippet could have defined on a subclass."""
     stack = [message]
     while stack:
@@ -163,8 +163,8 @@ def plain_json(message: object) -> bytes:
                 if type(key) is not str:
                     raise TypeError(f"a result key of type {type(key).__name__}")
                 stack.append(item)
-        elif kind is list:
-            stack.extend(cast(list[object], value))
+        elif kind is list or kind is tuple:
+            stack.extend(cast("list[object] | tuple[object, ...]", value))
         elif kind not in PLAIN_SCALARS:
             raise TypeError(f"a result value of type {kind.__name__}")
     return json.dumps(message, allow_nan=False).encode()
