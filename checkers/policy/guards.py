@@ -53,8 +53,8 @@ from checkers.policy.identity import (
 )
 from checkers.policy.refusal import (
     OWN_CLASSES,
-    Refused,
     Measuring,
+    Refused,
     candidate_frame,
     is_namespace,
     not_available,
