@@ -18,6 +18,9 @@ from types import FrameType
 class Refused(Exception):
     """The snippet used something the sandbox does not offer (an import, an attribute...)."""
 
+    message: str
+    line: int | None
+
     def __init__(self, message: str, line: int | None = None):
         super().__init__(f"line {line}: {message}" if line else message)
         object.__setattr__(self, "message", message)
