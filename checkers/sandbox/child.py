@@ -259,6 +259,9 @@ def apply_limits(
     cpu = int(limits["cpu_seconds"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"],) * 2)
+    # Python ignores SIGXFSZ, so a write past the cap failed with whatever its writer made of
+    # EFBIG (torch.save: a C++ enforce fail); the signal ends the run as the limit it is
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
     if hasattr(resource, "RLIMIT_NPROC"):
         processes = limits["processes"] * ranks + (tasks_of(os.getuid()) if shared_user else 0)
