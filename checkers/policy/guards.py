@@ -31,13 +31,14 @@ import traceback
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import NoReturn
+from typing import NoReturn, cast
 
-from checkers.policy import ranked, tables
+from checkers.policy import global_state, ranked, tables
 from checkers.policy.identity import (
     ModuleProxy,
     admit,
     callable_admitted,
+    class_state_reason,
     closed_reason,
     describe,
     installed,
@@ -78,9 +79,12 @@ _measuring = [False]
 def measuring() -> Iterator[None]:
     """While grill scans and measures, snippet code that runs anyway acts on nothing."""
     was, _measuring[0] = _measuring[0], True
+    snippets = None if was else global_state.swapped_for_grills()
     try:
         yield
     finally:
+        if snippets is not None:
+            global_state.put(snippets)
         _measuring[0] = was
 
 
@@ -714,6 +718,27 @@ def methodcaller(name: str, /, *args: object, **kwargs: object) -> Callable[[obj
     return stand_in(call)
 
 
+def _resolved(path: str) -> Callable[..., object]:
+    """The object at `module.qualname` (a table's path)."""
+    module, _, qualname = path.partition(".")
+    found: object = sys.modules[module]
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return cast(Callable[..., object], found)
+
+
+def _own_classes_only(real: Callable[..., object], path: str) -> Callable[..., object]:
+    """`real(cls, ...)` (ABCMeta.register) on a class the snippet defined; refused on another."""
+
+    def checked(cls: object, *args: object, **kwargs: object) -> object:
+        reason = class_state_reason(real, cls)
+        if reason is not None:
+            raise not_available(f"{describe(cls)}.{path.rpartition('.')[2]}()", reason)
+        return real(cls, *args, **kwargs)
+
+    return stand_in(checked)
+
+
 def policed_builtins() -> dict[str, object]:
     """The stand-ins a snippet's builtins hold in place of the real ones."""
     stubs = {name: refusing_stub(name, why) for name, why in tables.REFUSED_BUILTINS.items()}
@@ -755,6 +780,8 @@ def install_replacements() -> None:
     ):
         replace(real, _raw_protocol(real, writes))
     replace(operator.attrgetter, stand_in(attrgetter))
+    for path in tables.CLASS_STATE_WRITERS:
+        replace(_resolved(path), _own_classes_only(_resolved(path), path))
     replace(inspect.currentframe, stand_in(current_frame))
     replace(inspect.stack, stand_in(own_stack))
     replace(operator.methodcaller, stand_in(methodcaller))

@@ -338,7 +338,11 @@ def closed_reason(value: object) -> str | None:
     if isinstance(value, _FunctionType):
         return function_reason(value)
     if isinstance(value, _MethodType):
-        return closed_reason(value.__func__) or _bound_reason(value.__self__, value.__name__)
+        return (
+            closed_reason(value.__func__)
+            or _bound_reason(value.__self__, value.__name__)
+            or _class_state_reason(value.__func__, value.__self__)
+        )
     if isinstance(value, _BuiltinFunctionType):
         owner = value.__self__
         if owner is None or isinstance(owner, _ModuleType):
@@ -357,6 +361,18 @@ def closed_reason(value: object) -> str | None:
     if isinstance(value, _Node):  # C++ node types call themselves builtins
         return None
     return class_reason(kind)
+
+
+def _class_state_reason(function: object, owner: object) -> str | None:
+    """`tables.CLASS_STATE_WRITERS` bound to a class the snippet did not define."""
+    if not isinstance(function, _FunctionType) or _own(owner):
+        return None
+    home = _function_home(function)
+    return tables.CLASS_STATE_WRITERS.get(".".join(home)) if home is not None else None
+
+
+def class_state_reason(function: object, owner: object) -> str | None:
+    return _class_state_reason(function, owner)
 
 
 def _bound_reason(owner: object, name: str) -> str | None:

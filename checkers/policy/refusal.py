@@ -27,8 +27,11 @@ class Refused(Exception):
         object.__setattr__(self, "line", line)
 
     def __setattr__(self, name: str, value: object) -> None:
-        """Read-only: a snippet that caught it cannot rewrite the reason its run ends with."""
-        raise AttributeError(f"a refusal's {name} cannot be changed")
+        """Its reason is read-only: a snippet that caught it cannot rewrite what its run ends
+        with (what Python itself sets, `__traceback__` and the like, it still may)."""
+        if name in ("message", "line", "args"):
+            raise AttributeError(f"a refusal's {name} cannot be changed")
+        super().__setattr__(name, value)
 
 
 class CandidateError(Exception):

@@ -504,6 +504,13 @@ TORCH_OPEN: tuple[str, ...] = (
 torch.jit.is_scripting():`, `@torch.jit.ignore`, `torch.distributed.is_initialized()`): they
 compile nothing, start nothing and switch nothing off."""
 
+ABC_REGISTRY = "it changes what isinstance says of classes the snippet did not define"
+
+CLASS_STATE_WRITERS: dict[str, str] = {"abc.ABCMeta.register": ABC_REGISTRY}
+"""Methods that write interpreter-global state kept on a class (an ABC's registry, which every
+`isinstance` reads, grill's too): the snippet's own classes' business, closed on any other,
+bound (`Mapping.register(X)`) or not (`ABCMeta.register(Mapping, X)`)."""
+
 CLOSED_NAMES: dict[str, str] = {
     "enum.global_enum": "it writes an enumeration's members into a module's globals",
     "enum._simple_enum": "it writes into a module's globals",
@@ -531,6 +538,11 @@ CLOSED_NAMES: dict[str, str] = {
     "platform.libc_ver": "it reads the interpreter's binary",
     "zipfile.PyZipFile": "it compiles modules",
     "codecs.register": "it changes every program's text codecs",
+    "_abc._abc_register": ABC_REGISTRY,
+    "_abc._reset_registry": ABC_REGISTRY,
+    "_abc._reset_caches": ABC_REGISTRY,
+    "abc.ABCMeta._abc_registry_clear": ABC_REGISTRY,
+    "abc.ABCMeta._abc_caches_clear": ABC_REGISTRY,
     "codecs.unregister": "it changes every program's text codecs",
     "warnings.showwarning": "grill shows warnings at the candidate's line",
     "pathlib.Path.chmod": "it changes file modes",
