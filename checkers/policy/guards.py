@@ -33,7 +33,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NoReturn, cast
 
-from checkers.policy import global_state, ranked, tables
+from checkers.policy import descriptors, global_state, ranked, tables
 from checkers.policy.identity import (
     ModuleProxy,
     admit,
@@ -762,6 +762,7 @@ def install_replacements() -> None:
     import torch
     import torch.utils.data.dataloader
 
+    descriptors.install()
     offered = policed_builtins()
     for name, stand in offered.items():
         real = getattr(builtins, name, None)

@@ -4,14 +4,18 @@ formatter walks only what the snippet may read however it was reached (an attrib
 
 from __future__ import annotations
 
+import abc
+import importlib
 import logging
+import string
 import sys
+import types
 import warnings
 
 import pytest
 
 from checkers import policy
-from checkers.policy import Refused
+from checkers.policy import Refused, descriptors, identity, tables
 from checkers.policy.standins import stand_in
 
 WALK = "{0.__globals__}"
@@ -128,3 +132,71 @@ def test_grill_measures_under_its_own_interpreter_state_and_the_snippet_keeps_it
         warnings.filters[:] = before[2]
     assert (seen["stdout"], seen["disabled"], seen["filters"]) == before
     assert namespace["out"] == ["mine\n", logging.CRITICAL]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import codecs\ncodecs.open(0, 'rb')",
+        "import gzip\ngzip.GzipFile(0, 'rb')",
+        "import tokenize\ntokenize.open(0)",
+    ],
+    ids=["codecs", "gzipfile", "tokenize"],
+)
+def test_no_stdlib_path_opens_a_raw_descriptor(source):
+    with pytest.raises(Refused, match="raw file descriptors"):
+        run(source)
+
+
+def test_stdlib_file_helpers_still_open_files_by_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace = run(
+        "import codecs, gzip, tokenize, logging, tempfile\n"
+        "with codecs.open('a.txt', 'w', 'utf-8') as f:\n    f.write('x = 1\\n')\n"
+        "with gzip.open('a.gz', 'wt') as f:\n    f.write('zipped')\n"
+        "handler = logging.FileHandler('run.log')\nhandler.close()\n"
+        "with tempfile.TemporaryFile(dir='.') as spare:\n    spare.write(b'spare')\n"
+        "with tokenize.open('a.txt') as f:\n    source = f.read()\n"
+        "out = [source, gzip.open('a.gz', 'rt').read()]"
+    )
+    assert namespace["out"] == ["x = 1\n", "zipped"]
+
+
+def kinds_found(value: object) -> list[str]:
+    """Which of the capability kinds above `value` is, judged without asking grill."""
+    found = []
+    if value is descriptors.REAL_OPEN:
+        found.append("the real open, which opens raw descriptors")
+    if any(value is getattr(str, name) for name in ("format", "format_map")) or (
+        type(value) is types.BuiltinMethodType
+        and isinstance(value.__self__, str)
+        and value.__name__ in ("format", "format_map")
+    ):
+        found.append("an unpoliced string formatter")
+    if isinstance(value, types.MethodType) and value.__func__ is abc.ABCMeta.register:
+        found.append("an ABC registry writer bound to a class grill did not let the snippet own")
+    if value is logging.StrFormatStyle or value is string.Formatter:
+        found.append("a formatter class that walks templates unguarded")
+    return found
+
+
+def test_no_open_module_hands_out_a_capability_of_these_kinds():
+    """Every name of every open standard-library module, and every attribute of its classes,
+    as the snippet would get it (through `identity.admit`): none is one of the kinds."""
+    policy.candidate_namespace(policy.compile_candidate("x = 1"))  # the stand-ins installed
+    seen = []
+    for name in sorted(tables.OPEN_STDLIB):
+        module = importlib.import_module(name)
+        for attribute in dir(module):
+            values = [getattr(module, attribute, None)]
+            if isinstance(values[0], type):
+                values += [getattr(values[0], member, None) for member in dir(values[0])]
+            for value in values:
+                try:
+                    held = identity.admit(value)
+                except Refused:
+                    continue
+                found = kinds_found(held)
+                if found:
+                    seen.append((f"{name}.{attribute}", found))
+    assert seen == []

@@ -79,10 +79,10 @@ def channels() -> list[int]:
     return held
 
 
-def forge(report: Callable[[str], None], send: bool = True) -> None:
-    """Sign a forged clean answer with every key candidate (and send it unsigned too) down
-    every channel (`send`), and report what was found."""
-    keys = key_candidates()
+def forge(report: Callable[[str], None], send: bool = True, hunt: bool = True) -> None:
+    """Sign a forged clean answer with every key candidate (`hunt`; and send it unsigned
+    too) down every channel (`send`), and report what was found."""
+    keys = key_candidates() if hunt else []
     messages = [FORGED + b"\n" + hmac.new(k, FORGED, "sha256").hexdigest().encode() for k in keys]
     messages.append(FORGED)
     held = channels() if send else []
@@ -131,22 +131,26 @@ def hunt_while_running(report: Callable[[str], None]) -> None:
 def code_after_the_end(report: Callable[[str], None]) -> None:
     """Leave code that would run after the snippet ended: a collection callback, a thread,
     a timer's handler, a finalizer."""
-    gc.callbacks.append(lambda *_: forge(lambda _: None))
+
+    def quick(*_: object) -> None:  # cheap enough to run every few milliseconds
+        forge(lambda _: None, hunt=False)
+
+    gc.callbacks.append(quick)
     stop = threading.Event()
 
     def keep_forging() -> None:
         while not stop.wait(0.01):
-            forge(lambda _: None)
+            quick()
 
     threading.Thread(target=keep_forging, daemon=True).start()
-    signal.signal(signal.SIGALRM, lambda *_: forge(lambda _: None))
+    signal.signal(signal.SIGALRM, quick)
     signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
 
     class Trap:
         pass
 
     trap = Trap()
-    weakref.finalize(trap, forge, lambda _: None)
+    weakref.finalize(trap, quick)
     gc.garbage.append(trap)  # kept for the end, when a sweep might drop it
     forge(report)
 
