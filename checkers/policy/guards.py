@@ -694,6 +694,32 @@ def _raw_protocol(real: Callable[..., object], writes: bool) -> Callable[..., ob
     return stand_in(protocol)
 
 
+def members(real: Callable[..., list[tuple[str, object]]]) -> Callable[..., object]:
+    """`inspect.getmembers` (and `getmembers_static`) as the snippet reads: the names it may
+    not read are left out, as `dir()` and a failed `getattr` would leave them, and each
+    value is what the snippet would get (a graph node's `metadata`, where the grader stamps
+    its steps, is not among them)."""
+
+    def getmembers(obj: object, predicate: Callable[[object], object] | None = None) -> object:
+        _check()
+        reason = closed_reason(obj) if type(obj) is not ModuleProxy else None
+        if reason is not None:
+            raise not_available(f"inspect.{real.__name__}({describe(obj)})", reason)
+        found = []
+        for name, value in real(obj):
+            if type(obj) is not ModuleProxy and attribute_reason(obj, name) is not None:
+                continue
+            held = replacement(value)
+            if held is value and closed_reason(value) is not None:
+                continue
+            if predicate is None or guarded_call(predicate, held):
+                found.append((name, held))
+        return found
+
+    getmembers.__name__ = getmembers.__qualname__ = real.__name__
+    return stand_in(getmembers)
+
+
 def attrgetter(*names: str) -> Callable[[object], object]:
     """`operator.attrgetter` whose reads are snippet reads."""
 
@@ -781,6 +807,8 @@ def install_replacements() -> None:
     ):
         replace(real, _raw_protocol(real, writes))
     replace(operator.attrgetter, stand_in(attrgetter))
+    for reader in (inspect.getmembers, inspect.getmembers_static):
+        replace(reader, members(reader))
     for path in tables.CLASS_STATE_WRITERS:
         replace(_resolved(path), _own_classes_only(_resolved(path), path))
     replace(inspect.currentframe, stand_in(current_frame))

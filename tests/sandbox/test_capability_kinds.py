@@ -200,3 +200,16 @@ def test_no_open_module_hands_out_a_capability_of_these_kinds():
                 if found:
                     seen.append((f"{name}.{attribute}", found))
     assert seen == []
+
+
+def test_getmembers_reads_only_what_the_snippet_may_read():
+    namespace = run(
+        "import inspect, torch\n"
+        "loss = (torch.ones(2, requires_grad=True) * 2).sum()\n"
+        "names = [name for name, _ in inspect.getmembers(loss.grad_fn)]\n"
+        "class Net:\n    width = 3\n"
+        "threes = inspect.getmembers(Net(), lambda v: v == 3)\n"
+        "out = ['metadata' in names, 'name' in names, dict(inspect.getmembers(Net))['width'],"
+        " [n for n, _ in threes]]"
+    )
+    assert namespace["out"] == [False, True, 3, ["width"]]
