@@ -90,10 +90,10 @@ def answerer(handoff_fd: int, streams: list[io.TextIOWrapper], *, linger: bool =
     trace and profile functions, the cyclic collector, whatever `sys.stdout` was rebound to:
     only grill's own `streams` are flushed), checks the message is plain data, and hands it to
     the worker through a pipe it makes then (`handoff`). The run holds no key and no result
-    pipe at any time: the worker signs. (A run that used up its task limit, so that no process
-    can be forked, answers from its own process, sealed the same way; only a thread started
-    past the policy could still run beside it.) A run whose answer path fails exits `ANSWER_FAILED`,
-    which the worker reports as `tampered`. `linger` (a rank): close the output pipes, so the
+    pipe at any time: the worker signs. (A run that used up its task limit, so that no
+    process can be forked, answers from its own process, sealed the same way; only a thread
+    started past the policy could still run beside it.) A run whose answer path fails exits
+    `ANSWER_FAILED`, which the worker reports as `tampered`. `linger` (a rank): close the output pipes, so the
     parent sees the rank done, and wait to be killed."""
     fd = os.dup2(handoff_fd, unused_descriptor())
     os.close(handoff_fd)
