@@ -35,6 +35,9 @@ DUMP_SIGNAL = signal.SIGUSR1
 from C, so a rank blocked inside a collective answers too): how the parent names what each
 rank waits in when a ranked run stalls."""
 CRASH_FRAME = re.compile(r'File "(.*)", line (\d+) in ')
+FILE_CAP_HIT: list[bool] = []
+"""Set when a write of the run's went past its file size limit (SIGXFSZ)."""
+FILE_SIZE = "the run wrote a file past its size limit"
 
 
 Answer = Callable[[Mapping[str, object]], NoReturn]
@@ -264,9 +267,10 @@ def apply_limits(
     cpu = int(limits["cpu_seconds"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"],) * 2)
-    # Python ignores SIGXFSZ, so a write past the cap failed with whatever its writer made of
-    # EFBIG (torch.save: a C++ enforce fail); the signal ends the run as the limit it is
-    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    # Python ignores SIGXFSZ, so a write past the cap fails with whatever its writer makes of
+    # EFBIG (torch.save: a C++ enforce fail): the run notes it, and a run that then fails
+    # failed of the limit (one whose writer shrugged it off, a profiler's trace, goes on)
+    signal.signal(signal.SIGXFSZ, lambda *_: FILE_CAP_HIT.append(True))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
     if hasattr(resource, "RLIMIT_NPROC"):
         processes = limits["processes"] * ranks + (tasks_of(os.getuid()) if shared_user else 0)
@@ -323,6 +327,8 @@ def call(job: Job, payload: Mapping[str, object], answer: Answer) -> dict[str, o
     try:
         result = job(payload, finish)
     except RunFailed as exc:
+        if FILE_CAP_HIT and exc.status == "error":  # whichever writer hit it, and however
+            return failure("limit", "file size", FILE_SIZE, exc.line)  # it worded the error
         return failure(exc.status, exc.kind, exc.message, exc.line, exc.traceback)
     except MemoryError:
         return failure("limit", "memory", "the run ran out of its memory limit")
