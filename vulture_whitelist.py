@@ -35,3 +35,4 @@ _.can_focus
 # on objects for the scan under test to find (last_out, losses).
 no_worker, two_attempts, edited_history, isolated_home, grad_in, grad_out, inputs
 _.last_out, _.losses
+PolicedStrFormatStyle._format  # logging.StrFormatStyle.format calls it

@@ -142,7 +142,6 @@ def test_a_snippet_at_the_cap_fits_the_job_message_however_json_escapes_it():
         "op": "run",
         "job": api.GRADE_JOB,
         "payload": {"source": worst, "filename": "x" * 4096, "compare": ["y" * 80] * 100},
-        "key": "0" * 64,
         "readable": ["/" + "z" * 4000] * 16,
     }
     assert len(json.dumps(request).encode()) < protocol.MAX_CONTROL_BYTES

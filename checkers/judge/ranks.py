@@ -41,6 +41,10 @@ WRAPPERS = (
 """Frames between the snippet's call and what it called: decorators, `Module.__call__`."""
 GRILL = "/checkers/"
 """grill's own frames (the policy's guards, the ledger) sit between the snippet and torch."""
+RENDEZVOUS = "/checkers/policy/ranked.py"
+"""grill's checked rendezvous and stores (`TCPStore`, `FileStore`, `rendezvous`): torch.distributed
+as a rank holds it, so a rank that waits in one waits on the others (a store that never
+answers is a stalled rendezvous, not a rank busy with its own code)."""
 SANDBOX_NOISE = re.compile(
     r"^\[W[^\]]*socket\.cpp:\d+\] \[c10d\] The hostname of the client socket cannot be"
     r" retrieved\..*$\n?",
@@ -85,8 +89,16 @@ def waiting(dump: str, filename: str) -> Waiting | None:
             continue
         inner = ours[0]  # faulthandler lists the innermost frame first
         _, line, function = frames[inner]
-        below = [f for f in frames[:inner] if not f[0].endswith(WRAPPERS) and GRILL not in f[0]]
-        talks = [f for f in below if any(part in f[0] for part in COMMUNICATING)]
+        below = [
+            f
+            for f in frames[:inner]
+            if not f[0].endswith(WRAPPERS) and (GRILL not in f[0] or f[0].endswith(RENDEZVOUS))
+        ]
+        talks = [
+            f
+            for f in below
+            if f[0].endswith(RENDEZVOUS) or any(part in f[0] for part in COMMUNICATING)
+        ]
         if talks:
             call = _call_name(talks[-1])  # the outermost: what the snippet's line called
         else:

@@ -23,6 +23,7 @@ import enum
 import functools
 import inspect
 import io
+import logging
 import operator
 import string
 import sys
@@ -30,13 +31,14 @@ import traceback
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import NoReturn
+from typing import NoReturn, cast
 
-from checkers.policy import ranked, tables
+from checkers.policy import descriptors, global_state, ranked, tables
 from checkers.policy.identity import (
     ModuleProxy,
     admit,
     callable_admitted,
+    class_state_reason,
     closed_reason,
     describe,
     installed,
@@ -47,11 +49,13 @@ from checkers.policy.identity import (
     proxy_for,
     proxy_target,
     replace,
+    replace_bound,
     replacement,
 )
 from checkers.policy.refusal import (
     OWN_CLASSES,
     Measuring,
+    Refused,
     candidate_frame,
     is_namespace,
     not_available,
@@ -75,9 +79,12 @@ _measuring = [False]
 def measuring() -> Iterator[None]:
     """While grill scans and measures, snippet code that runs anyway acts on nothing."""
     was, _measuring[0] = _measuring[0], True
+    snippets = None if was else global_state.swapped_for_grills()
     try:
         yield
     finally:
+        if snippets is not None:
+            global_state.put(snippets)
         _measuring[0] = was
 
 
@@ -124,10 +131,7 @@ def guarded_getattr(obj: object, name: object, *default: object) -> object:
         return _init_of(obj)
     if name == "f_back" and isinstance(obj, types.FrameType):
         return _frame_back(obj)
-    value = getattr(obj, name, *default)
-    if _is_str_formatter(value):
-        return policed_formatter(value)
-    return admit(value, f"{_short(obj)}.{name}")
+    return admit(getattr(obj, name, *default), f"{_short(obj)}.{name}")
 
 
 def _frame_back(frame: types.FrameType) -> types.FrameType | None:
@@ -333,8 +337,6 @@ def module_attribute(proxy: ModuleProxy, attr: str, *default: object) -> object:
         if getattr(value, "__name__", None) != path:  # `torch.os`: not under its own name
             raise not_available(path, "a module reached through another module's globals")
         return module_proxy(value)
-    if _is_str_formatter(value):
-        return policed_formatter(value)
     found = replacement(value)
     if found is not value:
         return found
@@ -692,6 +694,32 @@ def _raw_protocol(real: Callable[..., object], writes: bool) -> Callable[..., ob
     return stand_in(protocol)
 
 
+def members(real: Callable[..., list[tuple[str, object]]]) -> Callable[..., object]:
+    """`inspect.getmembers` (and `getmembers_static`) as the snippet reads: the names it may
+    not read are left out, as `dir()` and a failed `getattr` would leave them, and each
+    value is what the snippet would get (a graph node's `metadata`, where the grader stamps
+    its steps, is not among them)."""
+
+    def getmembers(obj: object, predicate: Callable[[object], object] | None = None) -> object:
+        _check()
+        reason = closed_reason(obj) if type(obj) is not ModuleProxy else None
+        if reason is not None:
+            raise not_available(f"inspect.{real.__name__}({describe(obj)})", reason)
+        found = []
+        for name, value in real(obj):
+            if type(obj) is not ModuleProxy and attribute_reason(obj, name) is not None:
+                continue
+            held = replacement(value)
+            if held is value and closed_reason(value) is not None:
+                continue
+            if predicate is None or guarded_call(predicate, held):
+                found.append((name, held))
+        return found
+
+    getmembers.__name__ = getmembers.__qualname__ = real.__name__
+    return stand_in(getmembers)
+
+
 def attrgetter(*names: str) -> Callable[[object], object]:
     """`operator.attrgetter` whose reads are snippet reads."""
 
@@ -714,6 +742,27 @@ def methodcaller(name: str, /, *args: object, **kwargs: object) -> Callable[[obj
         return guarded_call(guarded_getattr(obj, name), *args, **kwargs)  # type: ignore[arg-type]
 
     return stand_in(call)
+
+
+def _resolved(path: str) -> Callable[..., object]:
+    """The object at `module.qualname` (a table's path)."""
+    module, _, qualname = path.partition(".")
+    found: object = sys.modules[module]
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return cast(Callable[..., object], found)
+
+
+def _own_classes_only(real: Callable[..., object], path: str) -> Callable[..., object]:
+    """`real(cls, ...)` (ABCMeta.register) on a class the snippet defined; refused on another."""
+
+    def checked(cls: object, *args: object, **kwargs: object) -> object:
+        reason = class_state_reason(real, cls)
+        if reason is not None:
+            raise not_available(f"{describe(cls)}.{path.rpartition('.')[2]}()", reason)
+        return real(cls, *args, **kwargs)
+
+    return stand_in(checked)
 
 
 def policed_builtins() -> dict[str, object]:
@@ -739,6 +788,7 @@ def install_replacements() -> None:
     import torch
     import torch.utils.data.dataloader
 
+    descriptors.install()
     offered = policed_builtins()
     for name, stand in offered.items():
         real = getattr(builtins, name, None)
@@ -757,6 +807,10 @@ def install_replacements() -> None:
     ):
         replace(real, _raw_protocol(real, writes))
     replace(operator.attrgetter, stand_in(attrgetter))
+    for reader in (inspect.getmembers, inspect.getmembers_static):
+        replace(reader, members(reader))
+    for path in tables.CLASS_STATE_WRITERS:
+        replace(_resolved(path), _own_classes_only(_resolved(path), path))
     replace(inspect.currentframe, stand_in(current_frame))
     replace(inspect.stack, stand_in(own_stack))
     replace(operator.methodcaller, stand_in(methodcaller))
@@ -780,17 +834,6 @@ def install_replacements() -> None:
 
 
 # -- str.format -----------------------------------------------------------------------------
-
-STR_FORMATTERS = (str.format, str.format_map)
-
-
-def _is_str_formatter(value: object) -> bool:
-    """`str.format` and `str.format_map`, however reached: their templates read attributes
-    and items (`{0.__class__}`) that the policy would never see, so they are handed out
-    policed."""
-    if isinstance(value, types.BuiltinMethodType) and isinstance(value.__self__, str):
-        return value.__name__ in ("format", "format_map")
-    return any(value is formatter for formatter in STR_FORMATTERS)
 
 
 class PolicedFormatter(string.Formatter):
@@ -833,6 +876,31 @@ def policed_formatter(method: Callable[..., object]) -> Callable[..., object]:
 
 
 replace(string.Formatter, stand_in(PolicedFormatter))
+# A refusal the snippet caught is an exception like any other to it: printed, re-raised or
+# chained with its own message (the run still ends refused, at the first refusal's line).
+stand_in(Refused)
+open_type(Refused)
+
+
+class PolicedStrFormatStyle(logging.StrFormatStyle):
+    """logging's `{` style, which formats a snippet's template with the real `str.format`
+    inside the standard library, formatting it as the snippet's own `str.format` would."""
+
+    def _format(self, record: logging.LogRecord) -> str:
+        values = (self._defaults or {}) | record.__dict__  # type: ignore[attr-defined]  # 3.10+
+        return PolicedFormatter().vformat(self._fmt, (), values)
+
+
+replace(logging.StrFormatStyle, stand_in(PolicedStrFormatStyle))
+# `logging.Formatter(style="{")` takes its style from this table: grill logs nothing with `{`
+_styles: dict[str, tuple[type, str]] = vars(logging)["_STYLES"]
+_styles["{"] = (PolicedStrFormatStyle, _styles["{"][1])
+# `str.format` and `str.format_map`, however reached (an attribute, `vars(str)["format"]`,
+# `inspect.getmembers`): their templates read attributes and items (`{0.__class__}`) that
+# the policy would never see, so they are handed out policed.
+for _name in ("format", "format_map"):
+    replace(getattr(str, _name), policed_formatter(getattr(str, _name)))
+    replace_bound(str, _name, policed_formatter)
 
 
 # -- print ----------------------------------------------------------------------------------

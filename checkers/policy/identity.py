@@ -114,7 +114,23 @@ def replace(real: object, stand_in: object) -> None:
 
 def replacement(value: object) -> object:
     found = _replacements.get(id(value))
-    return found[1] if found is not None and found[0] is value else value
+    if found is not None and found[0] is value:
+        return found[1]
+    if type(value) is _BuiltinFunctionType and _bound_replacements:
+        for owner in type(value.__self__).__mro__:  # a snippet's str subclass formats too
+            bound = _bound_replacements.get((owner, value.__name__))
+            if bound is not None:
+                return bound(value)
+    return value
+
+
+_bound_replacements: dict[tuple[type, str], Callable[[Any], object]] = {}
+
+
+def replace_bound(owner: type, name: str, stand_in: Callable[[Any], object]) -> None:
+    """Wherever a snippet would get the C method `name` bound to an `owner` (a new object
+    each time: `'{}'.format`), it gets `stand_in(method)`."""
+    _bound_replacements[(owner, name)] = stand_in
 
 
 def open_type(kind: type) -> None:
@@ -322,7 +338,11 @@ def closed_reason(value: object) -> str | None:
     if isinstance(value, _FunctionType):
         return function_reason(value)
     if isinstance(value, _MethodType):
-        return closed_reason(value.__func__) or _bound_reason(value.__self__, value.__name__)
+        return (
+            closed_reason(value.__func__)
+            or _bound_reason(value.__self__, value.__name__)
+            or _class_state_reason(value.__func__, value.__self__)
+        )
     if isinstance(value, _BuiltinFunctionType):
         owner = value.__self__
         if owner is None or isinstance(owner, _ModuleType):
@@ -341,6 +361,18 @@ def closed_reason(value: object) -> str | None:
     if isinstance(value, _Node):  # C++ node types call themselves builtins
         return None
     return class_reason(kind)
+
+
+def _class_state_reason(function: object, owner: object) -> str | None:
+    """`tables.CLASS_STATE_WRITERS` bound to a class the snippet did not define."""
+    if not isinstance(function, _FunctionType) or _own(owner):
+        return None
+    home = _function_home(function)
+    return tables.CLASS_STATE_WRITERS.get(".".join(home)) if home is not None else None
+
+
+def class_state_reason(function: object, owner: object) -> str | None:
+    return _class_state_reason(function, owner)
 
 
 def _bound_reason(owner: object, name: str) -> str | None:
@@ -470,9 +502,9 @@ def admit(value: object, subject: str | None = None) -> object:
     kind = type(value)
     if kind in _FAST:
         return value
-    found = _replacements.get(id(value))
-    if found is not None and found[0] is value:
-        return found[1]
+    found = replacement(value)
+    if found is not value:
+        return found
     if isinstance(value, _ModuleType):
         return module_proxy(value)
     reason = closed_reason(value)
@@ -483,9 +515,9 @@ def admit(value: object, subject: str | None = None) -> object:
 
 def callable_admitted(func: Callable[..., object]) -> Callable[..., object]:
     """A callee, as the snippet may call it."""
-    found = _replacements.get(id(func))
-    if found is not None and found[0] is func:
-        return found[1]  # type: ignore[return-value]  # (a stand-in is callable)
+    found = replacement(func)
+    if found is not func:
+        return found  # type: ignore[return-value]  # (a stand-in is callable)
     reason = closed_reason(func)
     if reason is not None:
         raise not_available(f"{describe(func)}()", reason)

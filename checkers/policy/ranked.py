@@ -166,6 +166,9 @@ def checked_stores() -> tuple[type, type]:
 
     for store in (TCPStore, FileStore):
         store.__module__ = "torch.distributed"
+        # a rank's stack names what it waits in (a store that never answers): `TCPStore`
+        init = store.__init__
+        init.__code__ = init.__code__.replace(co_name=store.__name__)
         stand_in(store)
         stand_in(store.__init__)
     return TCPStore, FileStore

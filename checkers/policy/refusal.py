@@ -18,10 +18,20 @@ from types import FrameType
 class Refused(Exception):
     """The snippet used something the sandbox does not offer (an import, an attribute...)."""
 
+    message: str
+    line: int | None
+
     def __init__(self, message: str, line: int | None = None):
         super().__init__(f"line {line}: {message}" if line else message)
-        self.message = message
-        self.line = line
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "line", line)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Its reason is read-only: a snippet that caught it cannot rewrite what its run ends
+        with (what Python itself sets, `__traceback__` and the like, it still may)."""
+        if name in ("message", "line", "args"):
+            raise AttributeError(f"a refusal's {name} cannot be changed")
+        super().__setattr__(name, value)
 
 
 class CandidateError(Exception):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from checkers.policy import guards, ranked
+from checkers.policy import global_state, guards, ranked
 from checkers.policy.refusal import (
     CandidateError,
     Ranked,
@@ -58,6 +58,7 @@ def candidate_namespace(
     if not _installed[0]:
         guards.install_replacements()
         _installed[0] = True
+    global_state.GRILLS[:] = [global_state.taken()]  # as grill left it, before this snippet
     sink = guards.PrintSink(print_limit)
     filename = compiled.code.co_filename
     namespace: dict[str, object] = {

@@ -503,6 +503,13 @@ TORCH_OPEN: tuple[str, ...] = (
 torch.jit.is_scripting():`, `@torch.jit.ignore`, `torch.distributed.is_initialized()`): they
 compile nothing, start nothing and switch nothing off."""
 
+ABC_REGISTRY = "it changes what isinstance says of classes the snippet did not define"
+
+CLASS_STATE_WRITERS: dict[str, str] = {"abc.ABCMeta.register": ABC_REGISTRY}
+"""Methods that write interpreter-global state kept on a class (an ABC's registry, which every
+`isinstance` reads, grill's too): the snippet's own classes' business, closed on any other,
+bound (`Mapping.register(X)`) or not (`ABCMeta.register(Mapping, X)`)."""
+
 CLOSED_NAMES: dict[str, str] = {
     "enum.global_enum": "it writes an enumeration's members into a module's globals",
     "enum._simple_enum": "it writes into a module's globals",
@@ -530,6 +537,11 @@ CLOSED_NAMES: dict[str, str] = {
     "platform.libc_ver": "it reads the interpreter's binary",
     "zipfile.PyZipFile": "it compiles modules",
     "codecs.register": "it changes every program's text codecs",
+    "_abc._abc_register": ABC_REGISTRY,
+    "_abc._reset_registry": ABC_REGISTRY,
+    "_abc._reset_caches": ABC_REGISTRY,
+    "abc.ABCMeta._abc_registry_clear": ABC_REGISTRY,
+    "abc.ABCMeta._abc_caches_clear": ABC_REGISTRY,
     "codecs.unregister": "it changes every program's text codecs",
     "warnings.showwarning": "grill shows warnings at the candidate's line",
     "pathlib.Path.chmod": "it changes file modes",
@@ -597,11 +609,33 @@ INTERPRETER_DUNDERS: dict[str, str] = {
 interpreter internals or to the attribute and class protocols the sandbox keeps. On the
 snippet's own classes and instances, the lookup and creation hooks are its own business."""
 
-RESERVED_NAME = re.compile(
-    r"_[a-z][a-z_]*_|_print|_tmp\d+|__grill\w*|__builtins__|__metaclass__|printed"
+GUARD_NAMES = (
+    "_getattr_",
+    "_getitem_",
+    "_getiter_",
+    "_iter_unpack_sequence_",
+    "_unpack_sequence_",
+    "_write_",
+    "_inplacevar_",
+    "_augattr_",
+    "_augitem_",
+    "_call_",
+    "_admit_",
+    "_with_",
+    "_decorate_",
+    "_mapping_",
+    "_print_",
+    "_apply_",
 )
-"""Names the rewritten code uses for grill's guards (`_getattr_`, `_call_`...) and its own
-bookkeeping: a snippet may neither bind nor read them."""
+"""The names the rewritten code calls grill's guards by (RestrictedPython's and grill's)."""
+
+RESERVED_NAME = re.compile(
+    "|".join(map(re.escape, GUARD_NAMES))
+    + r"|_print|_tmp\d+|__grill\w*|__builtins__|__metaclass__|printed"
+)
+"""Names the rewritten code uses for grill's guards and its own bookkeeping: a snippet may
+neither bind nor read them. Only these: a name of the same shape is the snippet's (Enum's
+`_missing_`, `_ignore_`, `_order_`, `_generate_next_value_`)."""
 
 CANDIDATE_BUILTINS = (
     "abs",

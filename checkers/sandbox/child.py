@@ -7,7 +7,9 @@ traceback of grill; the candidate's own traceback (their frames only) travels as
 from __future__ import annotations
 
 import faulthandler
+import gc
 import io
+import json
 import os
 import random
 import re
@@ -19,9 +21,9 @@ from collections.abc import Callable, Mapping
 from typing import NoReturn, cast
 
 from checkers.measurements import RunFailed
-from checkers.sandbox import landlock, seccomp
+from checkers.sandbox import handoff, landlock, seccomp
 from checkers.sandbox.limits import LimitValues
-from checkers.sandbox.protocol import RunRequest, signed, write_all
+from checkers.sandbox.protocol import RunRequest
 
 PR_SET_PDEATHSIG = 1
 CRASH_LOG = ".grill-crash"
@@ -33,6 +35,9 @@ DUMP_SIGNAL = signal.SIGUSR1
 from C, so a rank blocked inside a collective answers too): how the parent names what each
 rank waits in when a ranked run stalls."""
 CRASH_FRAME = re.compile(r'File "(.*)", line (\d+) in ')
+FILE_CAP_HIT: list[bool] = []
+"""Set when a write of the run's went past its file size limit (SIGXFSZ)."""
+FILE_SIZE = "the run wrote a file past its size limit"
 
 
 Answer = Callable[[Mapping[str, object]], NoReturn]
@@ -46,21 +51,22 @@ def run(
     job: Job,
     request: RunRequest,
     out_fd: int,
-    result_fd: int,
+    handoff_fd: int,
     control: socket.socket,
     *,
     watch_fd: int | None = None,
 ) -> NoReturn:
-    """Never returns: the process exits once the result is written. A rank of a ranked run
+    """Never returns: the process exits once the answer is handed off. A rank of a ranked run
     (`request["rank"]` set, with its `watch_fd`) gets the environment torchrun would give it,
     may use loopback sockets, and once it has answered waits to be ended with the others, so
     that its peers never see it vanish in the middle of their collectives."""
     rank = request.get("rank")
     ranked = rank is not None
-    answer = answerer(result_fd, bytes.fromhex(request.pop("key")), linger=ranked)
+    streams: list[io.TextIOWrapper] = []
+    answer = answerer(handoff_fd, streams, linger=ranked)
     try:
         control.close()
-        isolate(out_fd)
+        streams.extend(isolate(out_fd))
         if ranked:
             os.environ.update(request.get("environment") or {})
             watch(cast(int, watch_fd))
@@ -80,32 +86,96 @@ def run(
     answer(message)
 
 
-def answerer(result_fd: int, key: bytes, *, linger: bool = False) -> Answer:
-    """The only way this run speaks to the parent: one message, signed with the run's key,
-    then the process ends. The result pipe moves to an unremarkable descriptor, and the key
-    lives only in this closure, which no snippet can reach: a snippet that found some way to
-    write to a pipe still cannot sign a verdict of its own. `linger` (a rank): close the
-    result and output pipes, so the parent sees the rank done, and wait to be killed."""
-    fd = os.dup2(result_fd, unused_descriptor())
-    os.close(result_fd)
+def answerer(handoff_fd: int, streams: list[io.TextIOWrapper], *, linger: bool = False) -> Answer:
+    """The only way this run speaks to the parent, made before any snippet code runs: once
+    the snippet's code has ended, a process forked for the purpose (so no thread of the
+    snippet's comes along) stops everything through which snippet code could run (signals,
+    trace and profile functions, the cyclic collector, whatever `sys.stdout` was rebound to:
+    only grill's own `streams` are flushed), checks the message is plain data, and hands it to
+    the worker through a pipe it makes then (`handoff`). The run holds no key and no result
+    pipe at any time: the worker signs. (A run that used up its task limit, so that no
+    process can be forked, answers from its own process, sealed the same way; only a thread
+    started past the policy could still run beside it.) A run whose answer path fails exits
+    `ANSWER_FAILED`, which the worker reports as `tampered`. `linger` (a rank): close the output pipes, so the
+    parent sees the rank done, and wait to be killed."""
+    fd = os.dup2(handoff_fd, unused_descriptor())
+    os.close(handoff_fd)
+    fork, wait, exit_now = os.fork, os.waitpid, os._exit
 
     def answer(message: Mapping[str, object]) -> NoReturn:
         try:
-            flush_output()
             try:
-                data = signed(message, key)
-            except BaseException as exc:  # not JSON, nested too deeply, or stranger still
-                data = signed(internal_error(exc), key)
-            write_all(fd, data)
-            if linger:
+                pid = fork()
+            except BlockingIOError:  # the run used up its task limit: answer from here
+                exit_now(0 if hand_off(fd, message, streams) else handoff.ANSWER_FAILED)
+            if pid == 0:
+                exit_now(0 if hand_off(fd, message, streams) else handoff.ANSWER_FAILED)
+            _, status = wait(pid, 0)
+            answered = status == 0
+            if answered and linger:
                 os.close(fd)
                 quiet_output()
                 while True:
                     signal.pause()
-        finally:
-            os._exit(0)  # a forked run never returns into the worker's code
+        except BaseException:
+            answered = False
+        exit_now(0 if answered else handoff.ANSWER_FAILED)
 
     return answer
+
+
+def hand_off(fd: int, message: Mapping[str, object], streams: list[io.TextIOWrapper]) -> bool:
+    """In the answering process (single-threaded, forked after the snippet ended): seal it,
+    flush grill's own output streams, and hand the message off; False where that failed."""
+    try:
+        seal()
+        for stream in streams:
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        try:
+            data = plain_json(message)
+        except BaseException as exc:  # not plain data, nested too deeply, or stranger still
+            data = plain_json(internal_error(exc))
+        handoff.send(socket.socket(fileno=fd), data)
+        return True
+    except BaseException:
+        return False
+
+
+def seal() -> None:
+    """No snippet code runs in this process from here: no signal handler (every signal that
+    can be is blocked), no trace or profile function, no collection (so no `__del__` of a
+    cycle, no weakref or gc callback; nothing here drops the last reference to a snippet
+    object)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    gc.disable()
+    sys.settrace(None)
+    sys.setprofile(None)
+
+
+PLAIN_SCALARS = (str, int, float, bool, type(None))
+
+
+def plain_json(message: object) -> bytes:
+    """`message` as JSON, when it is made of exact dicts (string keys), lists, tuples,
+    strings, numbers, booleans and None only; TypeError otherwise. Checked by exact type, so encoding
+    calls no method a snippet could have defined on a subclass."""
+    stack = [message]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is dict:
+            for key, item in cast(dict[object, object], value).items():
+                if type(key) is not str:
+                    raise TypeError(f"a result key of type {type(key).__name__}")
+                stack.append(item)
+        elif kind is list or kind is tuple:
+            stack.extend(cast("list[object] | tuple[object, ...]", value))
+        elif kind not in PLAIN_SCALARS:
+            raise TypeError(f"a result value of type {kind.__name__}")
+    return json.dumps(message, allow_nan=False).encode()
 
 
 def quiet_output() -> None:
@@ -137,20 +207,20 @@ def crash_log(rank: int | None) -> str:
     return CRASH_LOG if rank is None else f"{CRASH_LOG}-{rank}"
 
 
-def isolate(out_fd: int) -> None:
+def isolate(out_fd: int) -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
     """Own session (so the whole group can be killed), die with the worker, output to the
-    capped pipe on both stdout and stderr."""
+    capped pipe on both stdout and stderr; the streams made for it, which only grill flushes."""
     os.setsid()
     set_parent_death_signal()
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     os.close(out_fd)
-    sys.stdout = io.TextIOWrapper(
-        io.FileIO(1, "w", closefd=False), errors="replace", line_buffering=True
+    out, err = (
+        io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), errors="replace", line_buffering=True)
+        for fd in (1, 2)
     )
-    sys.stderr = io.TextIOWrapper(
-        io.FileIO(2, "w", closefd=False), errors="replace", line_buffering=True
-    )
+    sys.stdout, sys.stderr = out, err
+    return out, err
 
 
 def report_fatal_signals(log: str = CRASH_LOG) -> None:
@@ -197,6 +267,10 @@ def apply_limits(
     cpu = int(limits["cpu_seconds"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"],) * 2)
+    # Python ignores SIGXFSZ, so a write past the cap fails with whatever its writer makes of
+    # EFBIG (torch.save: a C++ enforce fail): the run notes it, and a run that then fails
+    # failed of the limit (one whose writer shrugged it off, a profiler's trace, goes on)
+    signal.signal(signal.SIGXFSZ, lambda *_: FILE_CAP_HIT.append(True))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"],) * 2)
     if hasattr(resource, "RLIMIT_NPROC"):
         processes = limits["processes"] * ranks + (tasks_of(os.getuid()) if shared_user else 0)
@@ -253,6 +327,8 @@ def call(job: Job, payload: Mapping[str, object], answer: Answer) -> dict[str, o
     try:
         result = job(payload, finish)
     except RunFailed as exc:
+        if FILE_CAP_HIT and exc.status == "error":  # whichever writer hit it, and however
+            return failure("limit", "file size", FILE_SIZE, exc.line)  # it worded the error
         return failure(exc.status, exc.kind, exc.message, exc.line, exc.traceback)
     except MemoryError:
         return failure("limit", "memory", "the run ran out of its memory limit")
@@ -275,11 +351,3 @@ def internal_error(exc: BaseException) -> dict[str, object]:
     return failure(
         "error", "internal", f"grill could not run this snippet ({type(exc).__name__}: {exc})"
     )
-
-
-def flush_output() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass

@@ -331,13 +331,13 @@ class Sandbox:
             "readable": isolation_layer.readable_paths(self.job_paths, ranked=True),
             "shared_user": self._shares_user(),
             "ranks": count,
-            "keys": [key.hex() for key in keys],
             "payloads": [dict(p) for p in payloads],
             "environments": [ranks.torchrun_environment(r, count) for r in range(count)],
         }
         theirs = tuple(fd for triple in pipes for (_, fd) in triple)
         try:
             protocol.send(cast(socket.socket, self._control), request, theirs)
+            protocol.send_keys(cast(socket.socket, self._control), keys)
             sent = True
         except OSError:
             sent = False
@@ -387,7 +387,6 @@ class Sandbox:
             "job": job,
             "payload": payload,
             "device": self.device,
-            "key": key.hex(),
             "limits": self.limits.to_dict(),
             "readable": isolation_layer.readable_paths(self.job_paths),
             "shared_user": self._shares_user(),
@@ -395,6 +394,7 @@ class Sandbox:
         try:
             control = cast(socket.socket, self._control)  # start() has started the worker
             protocol.send(control, request, (out_write, result_write))
+            protocol.send_keys(control, [key])
             sent = True
         except protocol.MessageTooLarge as exc:  # the callers' own caps should never allow it
             for fd in (out_read, result_read):

@@ -40,15 +40,12 @@ class RunRequest(TypedDict):
     payload: Mapping[str, object]
     """The job's own arguments (JSON); each job reads its own."""
     device: str | None
-    key: NotRequired[str]
-    """The run's signing key (hex); the child pops it, so that only its answerer holds it."""
     limits: LimitValues
     readable: list[str]
     shared_user: bool
     ranks: NotRequired[int]
-    """A ranked run: how many ranks (the parent sends `keys`, `payloads` and `environments`,
-    one each; the worker hands each rank its own as `key`, `payload`, `rank`, `environment`)."""
-    keys: NotRequired[list[str]]
+    """A ranked run: how many ranks (the parent sends `payloads` and `environments`, one
+    each; the worker hands each rank its own as `payload`, `rank`, `environment`)."""
     payloads: NotRequired[list[dict[str, object]]]
     environments: NotRequired[list[dict[str, str]]]
     rank: NotRequired[int]
@@ -116,9 +113,31 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def send_keys(sock: socket.socket, keys: list[bytes]) -> None:
+    """The run's signing keys (one per rank), sent right after its request: the worker reads
+    them only once it has forked the run, so no copy of a key is in the run's memory."""
+    send(sock, {"op": "keys", "keys": [key.hex() for key in keys]})
+
+
+def receive_keys(sock: socket.socket, count: int) -> list[bytes]:
+    """The keys `send_keys` sent; ProtocolError for anything else."""
+    message, _ = receive(sock, max_bytes=64 * 1024)
+    keys = message.get("keys")
+    if message.get("op") != "keys" or not isinstance(keys, list) or len(keys) != count:
+        raise ProtocolError("expected the run's keys")
+    try:
+        return [bytes.fromhex(key) for key in keys]
+    except (TypeError, ValueError):
+        raise ProtocolError("malformed keys") from None
+
+
 def signed(message: Mapping[str, object], key: bytes) -> bytes:
     """A run's result as it travels: JSON, a newline, and its HMAC under the run's key."""
-    body = json.dumps(message, allow_nan=False).encode()
+    return sign(json.dumps(message, allow_nan=False).encode(), key)
+
+
+def sign(body: bytes, key: bytes) -> bytes:
+    """`body`, a newline, and its HMAC under the run's key (the worker signs a run's answer)."""
     return body + b"\n" + hmac.new(key, body, "sha256").hexdigest().encode()
 
 

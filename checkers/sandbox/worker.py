@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Callable
 from typing import cast
 
-from checkers.sandbox import child, eager_dynamo, network, protocol, seccomp
+from checkers.sandbox import child, eager_dynamo, handoff, network, protocol, seccomp
 from checkers.sandbox.limits import MAX_RANKS
 from checkers.sandbox.privileges import drop_privileges
 
@@ -125,27 +125,44 @@ def serve(
     jobs: dict[str, child.Job],
     own_pid_namespace: bool,
 ) -> None:
+    """A single run: the child gets the output pipe and one end of a hand-off socket; the
+    result pipe stays here, and the worker writes to it the answer the run handed off,
+    signed with the key it reads once the child is forked (`handoff`)."""
     out_fd, result_fd = fds
     try:
         job = load_job(jobs, request["job"])
     except Exception as exc:  # a bad job name is grill's bug; report it as the result
-        protocol.write_all(
-            result_fd, protocol.signed(child.internal_error(exc), bytes.fromhex(request["key"]))
-        )
+        (key,) = protocol.receive_keys(control, 1)
+        protocol.write_all(result_fd, protocol.signed(child.internal_error(exc), key))
         os.close(out_fd)
         os.close(result_fd)
         protocol.send(control, {"event": "exit", "code": 0, "signal": None, "killed": False})
         return
+    ours, theirs = socket.socketpair()
     pid = os.fork()
     if pid == 0:
-        child.run(job, request, out_fd, result_fd, control)
+        ours.close()
+        os.close(result_fd)
+        child.run(job, request, out_fd, theirs.detach(), control)
+    theirs.close()
     os.close(out_fd)
-    os.close(result_fd)
+    receiver = handoff.Receiver(ours, cap=request["limits"]["result_bytes"])
+    try:
+        (key,) = protocol.receive_keys(control, 1)
+    except (protocol.ProtocolError, OSError):
+        kill_leftovers(pid, own_pid_namespace)
+        os._exit(0)
     protocol.send(control, {"event": "started"})
     scratch_cap = None if own_pid_namespace else request["limits"]["scratch_bytes"]
-    status, killed = wait_or_kill(control, pid, own_pid_namespace, scratch_cap)
+    status, killed = wait_or_kill(control, pid, own_pid_namespace, scratch_cap, receiver)
     kill_leftovers(pid, own_pid_namespace)
     code = os.waitstatus_to_exitcode(status)
+    receiver.finish()
+    reply = None if killed else receiver.reply(key, code)
+    receiver.close()
+    if reply is not None:
+        protocol.write_all(result_fd, reply)
+    os.close(result_fd)
     filename = cast(str, request["payload"].get("filename") or "<snippet>")  # grill's jobs' key
     protocol.send(
         control,
@@ -167,21 +184,20 @@ def serve_ranks(
     jobs: dict[str, child.Job],
     own_pid_namespace: bool,
 ) -> None:
-    """A ranked run: one child per rank, all at once, each with its own output, result and
-    watch pipes (three descriptors a rank, in rank order) and its own key; then watch them
-    together until each has exited (see `watch_ranks`)."""
+    """A ranked run: one child per rank, all at once, each with its own output and watch
+    pipes and hand-off socket (the parent sends output, result and watch pipes, three
+    descriptors a rank, in rank order; the result pipes stay here); then watch them together
+    until each has exited (see `watch_ranks`)."""
     ranks = request["ranks"]
-    keys = request.pop("keys")
     payloads = request.pop("payloads")
     environments = request.pop("environments")
     try:
         job = load_job(jobs, request["job"])
     except Exception as exc:  # a bad job name is grill's bug; every rank reports it
+        keys = protocol.receive_keys(control, ranks)
         for rank in range(ranks):
-            out_fd, result_fd, watch_fd = fds[3 * rank : 3 * rank + 3]
-            protocol.write_all(
-                result_fd, protocol.signed(child.internal_error(exc), bytes.fromhex(keys[rank]))
-            )
+            result_fd = fds[3 * rank + 1]
+            protocol.write_all(result_fd, protocol.signed(child.internal_error(exc), keys[rank]))
         for fd in fds:
             os.close(fd)
         protocol.send(control, {"event": "exit", "code": 0, "signal": None, "killed": False})
@@ -189,31 +205,45 @@ def serve_ranks(
     base = resident_bytes(os.getpid()) or 0
     # a rank asked for its stack before it has set up faulthandler must not die of it
     signal.signal(child.DUMP_SIGNAL, signal.SIG_IGN)
+    pairs = [socket.socketpair() for _ in range(ranks)]
     pids: list[int] = []
     for rank in range(ranks):
         pid = os.fork()
         if pid == 0:
-            own = fds[3 * rank : 3 * rank + 3]
+            out_fd, watch_fd = fds[3 * rank], fds[3 * rank + 2]
             for fd in fds:
-                if fd not in own:
+                if fd not in (out_fd, watch_fd):
                     os.close(fd)
+            for other, (ours, theirs) in enumerate(pairs):
+                ours.close()
+                if other != rank:
+                    theirs.close()
             mine: protocol.RunRequest = {
                 **request,
                 "payload": payloads[rank],
-                "key": keys[rank],
                 "rank": rank,
                 "environment": environments[rank],
             }
-            keys.clear()  # the other ranks' keys go with this process's copy of the request
-            child.run(job, mine, own[0], own[1], control, watch_fd=own[2])
+            child.run(job, mine, out_fd, pairs[rank][1].detach(), control, watch_fd=watch_fd)
         pids.append(pid)
-    keys.clear()
-    for fd in fds:
-        os.close(fd)
+    for rank in range(ranks):
+        os.close(fds[3 * rank])
+        os.close(fds[3 * rank + 2])
+        pairs[rank][1].close()
+    results = [fds[3 * rank + 1] for rank in range(ranks)]
+    receivers = [handoff.Receiver(ours, cap=request["limits"]["result_bytes"]) for ours, _ in pairs]
+    try:
+        keys = protocol.receive_keys(control, ranks)
+    except (protocol.ProtocolError, OSError):
+        for pid in pids:
+            kill_leftovers(pid, own_pid_namespace)
+        os._exit(0)
     protocol.send(control, {"event": "started", "ranks": ranks})
     scratch_cap = None if own_pid_namespace else request["limits"]["scratch_bytes"]
-    killed = watch_ranks(control, pids, request, base, own_pid_namespace, scratch_cap)
+    replies = RankReplies(receivers, results, keys)
+    killed = watch_ranks(control, pids, request, base, own_pid_namespace, scratch_cap, replies)
     kill_leftovers(pids[0], own_pid_namespace)
+    replies.close()
     protocol.send(
         control,
         {
@@ -224,6 +254,35 @@ def serve_ranks(
             "reason": killed if isinstance(killed, str) else None,
         },
     )
+
+
+class RankReplies:
+    """Each rank's hand-off and the parent's result pipe for it: a rank's reply goes to the
+    parent as soon as its hand-off ends (the rank lingers until all are done), or when the
+    rank exits; the result pipe is closed then, so the parent sees the rank done."""
+
+    def __init__(self, receivers: list[handoff.Receiver], results: list[int], keys: list[bytes]):
+        self.receivers = receivers
+        self.results: list[int | None] = list(results)
+        self.keys = keys
+
+    def deliver(self, rank: int, exit_code: int | None = None, killed: bool = False) -> None:
+        result = self.results[rank]
+        if result is None:
+            return
+        self.results[rank] = None
+        reply = None if killed else self.receivers[rank].reply(self.keys[rank], exit_code)
+        if reply is not None:
+            try:
+                protocol.write_all(result, reply)
+            except OSError:  # the parent stopped reading: it has ended the run
+                pass
+        os.close(result)
+
+    def close(self) -> None:
+        for rank, receiver in enumerate(self.receivers):
+            self.deliver(rank, killed=True)
+            receiver.close()
 
 
 SAMPLE_SECONDS = 0.25
@@ -237,6 +296,7 @@ def watch_ranks(
     base: int,
     own_pid_namespace: bool,
     scratch_cap: int | None,
+    replies: RankReplies,
 ) -> bool | str:
     """Until every rank has exited: reap each as it goes (and say so, with its status and the
     line it crashed at), send the ranks' CPU time and added memory every SAMPLE_SECONDS (the
@@ -260,6 +320,8 @@ def watch_ranks(
 
     with selectors.DefaultSelector() as selector:
         selector.register(control, selectors.EVENT_READ)
+        for rank, receiver in enumerate(replies.receivers):
+            selector.register(receiver.sock, selectors.EVENT_READ, rank)
         next_sample = next_scratch = time.monotonic()
         while alive:
             for pid in list(alive):
@@ -267,6 +329,8 @@ def watch_ranks(
                 if done:
                     rank = alive.pop(pid)
                     code = os.waitstatus_to_exitcode(status)
+                    replies.receivers[rank].finish()
+                    replies.deliver(rank, code, killed=bool(killed))
                     crashed = (
                         child.crash_line(filename, child.crash_log(rank)) if code < 0 else None
                     )
@@ -297,7 +361,13 @@ def watch_ranks(
                 next_scratch = now + SCRATCH_POLL_SECONDS
                 if not killed and folder_bytes(".") > scratch_cap:
                     kill_all("scratch")
-            if selector.select(timeout=max(min(next_sample - now, 0.05), 0.005)):
+            ready = selector.select(timeout=max(min(next_sample - now, 0.05), 0.005))
+            for key, _ in ready:
+                if key.fileobj is not control:
+                    rank = key.data
+                    if serve_handoff(selector, replies.receivers[rank], key.fileobj, rank):
+                        replies.deliver(rank)
+            if any(key.fileobj is control for key, _ in ready):
                 try:
                     message, fds = protocol.receive(control)
                 except (protocol.ProtocolError, OSError):
@@ -311,6 +381,26 @@ def watch_ranks(
                 else:
                     kill_all(True)
     return killed
+
+
+def serve_handoff(
+    selector: selectors.BaseSelector, receiver: handoff.Receiver, ready: object, data: object
+) -> bool:
+    """Read what is ready of a run's hand-off (its socket or the pipe passed on it), keeping
+    the selector in step; True once the hand-off has ended."""
+    if ready is receiver.sock:
+        pipe = receiver.on_socket()
+        if pipe is not None:
+            selector.register(pipe, selectors.EVENT_READ, data)
+        if receiver.socket_closed:
+            selector.unregister(receiver.sock)
+        return False
+    pipe = cast(int, ready)
+    selector.unregister(pipe)
+    if receiver.on_pipe():
+        return True
+    selector.register(pipe, selectors.EVENT_READ, data)
+    return False
 
 
 def cpu_ticks(pid: int) -> int | None:
@@ -358,7 +448,11 @@ def load_job(jobs: dict[str, child.Job], name: str) -> child.Job:
 
 
 def wait_or_kill(
-    control: socket.socket, pid: int, own_pid_namespace: bool, scratch_cap: int | None = None
+    control: socket.socket,
+    pid: int,
+    own_pid_namespace: bool,
+    scratch_cap: int | None,
+    receiver: handoff.Receiver,
 ) -> tuple[int, bool | str]:
     """Wait for the run's exit, or kill it when the parent asks (timeout, cancel, output cap),
     when it goes away, or (`scratch_cap`, where no sized tmpfs holds the run's folder) when
@@ -366,6 +460,7 @@ def wait_or_kill(
     killed: bool | str = False
     with selectors.DefaultSelector() as selector:
         selector.register(control, selectors.EVENT_READ)
+        selector.register(receiver.sock, selectors.EVENT_READ)
         pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
         if pidfd is not None:
             selector.register(pidfd, selectors.EVENT_READ)
@@ -379,7 +474,9 @@ def wait_or_kill(
                     kill_tree(pid, own_pid_namespace)
                     killed = "scratch"
                 for key, _ in selector.select(timeout=wait if pidfd is not None else 0.02):
-                    if key.fileobj is control:
+                    if key.fileobj is not control and key.fileobj != pidfd:
+                        serve_handoff(selector, receiver, key.fileobj, None)
+                    elif key.fileobj is control:
                         try:
                             protocol.receive(control)
                         except (protocol.ProtocolError, OSError):

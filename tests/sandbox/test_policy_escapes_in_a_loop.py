@@ -120,7 +120,7 @@ REFUSED = [
         "torch.cuda.memory._record_memory_history()",
         "'torch.cuda.memory._record_memory_history' is not available",
     ),
-    ("reserved-grader-name", "_write_private_ = print", "is a name the sandbox uses for itself"),
+    ("reserved-grader-name", "_write_ = print", "is a name the sandbox uses for itself"),
     ("reserved-temporary-name", "_tmp0 = 1", "is a name the sandbox uses for itself"),
 ]
 

@@ -112,7 +112,8 @@ def malformed_result(payload, finish=None):
     """Write garbage where the result goes, then leave without the child's own message."""
     for fd in map(int, os.listdir("/proc/self/fd")):
         try:
-            if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode):
+            mode = os.fstat(fd).st_mode
+            if fd > 2 and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
                 os.write(fd, b"\x00{not json")
         except OSError:
             pass
@@ -220,11 +221,12 @@ def connect_unix(payload, finish=None):
 
 
 def forge_clean_verdict(payload, finish=None):
-    """Write a verdict of its own to every pipe it holds, then exit as if done."""
+    """Write a verdict of its own to every pipe and socket it holds, then exit as if done."""
     fake = b'{"status": "ok", "result": {"verdict": "clean"}}\n' + b"0" * 64
     for fd in map(int, os.listdir("/proc/self/fd")):
         try:
-            if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode):
+            mode = os.fstat(fd).st_mode
+            if fd > 2 and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
                 os.write(fd, fake)
         except OSError:
             pass

@@ -1,0 +1,215 @@
+"""Capabilities closed by what they are, not by the name they were reached under: a string
+formatter walks only what the snippet may read however it was reached (an attribute,
+`vars(str)`, `inspect.getmembers`, a subclass of str, logging's `{` style)."""
+
+from __future__ import annotations
+
+import abc
+import importlib
+import logging
+import string
+import sys
+import types
+import warnings
+
+import pytest
+
+from checkers import policy
+from checkers.policy import Refused, descriptors, identity, tables
+from checkers.policy.standins import stand_in
+
+WALK = "{0.__globals__}"
+FRAME_WALK = "{msg.f_globals}"
+
+
+def run(source: str) -> dict:
+    compiled = policy.compile_candidate(source)
+    namespace = policy.candidate_namespace(compiled)
+    policy.run_candidate(compiled, namespace)
+    return namespace
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        f"def f(): pass\nout = '{WALK}'.format(f)",
+        f"def f(): pass\nout = vars(str)['format']('{WALK}', f)",
+        "def f(): pass\nout = str.__dict__['format_map']('{f.__globals__}', {'f': f})",
+        f"import inspect\ndef f(): pass\nout = dict(inspect.getmembers('{WALK}'))['format'](f)",
+        f"class S(str): pass\ndef f(): pass\nout = S('{WALK}').format(f)",
+        f"import string\ndef f(): pass\nout = string.Formatter().format('{WALK}', f)",
+        "import logging, inspect\n"
+        f"formatter = logging.Formatter('{FRAME_WALK}', style='{{', validate=False)\n"
+        "record = logging.LogRecord('x', 20, 'p', 1, inspect.currentframe(), None, None)\n"
+        "out = formatter.format(record)",
+        "import logging, inspect\n"
+        f"style = logging.StrFormatStyle('{FRAME_WALK}')\n"
+        "record = logging.LogRecord('x', 20, 'p', 1, inspect.currentframe(), None, None)\n"
+        "out = style.format(record)",
+    ],
+    ids=[
+        "attribute",
+        "vars",
+        "class-dict-format-map",
+        "getmembers",
+        "str-subclass",
+        "string-formatter",
+        "logging-brace-style",
+        "logging-str-format-style",
+    ],
+)
+def test_a_formatter_reached_any_way_walks_only_what_the_snippet_may_read(source):
+    with pytest.raises(Refused):
+        run(source)
+
+
+def test_formatting_that_reads_only_open_attributes_still_works():
+    namespace = run(
+        "import logging, io\n"
+        "class Point:\n    x = 3\n"
+        "stream = io.StringIO()\n"
+        "handler = logging.StreamHandler(stream)\n"
+        "handler.setFormatter(logging.Formatter('{levelname}:{msg}', style='{'))\n"
+        "log = logging.getLogger('mine')\nlog.addHandler(handler)\nlog.propagate = False\n"
+        "log.warning('loss %.2f', 0.5)\n"
+        "out = ['{0.x} {1:.3f}'.format(Point(), 0.25), vars(str)['format']('{}', 1),"
+        " stream.getvalue()]"
+    )
+    assert namespace["out"] == ["3 0.250", "1", "WARNING:loss %.2f\n"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import collections.abc\nclass X:\n    pass\ncollections.abc.Mapping.register(X)",
+        "import numbers\nclass X:\n    pass\nnumbers.Number.register(X)",
+        "import abc, collections.abc\nclass X:\n    pass\n"
+        "abc.ABCMeta.register(collections.abc.Sequence, X)",
+        "import abc, collections.abc\nclass X:\n    pass\n"
+        "abc._abc_register(collections.abc.Sequence, X)",
+    ],
+    ids=["mapping", "number", "unbound", "c-level"],
+)
+def test_an_abc_the_snippet_did_not_define_keeps_its_registry(source):
+    with pytest.raises(Refused, match="isinstance says of classes the snippet did not define"):
+        run(source)
+
+
+def test_the_snippets_own_abc_registers_what_it_likes():
+    namespace = run(
+        "import abc\nclass Shape(abc.ABC):\n    pass\nclass Square:\n    pass\n"
+        "Shape.register(Square)\nabc.ABCMeta.register(Shape, int)\n"
+        "out = [isinstance(Square(), Shape), isinstance(3, Shape)]"
+    )
+    assert namespace["out"] == [True, True]
+
+
+def test_grill_measures_under_its_own_interpreter_state_and_the_snippet_keeps_its_own():
+    """What the snippet set for the process (warnings, logging, a stdout redirected into its
+    own buffer) is put aside while grill measures, and back for its code that runs on."""
+    seen: dict[str, object] = {}
+
+    def measure_now() -> None:
+        with policy.measuring():
+            seen["stdout"] = sys.stdout
+            seen["disabled"] = logging.root.manager.disable
+            seen["filters"] = list(warnings.filters)
+
+    before = (sys.stdout, logging.root.manager.disable, list(warnings.filters))
+    compiled = policy.compile_candidate(
+        "import contextlib, io, logging, warnings\n"
+        "warnings.simplefilter('ignore')\nlogging.disable(logging.CRITICAL)\n"
+        "buffer = io.StringIO()\n"
+        "with contextlib.redirect_stdout(buffer):\n"
+        "    measure_now()\n    print('mine')\n"
+        "out = [buffer.getvalue(), logging.root.manager.disable]"
+    )
+    namespace = policy.candidate_namespace(compiled, {"measure_now": stand_in(measure_now)})
+    try:
+        policy.run_candidate(compiled, namespace)
+    finally:
+        logging.disable(logging.NOTSET)
+        warnings.filters[:] = before[2]
+    assert (seen["stdout"], seen["disabled"], seen["filters"]) == before
+    assert namespace["out"] == ["mine\n", logging.CRITICAL]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import codecs\ncodecs.open(0, 'rb')",
+        "import gzip\ngzip.GzipFile(0, 'rb')",
+        "import tokenize\ntokenize.open(0)",
+    ],
+    ids=["codecs", "gzipfile", "tokenize"],
+)
+def test_no_stdlib_path_opens_a_raw_descriptor(source):
+    with pytest.raises(Refused, match="raw file descriptors"):
+        run(source)
+
+
+def test_stdlib_file_helpers_still_open_files_by_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace = run(
+        "import codecs, gzip, tokenize, logging, tempfile\n"
+        "with codecs.open('a.txt', 'w', 'utf-8') as f:\n    f.write('x = 1\\n')\n"
+        "with gzip.open('a.gz', 'wt') as f:\n    f.write('zipped')\n"
+        "handler = logging.FileHandler('run.log')\nhandler.close()\n"
+        "with tempfile.TemporaryFile(dir='.') as spare:\n    spare.write(b'spare')\n"
+        "with tokenize.open('a.txt') as f:\n    source = f.read()\n"
+        "out = [source, gzip.open('a.gz', 'rt').read()]"
+    )
+    assert namespace["out"] == ["x = 1\n", "zipped"]
+
+
+def kinds_found(value: object) -> list[str]:
+    """Which of the capability kinds above `value` is, judged without asking grill."""
+    found = []
+    if value is descriptors.REAL_OPEN:
+        found.append("the real open, which opens raw descriptors")
+    if any(value is getattr(str, name) for name in ("format", "format_map")) or (
+        type(value) is types.BuiltinMethodType
+        and isinstance(value.__self__, str)
+        and value.__name__ in ("format", "format_map")
+    ):
+        found.append("an unpoliced string formatter")
+    if isinstance(value, types.MethodType) and value.__func__ is abc.ABCMeta.register:
+        found.append("an ABC registry writer bound to a class grill did not let the snippet own")
+    if value is logging.StrFormatStyle or value is string.Formatter:
+        found.append("a formatter class that walks templates unguarded")
+    return found
+
+
+def test_no_open_module_hands_out_a_capability_of_these_kinds():
+    """Every name of every open standard-library module, and every attribute of its classes,
+    as the snippet would get it (through `identity.admit`): none is one of the kinds."""
+    policy.candidate_namespace(policy.compile_candidate("x = 1"))  # the stand-ins installed
+    seen = []
+    for name in sorted(tables.OPEN_STDLIB):
+        module = importlib.import_module(name)
+        for attribute in dir(module):
+            values = [getattr(module, attribute, None)]
+            if isinstance(values[0], type):
+                values += [getattr(values[0], member, None) for member in dir(values[0])]
+            for value in values:
+                try:
+                    held = identity.admit(value)
+                except Refused:
+                    continue
+                found = kinds_found(held)
+                if found:
+                    seen.append((f"{name}.{attribute}", found))
+    assert seen == []
+
+
+def test_getmembers_reads_only_what_the_snippet_may_read():
+    namespace = run(
+        "import inspect, torch\n"
+        "loss = (torch.ones(2, requires_grad=True) * 2).sum()\n"
+        "names = [name for name, _ in inspect.getmembers(loss.grad_fn)]\n"
+        "class Net:\n    width = 3\n"
+        "threes = inspect.getmembers(Net(), lambda v: v == 3)\n"
+        "out = ['metadata' in names, 'name' in names, dict(inspect.getmembers(Net))['width'],"
+        " [n for n, _ in threes]]"
+    )
+    assert namespace["out"] == [False, True, 3, ["width"]]
