@@ -12,6 +12,7 @@ from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.progress.rating import RATINGS
 from checkers.cli import add_check_arguments, fault_line
 from checkers.sandbox.ending import ending_cleanly
+from checkers.streams import prepare_standard_streams
 from checkers.verdict import DEVICES
 from questions.levels import LEVELS
 
@@ -284,6 +285,7 @@ def entry() -> NoReturn:
     or more after the app loaded its packs and the grader's parent side. So the process leaves
     at once, after flushing its output and running its exit handlers.
     """
+    prepare_standard_streams()
     code = main()
     from app.ui import terminal
 

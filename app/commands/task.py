@@ -281,11 +281,15 @@ class WatchView:
         self._new_screen()
         stamp = datetime.now().strftime("%H:%M:%S")
         if isinstance(event, Graded):
+            solved = self._graded(event.source, event.verdict)  # recorded before it is shown
             self._write(
                 f"{card_id} · {self.path} · checked at {stamp} in {event.seconds:.2f} s\n\n"
             )
             self._write(render(event.verdict))
-            self._graded(event.source, event.verdict)
+            if solved:
+                self._write(
+                    "\nSolved: this fix keeps no graph alive and does what the task asks.\n"
+                )
         elif isinstance(event, Unusable):
             self._write(f"{card_id} · {stamp}\n\nNot checked: {event.message}\n")
         else:
@@ -295,15 +299,18 @@ class WatchView:
             " · Ctrl+C ends\n"
         )
 
-    def _graded(self, source: str, verdict: Verdict) -> None:
+    def _graded(self, source: str, verdict: Verdict) -> bool:
+        """Keep the verdict as the session's attempt; True when it solves the task (the attempt
+        is recorded then)."""
         if verdict.exit_code == EXIT_GRILL:
-            return
+            return False
         if self.solved is None:
             self.last = (source, verdict)
         if verdict.verdict == "clean" and self.solved is None:
             self.solved = (source, verdict)
-            self._write("\nSolved: this fix keeps no graph alive and does what the task asks.\n")
             self._record()
+            return True
+        return False
 
     def finish(self) -> None:
         """At the end: the session's attempt, if it is not recorded yet (Ctrl+C may have come
@@ -395,8 +402,8 @@ def hint(args: argparse.Namespace) -> int:
         try:
             shown = hints_shown(history, card_id)
             if not args.grader and shown < len(hints):
+                record_hints_shown(history, card_id, shown + 1)  # recorded, then shown
                 print(f"Hint {shown + 1} of {len(hints)}: {hints[shown]}")
-                record_hints_shown(history, card_id, shown + 1)
                 if shown + 1 == len(hints):
                     print(
                         "\nThat was the card's last hint; `grill task hint` now gives the grader's"
