@@ -43,8 +43,25 @@ ran: list[GrillApp] = []
 closed too): once one has, the process can leave without tearing its interpreter down."""
 
 
+NO_TERMINAL_STATUS = 2
+"""A usage error: the app was started where it cannot be used."""
+
+
 def run_in_terminal(app: GrillApp) -> None:
-    """Run the app; after an ending signal, leave with the status a shell reports for it."""
+    """Run the app; after an ending signal, leave with the status a shell reports for it.
+
+    Without a terminal on standard input and output (`grill </dev/null`, `grill <&-`, a
+    pipe, a cron job) the app could neither read a key nor draw (Textual spins on end-of-file,
+    or fails with a traceback), so it refuses in one line, exit status 2."""
+    missing = [name for fd, name in ((0, "input"), (1, "output")) if not os.isatty(fd)]
+    if missing:
+        print(
+            f"grill: the app needs a terminal, and standard {' and '.join(missing)}"
+            f" {'is' if len(missing) == 1 else 'are'} not one; run it in a terminal"
+            " (`grill --help` lists the commands that need none)",
+            file=sys.stderr,
+        )
+        raise SystemExit(NO_TERMINAL_STATUS)
     watch_terminal(sys.__stdin__.fileno() if sys.__stdin__ else -1)
     with ending_through(app) as ended:
         app.run()
