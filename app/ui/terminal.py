@@ -1,7 +1,9 @@
 """Run the app in the user's terminal, end it cleanly on a signal, and end it when that
 terminal goes away.
 
-SIGTERM or SIGHUP while the app runs asks the app to exit, as `q` does, from the event loop:
+SIGTERM, SIGHUP or SIGINT (`kill -INT`: in the app Ctrl+C is a key) while the app runs asks
+the app to exit, as `q` does, from the event loop, and marks the process as ending (the
+sandbox then kills its worker without a grace, and starts none again):
 raising at whatever bytecode the signal lands on (as `ending_cleanly` does for the other
 commands) left asyncio to print a task's SystemExit traceback on the user's terminal. And once
 the app is ending, nothing resumes it: Textual's SIGCONT handler (left in place for the life of
@@ -30,7 +32,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from checkers.sandbox.ending import ENDING_SIGNALS
+from checkers.sandbox.ending import ENDING_SIGNALS, begin_ending, end_at_once
 
 if TYPE_CHECKING:
     from app.ui.app import GrillApp
@@ -79,6 +81,7 @@ def ending_through(app: GrillApp) -> Iterator[list[int]]:
 
     def end(number: int, frame: object) -> None:
         stop_resuming()
+        begin_ending()  # the sandbox closes without a grace, and starts no worker again
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -90,7 +93,7 @@ def ending_through(app: GrillApp) -> Iterator[list[int]]:
 
     replaced = {
         number: signal.signal(number, end)
-        for number in ENDING_SIGNALS
+        for number in (*ENDING_SIGNALS, signal.SIGINT)
         if signal.getsignal(number) is not signal.SIG_IGN
     }
     try:
@@ -129,7 +132,7 @@ def _watch(fd: int, poll_seconds: float, grace_seconds: float) -> None:
         time.sleep(poll_seconds)
     os.kill(os.getpid(), signal.SIGHUP)  # what a hang-up that reached us would have done
     time.sleep(grace_seconds)
-    os._exit(128 + signal.SIGHUP)  # the shutdown is stuck writing to the dead terminal
+    end_at_once(128 + signal.SIGHUP)  # the shutdown is stuck writing to the dead terminal
 
 
 def _attached(fd: int) -> bool:
