@@ -219,6 +219,7 @@ def list_tasks(args: argparse.Namespace) -> int:
 
 def start(args: argparse.Namespace) -> int:
     from app.practice.tasks import starter_file
+    from checkers.outputs import write_whole
 
     found = load_task("start", args.card_id)
     if found is None:
@@ -231,7 +232,7 @@ def start(args: argparse.Namespace) -> int:
     path = folder / f"{card.card.id}.py"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        write_whole(path, starter_file(card, task, str(path)), replace=False)
     except FileExistsError:
         print(
             f"grill task start: {path} already exists, and grill never overwrites a file: "
@@ -239,11 +240,9 @@ def start(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_REFUSED
-    except OSError as error:
+    except OSError as error:  # a full disk: nothing is left of the file, so a retry works
         print(f"grill task start: {path} cannot be written ({error.strerror})", file=sys.stderr)
         return EXIT_REFUSED
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        file.write(starter_file(card, task, str(path)))
     print(f"Wrote {path}: the starter of {card.card.id} ({card.pack}, {card.card.level}).")
     print(f"Edit it in your editor, then: grill task watch {card.card.id} {path}")
     print(f"  (or once: grill check --task {card.card.id} {path})")
