@@ -10,6 +10,7 @@ killed.
 
     .venv/bin/python tests/bench/bench_stops.py [ROUNDS] [--seed N] [--load N]
     .venv/bin/python tests/bench/bench_stops.py --case watch:SIGINT×2:4.0
+    .venv/bin/python tests/bench/bench_stops.py --case check:SIGTERM:-1   (as the sandbox starts)
 
 prints each round that went wrong, then the stop times (max, p95, median) and the leftovers.
 `--load N` keeps N busy processes running meanwhile. tests/e2e/test_stop_bound.py runs a
@@ -180,7 +181,12 @@ def one_round(scenario: str, signal_name: str, delay: float, base: Path) -> Roun
         preexec_fn=as_from_a_terminal,
     )
     _own.add(process.pid)
-    time.sleep(delay)
+    if delay >= 0:
+        time.sleep(delay)
+    else:  # the moment the sandbox starts: its work folder exists, its worker is on the way
+        deadline = time.monotonic() + HANG_S
+        while not any(temp.glob("grill-sandbox-*")) and time.monotonic() < deadline:
+            time.sleep(0.005)
     number = signal.SIGINT if signal_name.startswith("SIGINT") else signal.Signals[signal_name]
     sent = time.monotonic()
     process.send_signal(number)
