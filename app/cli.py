@@ -12,7 +12,8 @@ from app.mock.limits import MINUTES, QUESTIONS, SEED
 from app.progress.rating import RATINGS
 from checkers.cli import add_check_arguments, fault_line
 from checkers.inputs import SECONDS, STEPS, Range
-from checkers.sandbox.ending import ending_cleanly
+from checkers.sandbox.ending import ending, ending_cleanly
+from checkers.streams import prepare_standard_streams
 from checkers.verdict import DEVICES
 from questions.levels import LEVELS
 
@@ -384,12 +385,20 @@ def entry() -> NoReturn:
     Once the app has closed (history and sandbox closed, the terminal restored), tearing the
     interpreter down only frees memory the system takes back anyway, module by module: a second
     or more after the app loaded its packs and the grader's parent side. So the process leaves
-    at once, after flushing its output and running its exit handlers.
+    at once, after flushing its output and running its exit handlers. So does a command a
+    signal ended (`ending`): the stop is bounded by the clean-up, not by the teardown, which
+    takes seconds more on a busy machine.
     """
-    code = main()
+    prepare_standard_streams()
+    try:
+        code = main()
+    except SystemExit as exit:  # SIGTERM or SIGHUP (`ending_cleanly`), or the app's refusal
+        if not ending():
+            raise
+        code = exit.code if isinstance(exit.code, int) else EXIT_GRILL
     from app.ui import terminal
 
-    if terminal.ran:
+    if terminal.ran or ending():
         leave_now(code)
     sys.exit(code)
 

@@ -5,6 +5,7 @@ import sys
 
 from checkers.cli import add_check_arguments, run
 from checkers.sandbox.ending import ending_cleanly
+from checkers.streams import prepare_standard_streams
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,4 +26,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    prepare_standard_streams()
     sys.exit(main())

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from checkers.verdict import Verdict
 
 Graded = Callable[[str, str, "Verdict"], None]
-"""Called with the file, the source graded and its verdict, after the verdict is printed."""
+"""Called with the file, the source graded and its verdict, before the verdict is printed."""
 
 EXIT_STATUS = """\
 exit status, the worst over the files:
@@ -252,6 +252,8 @@ def run_task(args: argparse.Namespace, spec: TaskSpec, *, graded: Graded | None 
                 file=sys.stderr,
             )
             return EXIT_GRILL
+        if graded is not None:  # recorded first: an output that fails loses no attempt
+            graded(path, source, verdict)
         if args.json:
             print(json.dumps(verdict_record(verdict, file=path, task=args.task)))
         else:
@@ -264,8 +266,6 @@ def run_task(args: argparse.Namespace, spec: TaskSpec, *, graded: Graded | None 
                 verdict.extra.get("timings", {}),
                 time.monotonic() - started,
             )
-    if graded is not None:
-        graded(path, source, verdict)
     return verdict.exit_code
 
 

@@ -25,7 +25,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import secrets
 import stat
 import sys
 import time
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from checkers.inputs import FileRefused, read_file
+from checkers.outputs import write_whole
 from questions.folders import read_pack_file
 from questions.levels import IMPORTANCES, LEVELS
 from questions.library import CardSummary, PackInfo, Problem
@@ -263,19 +263,11 @@ class FolderCache:
             separators=(",", ":"),
         ).encode()
         header = f"{CACHE_FORMAT} {CACHE_VERSION} {hashlib.sha256(body).hexdigest()}\n".encode()
-        partial = self.path.with_name(f".{self.path.name}.{secrets.token_hex(6)}.partial")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with open(partial, "xb") as file:
-                file.write(header + body)
-            os.replace(partial, self.path)
+            write_whole(self.path, header + body)
         except OSError:
             pass
-        finally:
-            try:
-                partial.unlink(missing_ok=True)
-            except OSError:
-                pass
 
 
 def _read_entries(path: Path, real_root: str) -> dict[str, list[Any]]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from checkers.inputs import FileRefused, read_file
+from checkers.outputs import write_whole
 from questions.loader import CARD_SUFFIX, MANIFEST_NAME
 from questions.model import FORMAT_VERSION, SLUG_RULE, Slug
 from questions.schema_export import CARD_SCHEMA, PACK_SCHEMA
@@ -143,10 +144,7 @@ def write_card_skeleton(pack_dir: Path, card_id: str) -> list[Path]:
 
 def _write_new(path: Path, text: str) -> None:
     try:
-        with path.open(
-            "x", encoding="utf-8"
-        ) as file:  # "x": fail rather than overwrite, even in a race
-            file.write(text)
+        write_whole(path, text, replace=False)  # fail rather than overwrite, even in a race
     except FileExistsError:
         raise ScaffoldError(f"{path} already exists; not overwriting it") from None
     except OSError as error:
@@ -170,7 +168,7 @@ def write_schemas(folder: Path, *, only_missing: bool = False) -> list[Path]:
             ):
                 continue
             folder.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(text)
+            write_whole(target, text)
         except FileRefused as refused:
             raise ScaffoldError(f"{refused}: move it aside, and grill writes its own") from None
         except OSError as error:

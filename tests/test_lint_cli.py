@@ -441,7 +441,9 @@ def test_stats_with_an_unreadable_pack_says_so_in_one_line(tmp_path, unprivilege
         "stats", env={"GRILL_HOME": str(tmp_path / "home"), "GRILL_PACKS": str(pack)}
     )
     assert done.returncode == 0
-    assert done.stderr == "grill stats: note: 1 problem in the packs; `grill lint` lists them\n"
+    assert done.stderr == (
+        f"grill stats: note: left out {pack}: cannot read this folder: Permission denied\n"
+    )
 
 
 def test_a_path_inside_a_folder_the_user_cannot_enter_is_a_usage_error(tmp_path, unprivileged):

@@ -1,5 +1,6 @@
 """`grill new`: a skeleton with every field, flagged by lint until each TODO is filled, never overwriting."""
 
+import os
 import re
 from pathlib import Path
 
@@ -120,10 +121,14 @@ def test_a_pack_folder_that_cannot_be_created_is_a_message_not_a_traceback(tmp_p
 
 
 def test_a_card_that_cannot_be_written_is_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
-    def read_only(self, *args, **kwargs):
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
 
-    monkeypatch.setattr(Path, "open", read_only)
+    def read_only(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
     assert main(["new", str(tmp_path), "some-card"]) == 1
     assert (
         capsys.readouterr().err

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import os
+import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +16,7 @@ from app.progress.history import History, HistoryError
 from app.progress.report import markdown_report
 from app.progress.stats import compute_stats
 from app.progress.transfer import write_export
+from checkers.outputs import whole_file
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,7 +71,8 @@ def _history_files(history: Path) -> set[Path]:
 
 
 def _replace(path: Path, write: Callable[[TextIO], None]) -> None:
-    """Write the file whole or not at all: a full disk must not leave a previous export half-written.
+    """Write the file whole or not at all (`checkers.outputs`): a full disk or a kill must not
+    leave a previous export half-written.
 
     A pipe or device (`-o /dev/stdout`) is written to directly.
     """
@@ -78,12 +80,8 @@ def _replace(path: Path, write: Callable[[TextIO], None]) -> None:
         with path.open("w", encoding="utf-8") as file:
             write(file)
         return
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        with partial.open("w", encoding="utf-8") as file:
-            write(file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+    with whole_file(path) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8")
+        write(text)
+        text.flush()
+        text.detach()  # the file is whole_file's to close

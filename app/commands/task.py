@@ -269,6 +269,7 @@ def next_task(args: argparse.Namespace) -> int:
 
 def start(args: argparse.Namespace) -> int:
     from app.practice.tasks import starter_file
+    from checkers.outputs import write_whole
 
     found = load_task("start", args.card_id)
     if found is None:
@@ -281,7 +282,7 @@ def start(args: argparse.Namespace) -> int:
     path = folder / f"{card.card.id}.py"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        write_whole(path, starter_file(card, task, str(path)), replace=False)
     except FileExistsError:
         print(
             f"grill task start: {path} already exists, and grill never overwrites a file: "
@@ -289,11 +290,9 @@ def start(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_REFUSED
-    except OSError as error:
+    except OSError as error:  # a full disk: nothing is left of the file, so a retry works
         print(f"grill task start: {path} cannot be written ({error.strerror})", file=sys.stderr)
         return EXIT_REFUSED
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        file.write(starter_file(card, task, str(path)))
     print(f"Wrote {path}: the starter of {card.card.id} ({card.pack}, {card.card.level}).")
     print(f"Edit it in your editor, then: grill task watch {card.card.id} {path}")
     print(f"  (or once: grill check --task {card.card.id} {path})")
@@ -344,10 +343,11 @@ class WatchView:
             " · Ctrl+C ends\n"
         )
         if isinstance(event, Graded):
-            solves = event.verdict.verdict == "clean" and self.solved is None
+            solves = self._graded(event.source, event.verdict)  # recorded before it is shown
             checked = f"{card_id} · {self.path} · checked at {stamp} in {event.seconds:.2f} s"
             self._write(self._verdict_screen(event.verdict, checked, footer, solves))
-            self._graded(event.source, event.verdict)
+            if solves:
+                self._write(f"\n{SOLVED}\n")
         elif isinstance(event, Unusable):
             self._write(f"{card_id} · {stamp}\n\nNot checked: {event.message}\n")
         else:
@@ -377,15 +377,18 @@ class WatchView:
         )
         return top + fitted.text + left_out + "\n"
 
-    def _graded(self, source: str, verdict: Verdict) -> None:
+    def _graded(self, source: str, verdict: Verdict) -> bool:
+        """Keep the verdict as the session's attempt; True when it solves the task (the attempt
+        is recorded then)."""
         if verdict.exit_code == EXIT_GRILL:
-            return
+            return False
         if self.solved is None:
             self.last = (source, verdict)
         if verdict.verdict == "clean" and self.solved is None:
             self.solved = (source, verdict)
-            self._write(f"\n{SOLVED}\n")
             self._record()
+            return True
+        return False
 
     def finish(self) -> None:
         """At the end: the session's attempt, if it is not recorded yet (Ctrl+C may have come
@@ -478,8 +481,8 @@ def hint(args: argparse.Namespace) -> int:
         try:
             shown = hints_shown(history, card_id)
             if not args.grader and shown < len(hints):
+                record_hints_shown(history, card_id, shown + 1)  # recorded, then shown
                 print(f"Hint {shown + 1} of {len(hints)}: {hints[shown]}")
-                record_hints_shown(history, card_id, shown + 1)
                 if shown + 1 == len(hints):
                     print(
                         "\nThat was the card's last hint; `grill task hint` now gives the grader's"

@@ -10,13 +10,13 @@ starter and keep none. Headless: no Textual here.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from app import paths
 from checkers.inputs import FileRefused, read_file
+from checkers.outputs import write_whole
 
 MAX_DRAFT_BYTES = 1024 * 1024
 """A draft larger than this is not restored (the editor would crawl; no fix is that long)."""
@@ -75,18 +75,7 @@ class Drafts:
         path = self.path(card_id)
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(
-                dir=self.folder, prefix=f".{card_id}.", suffix=".tmp"
-            )
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as file:
-                    file.write(text)
-                    file.flush()
-                    os.fsync(file.fileno())
-                os.replace(temporary, path)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            write_whole(path, text)
         except OSError as error:
             raise DraftError(f"draft {path} cannot be written ({error.strerror})") from None
 

@@ -13,12 +13,13 @@ import json
 import math
 import sqlite3
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NoReturn, TextIO
+from typing import TYPE_CHECKING, BinaryIO, NoReturn, TextIO, cast
 
 from app.clock import stamp, to_utc, utc_now
 from app.practice.drafts import Drafts
@@ -72,6 +73,9 @@ class ExportFileError(Exception):
 class ImportResult:
     added: int
     already_present: int
+    dropped: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Fields this grill does not know, left out on import: per attempt kind (`mode`), each
+    field (`code.x` inside the code result) and how many attempts had it."""
 
 
 def export_document(history: History, *, now: datetime, drafts: Drafts | None = None) -> dict:
@@ -134,8 +138,11 @@ def import_file(history: History, path: Path, drafts: Drafts | None = None) -> I
     with _Staging(path) as staged:
         count = _stage(path, staged)
         added = history.merge(staged.attempts())
+        dropped: dict[str, dict[str, int]] = {}
+        for (kind, name), times in sorted(staged.dropped.items()):
+            dropped.setdefault(kind, {})[name] = times
     merge_state(history, drafts or Drafts(), staged.state)
-    return ImportResult(added=added, already_present=count - added)
+    return ImportResult(added=added, already_present=count - added, dropped=dropped)
 
 
 class _Staging:
@@ -152,6 +159,8 @@ class _Staging:
         self.connection.execute("BEGIN")
         self.state = UserState()
         """The rest of the user's state the file holds, once it is read and checked."""
+        self.dropped: Counter[tuple[str, str]] = Counter()
+        """(attempt kind, field) -> how many kept attempts had a field this grill drops."""
 
     def __enter__(self) -> _Staging:
         return self
@@ -161,6 +170,7 @@ class _Staging:
 
     def clear(self) -> None:
         self.connection.execute("DELETE FROM staged")
+        self.dropped.clear()
 
     def first_place(self, attempt_id: str, place: int) -> int | None:
         """Claim `attempt_id` for attempts[place]; the place that claimed it first, if another did."""
@@ -175,10 +185,13 @@ class _Staging:
         ).fetchone()
         return int(row[0])
 
-    def keep(self, attempt: Attempt) -> None:
+    def keep(self, attempt: Attempt, given: dict) -> None:
+        """Keep `attempt`, validated from `given`, and count what of `given` it leaves out."""
+        kept = attempt_to_dict(attempt)
+        self.dropped.update((attempt.mode, name) for name in _unknown_fields(given, kept))
         self.connection.execute(
             "UPDATE staged SET body = ? WHERE id = ?",
-            (json.dumps(attempt_to_dict(attempt), ensure_ascii=False), attempt.id),
+            (json.dumps(kept, ensure_ascii=False), attempt.id),
         )
 
     def attempts(self) -> Iterator[Attempt]:
@@ -237,7 +250,7 @@ def _stage(path: Path, staged: _Staging) -> int:
         attempt, found = _validated(item, where)
         problems.add(found)
         if attempt is not None and not problems:
-            staged.keep(attempt)
+            staged.keep(attempt, cast(dict, item))  # (validated: a JSON object)
 
     def attempts_restart() -> None:
         nonlocal count
@@ -586,6 +599,16 @@ def _validated(item: object, where: str) -> tuple[Attempt | None, list[str]]:
             f"is more than any machine holds (at most {MAX_GROWTH_BYTES_PER_STEP:g} a step)"
         )
     return (None, out_of_range) if out_of_range else (attempt, [])
+
+
+def _unknown_fields(given: dict, kept: dict) -> list[str]:
+    """The keys of an attempt as given that its stored form has not (a newer grill's fields),
+    the code result's as `code.KEY`."""
+    unknown = [key for key in given if key not in kept]
+    code, kept_code = given.get("code"), kept.get("code")
+    if isinstance(code, dict) and isinstance(kept_code, dict):
+        unknown += [f"code.{key}" for key in code if key not in kept_code]
+    return unknown
 
 
 def _plausible(moment: datetime) -> bool:

@@ -1,7 +1,9 @@
 """Run the app in the user's terminal, end it cleanly on a signal, and end it when that
 terminal goes away.
 
-SIGTERM or SIGHUP while the app runs asks the app to exit, as `q` does, from the event loop:
+SIGTERM, SIGHUP or SIGINT (`kill -INT`: in the app Ctrl+C is a key) while the app runs asks
+the app to exit, as `q` does, from the event loop, and marks the process as ending (the
+sandbox then kills its worker without a grace, and starts none again):
 raising at whatever bytecode the signal lands on (as `ending_cleanly` does for the other
 commands) left asyncio to print a task's SystemExit traceback on the user's terminal. And once
 the app is ending, nothing resumes it: Textual's SIGCONT handler (left in place for the life of
@@ -30,7 +32,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from checkers.sandbox.ending import ENDING_SIGNALS
+from checkers.sandbox.ending import ENDING_SIGNALS, begin_ending, end_at_once
 
 if TYPE_CHECKING:
     from app.ui.app import GrillApp
@@ -43,8 +45,25 @@ ran: list[GrillApp] = []
 closed too): once one has, the process can leave without tearing its interpreter down."""
 
 
+NO_TERMINAL_STATUS = 2
+"""A usage error: the app was started where it cannot be used."""
+
+
 def run_in_terminal(app: GrillApp) -> None:
-    """Run the app; after an ending signal, leave with the status a shell reports for it."""
+    """Run the app; after an ending signal, leave with the status a shell reports for it.
+
+    Without a terminal on standard input and output (`grill </dev/null`, `grill <&-`, a
+    pipe, a cron job) the app could neither read a key nor draw (Textual spins on end-of-file,
+    or fails with a traceback), so it refuses in one line, exit status 2."""
+    missing = [name for fd, name in ((0, "input"), (1, "output")) if not os.isatty(fd)]
+    if missing:
+        print(
+            f"grill: the app needs a terminal, and standard {' and '.join(missing)}"
+            f" {'is' if len(missing) == 1 else 'are'} not one; run it in a terminal"
+            " (`grill --help` lists the commands that need none)",
+            file=sys.stderr,
+        )
+        raise SystemExit(NO_TERMINAL_STATUS)
     watch_terminal(sys.__stdin__.fileno() if sys.__stdin__ else -1)
     with ending_through(app) as ended:
         app.run()
@@ -62,6 +81,7 @@ def ending_through(app: GrillApp) -> Iterator[list[int]]:
 
     def end(number: int, frame: object) -> None:
         stop_resuming()
+        begin_ending()  # the sandbox closes without a grace, and starts no worker again
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -73,7 +93,7 @@ def ending_through(app: GrillApp) -> Iterator[list[int]]:
 
     replaced = {
         number: signal.signal(number, end)
-        for number in ENDING_SIGNALS
+        for number in (*ENDING_SIGNALS, signal.SIGINT)
         if signal.getsignal(number) is not signal.SIG_IGN
     }
     try:
@@ -112,7 +132,7 @@ def _watch(fd: int, poll_seconds: float, grace_seconds: float) -> None:
         time.sleep(poll_seconds)
     os.kill(os.getpid(), signal.SIGHUP)  # what a hang-up that reached us would have done
     time.sleep(grace_seconds)
-    os._exit(128 + signal.SIGHUP)  # the shutdown is stuck writing to the dead terminal
+    end_at_once(128 + signal.SIGHUP)  # the shutdown is stuck writing to the dead terminal
 
 
 def _attached(fd: int) -> bool:

@@ -16,6 +16,9 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
+from checkers.sandbox.ending import ending
+from checkers.sandbox.errors import SandboxError
+
 _requests: queue.SimpleQueue[
     tuple[Future[subprocess.Popen[bytes]], tuple[Any, ...], dict[str, Any]]
 ]
@@ -44,19 +47,29 @@ def _serve() -> None:
     while True:
         started, args, kwargs = _requests.get()
         try:
+            if ending():  # a process started now would be nobody's
+                raise SandboxError("grill is ending, so the sandbox does not start")
             started.set_result(subprocess.Popen(*args, **kwargs))
         except BaseException as exc:
             started.set_exception(exc)
 
 
-def kill_session(process: subprocess.Popen[bytes]) -> None:
+KILL_WAIT_S = 2.0
+"""How long a killed worker is waited for: SIGKILL is not refused, but a process in an
+uninterruptible wait (a busy disk, memory being reclaimed) leaves later; grill does not wait."""
+
+
+def kill_session(process: subprocess.Popen[bytes], wait_s: float = KILL_WAIT_S) -> None:
     """The worker leads its own session: kill all of it (bwrap takes its namespace along)."""
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        process.wait()
+        try:
+            process.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 def _kill_abandoned(started: Future[subprocess.Popen[bytes]]) -> None:

@@ -25,6 +25,7 @@ from typing import IO, Literal, cast
 
 from checkers.sandbox import isolation as isolation_layer
 from checkers.sandbox import launcher, network, protocol, ranks, seccomp
+from checkers.sandbox.ending import at_once, begin_ending, ending
 from checkers.sandbox.errors import SandboxError
 from checkers.sandbox.limits import MAX_RANKS, Limits
 from checkers.sandbox.outcome import Outcome, RankedOutcome
@@ -40,6 +41,10 @@ STDERR_TAIL_BYTES = 8 * 1024
 
 CLOSE_WAIT_S = 5.0
 """How long close() waits for a cancelled run to hand the worker back before stopping it anyway."""
+ENDING_WAIT_S = 0.5
+"""The same, once the process is ending (`ending`): the worker is killed anyway, at once."""
+STOP_GRACE_S = 2.0
+"""How long a worker told to stop may take to leave before it is killed (none when ending)."""
 
 
 class Sandbox:
@@ -134,6 +139,8 @@ class Sandbox:
         return self
 
     def _start(self) -> None:
+        if ending():  # a thread between two runs must not start a worker behind the stop
+            raise SandboxError("grill is ending, so the sandbox does not start", kind="cancelled")
         chosen = self._chosen_isolation()
         cuda_nodes = isolation_layer.host_has_cuda_devices()
         if self.requested_device == "cuda" and not cuda_nodes:
@@ -370,7 +377,7 @@ class Sandbox:
         """Stop the worker, cancelling a run in progress first (the app may close while a run
         goes on in a thread); a later run starts a fresh one."""
         self.cancel()
-        locked = self._lock.acquire(timeout=CLOSE_WAIT_S)
+        locked = self._lock.acquire(timeout=ENDING_WAIT_S if ending() else CLOSE_WAIT_S)
         try:
             self._stop_worker()
         finally:
@@ -427,17 +434,21 @@ class Sandbox:
     def _stop_worker(self) -> None:
         process, control = self._process, self._control
         self._process = self._control = None
+        hurry = ending()
         if control is not None:
-            try:
-                protocol.send(control, {"op": "stop"})
-            except OSError:
-                pass
+            if not hurry:
+                try:
+                    control.setblocking(False)  # a worker that reads nothing cannot hold us
+                    protocol.send(control, {"op": "stop"})
+                except OSError:
+                    pass
             control.close()
         if process is not None:
-            try:
-                process.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
+            if not hurry:
+                try:
+                    process.wait(timeout=STOP_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    pass
             launcher.kill_session(process)
         if self._workdir:
             shutil.rmtree(self._workdir, ignore_errors=True)
@@ -638,6 +649,19 @@ _started: set[Sandbox] = set()
 @atexit.register
 def _close_started() -> None:
     """However the program ends (an app torn down by a signal never unmounts, so its own close
-    never comes), no work folder outlives it; the worker itself dies with its parent."""
+    never comes), no work folder outlives it; the worker itself dies with its parent. The
+    process is ending: no thread starts a worker now, and each is killed without a grace."""
+    begin_ending()
     for sandbox in list(_started):
         sandbox.close()
+
+
+@at_once
+def _kill_started_now() -> None:
+    """A second signal: kill every worker's process group and remove its folder, no waits."""
+    for sandbox in list(_started):
+        process, workdir = sandbox._process, sandbox._workdir
+        if process is not None:
+            launcher.kill_session(process, wait_s=0)
+        if workdir:
+            shutil.rmtree(workdir, ignore_errors=True)

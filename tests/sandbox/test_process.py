@@ -12,7 +12,7 @@ import time
 import pytest
 from sandbox_witness import SNIPPET, TEST_LIMITS, process_tree, sandbox_with_jobs, worker_pid
 
-from checkers.sandbox import Sandbox, SandboxError, isolation, launcher, parent
+from checkers.sandbox import Sandbox, SandboxError, ending, isolation, launcher, parent
 from checkers.sandbox.isolation import bubblewrap_works, host_has_cuda_devices
 
 
@@ -218,3 +218,40 @@ def test_a_run_over_the_message_cap_is_refused_unsent_and_the_worker_stays(sandb
     assert "nothing was sent" in outcome.error.message
     assert worker_pid(sandbox) == worker
     assert sandbox.run(SNIPPET, {"source": "result = 6"}).result == {"result": 6}
+
+
+@pytest.fixture
+def process_ending(monkeypatch):
+    """This process marked as ending, as a signal marks it (`checkers.sandbox.ending`)."""
+    monkeypatch.setattr(ending, "_ending", threading.Event())
+    return ending.begin_ending
+
+
+def test_a_thread_between_two_runs_starts_no_worker_once_the_process_is_ending(
+    secret, process_ending
+):
+    """`grill task watch` and the app grade in a thread, several runs per grading: a stop that
+    came between two of them closed the sandbox, then the thread's next run started a fresh
+    worker behind it, whose folder outlived the process."""
+    box = sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS).start()
+    folder = box._workdir
+    process_ending()
+    started = time.monotonic()
+    box.close()
+    assert time.monotonic() - started < 1.0, "a stop when ending waits for no grace"
+    with pytest.raises(SandboxError, match="ending"):
+        box.run(SNIPPET, {"source": "result = 1"})
+    assert box._process is None and box._workdir is None
+    assert folder is not None and not os.path.exists(folder)
+
+
+def test_a_second_signal_kills_every_worker_and_removes_its_folder_without_waiting(secret):
+    box = sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS).start()
+    worker, folder = worker_pid(box), box._workdir
+    parent._kill_started_now()
+    assert folder is not None and not os.path.exists(folder)
+    deadline = time.monotonic() + 10
+    while os.path.exists(f"/proc/{worker}") and not zombie(worker):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    box.close()

@@ -16,6 +16,7 @@ from app.mock.report import MockReport, percent, render_markdown
 from app.paths import data_dir
 from app.ui.base import GrillScreen
 from app.wording import count
+from checkers.outputs import write_whole
 
 
 def default_report_path(started_at: datetime) -> Path:
@@ -26,7 +27,7 @@ def write_report(report: MockReport, path: Path) -> str | None:
     """Write the Markdown; return a sentence saying what went wrong, or None."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_markdown(report), encoding="utf-8")
+        write_whole(path, render_markdown(report))
     except OSError as error:
         return f"Could not write the report to {path}: {error.strerror or error}."
     return None
