@@ -381,13 +381,15 @@ class Ledger(TorchFunctionMode):
 
     def intact(self) -> bool:
         """Whether every observer is still the one installed and torch calls still reach the
-        mode (torch pops it while its own handler runs: a hook called during backward)."""
+        mode (torch pops it while its own handler runs: a hook called during backward). While
+        grill itself pauses the mode (an optimizer's step, the candidate's own included), the
+        mode is off by grill's hand but must still be on the stack."""
         return (
             isinstance(autograd_variable.Variable._execution_engine, _Engine)  # type: ignore[attr-defined]
             and autograd_function.Function.__dict__["apply"] is self._installed_apply
             and (
                 self._inside > 0
-                or torch._C._is_torch_function_mode_enabled()
+                or (self._paused or torch._C._is_torch_function_mode_enabled())
                 and any(mode is self for mode in _mode_stack())
             )
         )
@@ -788,11 +790,7 @@ class Ledger(TorchFunctionMode):
         """Top of a loop iteration (`line`: the loop), or the end of a backward or a step (0)."""
         if line:
             self._loop_line = line
-            if (
-                self.problem is None
-                and not self._inside
-                and not torch._C._is_torch_function_mode_enabled()
-            ):
+            if self.problem is None and not self.intact():
                 self._switched_off()
         if self._backward_depth:
             self._tick_pass(line)  # the pass is marked, all of it within this one moment
