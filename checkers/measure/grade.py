@@ -195,6 +195,7 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         hooks,
         print_limit=payload.get("print_limit", policy.PRINT_LIMIT),
         rank=rank,
+        script=payload["source"],
     )
     seed_everything(int(payload.get("seed") or 0))
     gc.freeze()  # what exists now is grill's and torch's: the final sweep looks at the run's only
