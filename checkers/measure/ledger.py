@@ -179,6 +179,7 @@ class Ledger(TorchFunctionMode):
         track_peak: bool = False,
         on_stop: Callable[[str], None] | None = None,
         on_scan: Callable[[], Scan | None] | None = None,
+        on_carried: Callable[[GraphNode, int], None] | None = None,
     ) -> None:
         super().__init__()
         self.filename = filename
@@ -200,6 +201,11 @@ class Ledger(TorchFunctionMode):
         self.on_stop = on_stop
         """Called (trusted code) when the budget is spent: it must not return."""
         self.on_scan = on_scan
+        self.on_carried = on_carried
+        """Called, paused, when a backward pass fails on graph an earlier step made (torch's
+        "backward through the graph a second time", or an in-place change under retain_graph):
+        with the newest such node and the generation it was born in."""
+        self._earlier: tuple[GraphNode, int] | None = None
         """Called when live graph doubles, to find what holds it while it is still held."""
         self.generation = 0
         self._dirty = False
@@ -623,8 +629,14 @@ class Ledger(TorchFunctionMode):
         create_graph = _argument(args, kwargs, 2, "create_graph")
         pushed = self._mode_on()  # hooks and custom backwards run inside: see _mode_on
         self._backward_depth += 1
+        carried, self._earlier = self._earlier, None
         try:
             result = engine.run_backward(outputs, *args, **kwargs)
+        except RuntimeError as exc:
+            if carried is not None and self.on_carried is not None and carried_error(str(exc)):
+                with self.paused():
+                    self.on_carried(*carried)
+            raise
         finally:
             self._backward_depth -= 1
             self._mode_off(pushed)
@@ -670,6 +682,10 @@ class Ledger(TorchFunctionMode):
                 earlier.add(life.first_use)
                 self.reused_nodes += 1
             life.key = self.generation
+            if life.born < self.generation and (
+                self._earlier is None or life.born > self._earlier[1]
+            ):
+                self._earlier = (node, life.born)  # the newest graph an earlier step made
             stack.extend(child for child, _ in node.next_functions if child is not None)
         self._dirty = True
         seen.clear()
@@ -965,6 +981,18 @@ def _argument(
     args: tuple[object, ...], kwargs: dict[str, object], position: int, name: str
 ) -> object:
     return args[position] if len(args) > position else kwargs.get(name, False)
+
+
+CARRIED_ERRORS = (
+    "backward through the graph a second time",
+    "modified by an inplace operation",
+)
+"""What torch says when a backward pass runs into graph an earlier pass already used or whose
+saved tensors an update changed since."""
+
+
+def carried_error(message: str) -> bool:
+    return any(error in message for error in CARRIED_ERRORS)
 
 
 def _mode_stack() -> list[object]:
