@@ -63,18 +63,27 @@ _DATA_SOURCES: tuple[type, ...] = (torch.utils.data.DataLoader, torch.utils.data
 """What a loop over data iterates, besides items that carry tensors."""
 
 
+_NOT_DATA: tuple[type, ...] = (torch.nn.Module, torch.optim.Optimizer)
+"""Objects that hold tensors but are no data: a loop over layers or optimizers."""
+
+
 def carries_tensor(item: object, depth: int = 3) -> bool:
-    """Whether a loop's item is data: a tensor, or a tuple, list or dict holding one within
-    `depth` levels (`(i, (x, y))` from `enumerate(loader)`), read from real storage."""
+    """Whether a loop's item is data: a tensor, or a tuple, list, dict or object holding one
+    within `depth` levels (`(i, (x, y))` from `enumerate(loader)`; torchtext's `Batch` with
+    `batch.src`, a dataclass, a namedtuple, a `SimpleNamespace`), read from real storage."""
     if storage.is_a(item, torch.Tensor):
         return True
-    kind = storage.container_kind(item)
-    if depth == 0 or kind not in (tuple, list, dict):
+    if depth == 0:
         return False
+    kind = storage.container_kind(item)
     if kind is dict:
         values = [value for _, value in storage.pairs(item, 8)[0]]
-    else:
+    elif kind in (tuple, list):
         values = storage.items(item, kind, 8)[0]
+    elif kind is None and not any(storage.is_a(item, k) for k in _NOT_DATA):
+        values = storage.attribute_values(item, 8)
+    else:
+        return False
     return any(carries_tensor(value, depth - 1) for value in values)
 
 
