@@ -19,7 +19,7 @@ from checkers.judge.curve import Shape, classify, classify_cuda
 from checkers.judge.edits import is_position, split_path
 from checkers.judge.growth import Growth, Window, analyse, held_whole
 from checkers.judge.hints import count, detach_statement, hint_for
-from checkers.judge.source import assignment_line, hook_line, source_flags
+from checkers.judge.source import assignment_line, hook_line, lines_in_loops, source_flags
 from checkers.measurements import HeldPass, Holder, Measurements, Series, format_bytes
 from checkers.verdict import Extra, NotGraded, Pattern, Retained, Training, Verdict, shown_output
 
@@ -179,7 +179,7 @@ def judge(m: Measurements, source: str = "", output: str = "") -> Verdict:
         culprit = _reach_culprit(m, flags)
         message, hint = _explain_reach(culprit, flags, tree)
     elif dead.growing is not None:
-        culprit = _dead_culprit(m, dead.growing)
+        culprit = _dead_culprit(m, dead.growing, tree=tree)
         message, hint = _explain_dead(culprit, dead.growing, m, flags, tree)
     else:
         notes = _notes(m, dead, reach, tree)
@@ -261,14 +261,24 @@ def _dead_weight_then(holder: Holder) -> bool:
     return holder["keys"] is not None and not holder.get("used_after", False)
 
 
-def _dead_culprit(m: Measurements, window: Window, repeated: bool = False) -> Culprit | None:
+def _dead_culprit(
+    m: Measurements, window: Window, repeated: bool = False, tree: ast.Module | None = None
+) -> Culprit | None:
     """The holders of the window's graph, from the scan whose culprit holds most of it: the
     final scan for growth still held at the end, an earlier one for growth that was let go
     (`repeated`: a window that climbs again and again, found by any scan that saw one of its
-    climbs). Only what was dead weight when it was scanned counts."""
+    climbs). Only what was dead weight when it was scanned counts, and what a loop stored
+    wins over a value built outside every loop (`torch.stack(all_values)` after the loop):
+    the climb happened in the loop, and so does the fix."""
     start, end = _window_generations(m["dead_weight"], window)
     if repeated:
         start, end = 0, None
+    loops = lines_in_loops(tree) if tree is not None else set()
+
+    def stored_in_a_loop(holder: Holder) -> bool:
+        line = _stored_line(tree, holder["stored"]) or holder["line"]
+        return not loops or line is None or line in loops
+
     best: Culprit | None = None
     for scan in m["scans"]:
         if end is not None and not start <= scan["generation"] <= end:
@@ -280,6 +290,7 @@ def _dead_culprit(m: Measurements, window: Window, repeated: bool = False) -> Cu
             if (end is None or h["keys"][0] <= end)  # type: ignore[index]
             and h["keys"][1] >= start - 1  # type: ignore[index]
         ]
+        holders = [h for h in holders if stored_in_a_loop(h)] or holders
         found = _group(holders, dead)
         if found is not None and (best is None or found.steps >= best.steps):
             best = found
@@ -337,7 +348,12 @@ def _reach_culprit(m: Measurements, flags: frozenset[str]) -> Culprit | None:
     holders = [h for h in m["scans"][-1]["holders"] if h["passes"] > 1] if m["scans"] else []
     if not holders:
         return None
-    carried = [h for h in holders if f"feeds:{_last(h['path'])}" in flags]
+    carried = [
+        h
+        for h in holders
+        if f"feeds:{_last(h['path'])}" in flags and f"reset:{_last(h['path'])}" not in flags
+    ]
+    holders = [h for h in holders if f"reset:{_last(h['path'])}" not in flags] or holders
     most = max(carried or holders, key=lambda h: h["passes"])
     parts = parts_of(most)
     kinds = most.get("kinds") or []
@@ -700,7 +716,7 @@ def _notes(
 ) -> tuple[str, ...]:
     notes = list(m.get("sandbox_notes", ()))
     if dead.bounded is not None:
-        culprit = _dead_culprit(m, dead.bounded, repeated=dead.repeats > 1)
+        culprit = _dead_culprit(m, dead.bounded, repeated=dead.repeats > 1, tree=tree)
         kept = dead.bounded.peak + 1  # the newest iteration's graph is alive in any loop
         if culprit is not None:
             kept = max(kept, min(culprit.steps, kept + 1))

@@ -169,6 +169,11 @@ def _last_name(path: str) -> tuple[str | None, bool]:
     return (parts[-1] if parts else None), indexed
 
 
+def lines_in_loops(tree: ast.Module) -> set[int]:
+    """Every line that lies inside a `for` or `while` loop's statement."""
+    return _lines_in_loops(tree)
+
+
 def _lines_in_loops(tree: ast.Module) -> set[int]:
     lines: set[int] = set()
     for loop in ast.walk(tree):
@@ -183,7 +188,8 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
     """Facts about the source that shape the hint: `retain_graph` and `create_graph` passed as
     True; `hook_in_loop` for a hook registered inside a loop; `carried:NAME` for state fed
     back into the call that replaces it (`out, h = rnn(x, h)`, `h = Cell.apply(x + h)`); and
-    `feeds:NAME` for any name computed from itself (`total = total + loss`, `mean = 0.9 * mean`)."""
+    `feeds:NAME` for any name computed from itself (`total = total + loss`, `mean = 0.9 * mean`);
+    `reset:NAME` for a name made afresh every step before its backward call (`loss = 0`)."""
     flags: set[str] = set()
     in_loop = _lines_in_loops(tree)
     for node in ast.walk(tree):
@@ -211,7 +217,37 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
                 n.id for a in node.value.args for n in ast.walk(a) if isinstance(n, ast.Name)
             }
             flags.update(f"carried:{name}" for name in targets & fed_back)
+    flags.update(f"reset:{name}" for name in _reset_each_step(tree))
     return frozenset(flags)
+
+
+def _reset_each_step(tree: ast.Module) -> set[str]:
+    """Names made afresh every step: assigned a value not computed from themselves in a loop's
+    body at the level of that loop's backward call, before it (`loss = 0` ahead of `for t ...:
+    loss = loss + ...` and `loss.backward()`). A total like that is no state carried from step
+    to step, however it feeds itself within the step."""
+    reset: set[str] = set()
+    for loop in ast.walk(tree):
+        if not isinstance(loop, (ast.For, ast.While)):
+            continue
+        fresh: set[str] = set()
+        for statement in loop.body:
+            if any(_is_backward(n) for n in ast.walk(statement)) and not isinstance(
+                statement, (ast.For, ast.While)
+            ):
+                reset |= fresh
+            if isinstance(statement, ast.Assign):
+                written = {t.id for t in statement.targets if isinstance(t, ast.Name)}
+                fresh |= written - _fed_back(statement)
+    return reset
+
+
+def _is_backward(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "backward"
+    )
 
 
 def _fed_back(node: ast.Assign | ast.AugAssign) -> set[str]:

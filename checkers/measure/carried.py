@@ -109,14 +109,16 @@ def explained(message: str, source: str, carried: Carried) -> str:
 
 def _carrier(source: str, names: tuple[str, ...]) -> tuple[str | None, int | None]:
     """Of `names`, the one an assignment inside a loop feeds back into itself (`h = rnn(x, h)`,
-    `out, hidden = model(x, hidden)`), with that line; else the first name, with the line of
-    its first assignment in a loop."""
+    `out, hidden = model(x, hidden)`), with that line, one the loop never detaches first (an
+    LSTM's `c` carried while `h = h.detach()`); else the first name, with the line of its
+    first assignment in a loop."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return (names[0] if names else None), None
     fed: dict[str, int] = {}
     assigned: dict[str, int] = {}
+    detached: set[str] = set()
     for loop in ast.walk(tree):
         if not isinstance(loop, (ast.For, ast.While)):
             continue
@@ -130,11 +132,18 @@ def _carrier(source: str, names: tuple[str, ...]) -> tuple[str | None, int | Non
                 if node.value is not None
                 else set()
             )
+            detaching = any(
+                isinstance(n, ast.Attribute) and n.attr in ("detach", "detach_")
+                for n in ast.walk(node.value or node)
+            )
             for name in written:
+                if detaching:
+                    detached.add(name)
+                    continue
                 assigned.setdefault(name, node.lineno)
                 if name in read or isinstance(node, ast.AugAssign):
                     fed.setdefault(name, node.lineno)
-    for name in names:
+    for name in sorted(names, key=lambda n: n in detached):  # `h = h.detach()`: not it
         if name in fed:
             return name, fed[name]
     if not names:

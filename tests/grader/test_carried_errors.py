@@ -118,3 +118,31 @@ def test_two_losses_over_one_forward_need_retain_graph_and_are_not_blamed(sandbo
     assert forgotten.verdict == "error"
     assert "backward through the graph a second time" in forgotten.message
     assert "Why:" not in forgotten.message
+
+
+LSTM_CELL_DETACHING_ONLY_H = """\
+import torch
+import torch.nn as nn
+
+cell = nn.LSTMCell(4, 8)
+head = nn.Linear(8, 1)
+opt = torch.optim.SGD(list(cell.parameters()) + list(head.parameters()), lr=0.01)
+h = torch.zeros(2, 8)
+c = torch.zeros(2, 8)
+for step in range(30):
+    loss = 0
+    for t in range(3):
+        h, c = cell(torch.randn(2, 4), (h, c))
+        loss = loss + head(h).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    h = h.detach()
+"""
+
+
+def test_the_part_of_a_state_left_undetached_is_named_not_the_part_detached(sandbox):
+    verdict = grade(LSTM_CELL_DETACHING_ONLY_H, sandbox)
+    assert verdict.verdict == "error"
+    assert "Why: `c` (line 12)" in verdict.message
+    assert "`c = c.detach()`" in verdict.message
