@@ -19,7 +19,7 @@ from checkers.judge.curve import Shape, classify, classify_cuda
 from checkers.judge.edits import is_position, split_path
 from checkers.judge.growth import Growth, Window, analyse, held_whole
 from checkers.judge.hints import count, detach_statement, hint_for
-from checkers.judge.source import assignment_line, hook_line, lines_in_loops, source_flags
+from checkers.judge.source import assignment_line, hook_line, lines_after_loops, source_flags
 from checkers.measurements import HeldPass, Holder, Measurements, Series, format_bytes
 from checkers.verdict import Extra, NotGraded, Pattern, Retained, Training, Verdict, shown_output
 
@@ -267,17 +267,16 @@ def _dead_culprit(
     """The holders of the window's graph, from the scan whose culprit holds most of it: the
     final scan for growth still held at the end, an earlier one for growth that was let go
     (`repeated`: a window that climbs again and again, found by any scan that saw one of its
-    climbs). Only what was dead weight when it was scanned counts, and what a loop stored
-    wins over a value built outside every loop (`torch.stack(all_values)` after the loop):
-    the climb happened in the loop, and so does the fix."""
+    climbs). Only what was dead weight when it was scanned counts, and what the run stored
+    while it climbed wins over a value built once a loop is over (`torch.stack(all_values)`
+    after the loop): the climb happened in the loop, and so does the fix."""
     start, end = _window_generations(m["dead_weight"], window)
     if repeated:
         start, end = 0, None
-    loops = lines_in_loops(tree) if tree is not None else set()
+    after = lines_after_loops(tree) if tree is not None else set()
 
     def stored_in_a_loop(holder: Holder) -> bool:
-        line = _stored_line(tree, holder["stored"]) or holder["line"]
-        return not loops or line is None or line in loops
+        return (_stored_line(tree, holder["stored"]) or holder["line"]) not in after
 
     best: Culprit | None = None
     for scan in m["scans"]:

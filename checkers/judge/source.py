@@ -169,9 +169,26 @@ def _last_name(path: str) -> tuple[str | None, bool]:
     return (parts[-1] if parts else None), indexed
 
 
-def lines_in_loops(tree: ast.Module) -> set[int]:
-    """Every line that lies inside a `for` or `while` loop's statement."""
-    return _lines_in_loops(tree)
+def lines_after_loops(tree: ast.Module) -> set[int]:
+    """Lines of statements that follow a loop in the same body (the module's, a function's)
+    and lie in no loop themselves: what runs once the loop is over (`pred =
+    torch.stack(all_values)` after the training loop)."""
+    lines: set[int] = set()
+    for scope in ast.walk(tree):
+        if not isinstance(scope, (ast.Module, ast.FunctionDef)):
+            continue
+        after = False
+        for statement in scope.body:
+            if isinstance(statement, (ast.For, ast.While)):
+                after = True
+            elif after and not isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+                in_loops = _lines_in_loops(ast.Module(body=[statement], type_ignores=[]))
+                lines.update(
+                    n.lineno
+                    for n in ast.walk(statement)
+                    if hasattr(n, "lineno") and n.lineno not in in_loops
+                )
+    return lines
 
 
 def _lines_in_loops(tree: ast.Module) -> set[int]:
@@ -277,6 +294,29 @@ def hook_line(tree: ast.Module) -> int | None:
         and node.lineno in in_loop
     ]
     return min(lines, default=None)
+
+
+def hook_function_lines(tree: ast.Module) -> set[int]:
+    """Lines of the functions that a hook registration inside a loop registers (by name, or a
+    lambda written in the call): what they store piles up as the registrations do."""
+    in_loop = _lines_in_loops(tree)
+    registered: set[str] = set()
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and _called_name(node) in HOOK_REGISTRATIONS
+            and node.lineno in in_loop
+        ):
+            for argument in node.args:
+                if isinstance(argument, ast.Name):
+                    registered.add(argument.id)
+                elif isinstance(argument, ast.Lambda):
+                    lines.update(n.lineno for n in ast.walk(argument) if hasattr(n, "lineno"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name in registered:
+            lines.update(n.lineno for n in ast.walk(node) if hasattr(n, "lineno"))
+    return lines
 
 
 def _called_name(call: ast.Call) -> str | None:

@@ -57,3 +57,46 @@ def test_a_name_made_afresh_before_each_backward_is_reset_each_step(source, rese
     flags = source_flags(ast.parse(source))
     name = "loss" if "loss" in source else "hidden" if "hidden" in source else "total"
     assert (f"reset:{name}" in flags) is reset
+
+
+HOOK_EVERY_STEP = """\
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+outputs = []
+
+
+def save_output(module, inputs, output):
+    outputs.append(output)
+
+
+for step in range(40):
+    model[0].register_forward_hook(save_output)
+    loss = model(torch.randn(2, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_hook_registered_every_step_is_told_to_register_once():
+    """The list the hook's function stores into is named (a function is no loop, but what it
+    stores is what the climb keeps), and the hint is the hook table's row, not `.detach()`."""
+    verdict = grade_source(HOOK_EVERY_STEP, sandbox=shared_sandbox("cpu"))
+    assert verdict.verdict == "leak", verdict.message
+    assert verdict.message.startswith("`outputs` holds"), verdict.message
+    assert "Register the hook once" in verdict.hint
+    assert "detach" not in verdict.hint
+
+
+def test_a_value_stacked_after_the_loop_of_a_function_is_not_named():
+    source = (
+        "def main():\n"
+        + "".join(f"    {line}\n" for line in STACKED_AFTER_THE_LOOP.splitlines())
+        + "\n\nmain()\n"
+    )
+    verdict = grade_source(source, sandbox=shared_sandbox("cpu"))
+    assert verdict.verdict == "leak", verdict.message
+    assert "`all_values`" in verdict.message and "`pred`" not in verdict.message
