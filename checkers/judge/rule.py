@@ -718,21 +718,28 @@ def _notes(
         culprit = _dead_culprit(m, dead.bounded, repeated=dead.repeats > 1, tree=tree)
         kept = dead.bounded.peak + 1  # the newest iteration's graph is alive in any loop
         if culprit is not None:
-            kept = max(kept, min(culprit.steps, kept + 1))
+            # what the holder was seen holding, where it saw the whole window (a deque of 10
+            # holds 10, however the newest step's graph adds to the series)
+            kept = culprit.steps if culprit.steps >= dead.bounded.peak else kept
             line = _stored_line(tree, culprit.first["stored"]) or culprit.first["line"]
             who = f"`{culprit.path}`{f' (line {line})' if line else ''}"
         else:
             who = f"Something grill could not name{_unread(m)}"
         notes.append(
             f"{who} keeps the graphs of up to {count(kept, 'loop iteration')} and then lets"
-            f" them go, again and again ({count(dead.repeats, 'time')}): bounded by the code,"
+            f" them go{_again(dead.repeats)}: bounded by the code,"
             " so not a leak, but memory the loop does not need; store `.item()` or"
             " `.detach()` instead."
         )
     if reach.bounded is not None:
         notes.append(
             f"Each backward() runs back through up to {count(reach.bounded.peak, 'earlier pass')}'"
-            f" graphs, and the chain is cut again and again ({count(reach.repeats, 'time')}):"
+            f" graphs, and the chain is cut{_again(reach.repeats)}:"
             " bounded by the code (a truncated-BPTT chunk), so not a leak."
         )
     return tuple(notes)
+
+
+def _again(repeats: int) -> str:
+    """How often a bounded window was let go, as the run had it: once is no "again"."""
+    return f", again and again ({repeats} times)" if repeats > 1 else ""
