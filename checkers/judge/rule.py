@@ -532,7 +532,7 @@ def _explain_dead(
     if culprit.is_container:
         message = (
             f"`{culprit.path}` holds {_holds(culprit, m)} ({first['grad_fn']}){at}{late}{where}:"
-            f" each step adds {'one' if culprit.tensors <= culprit.steps else 'its own'}{ending}."
+            f" {_cadence(culprit)}{ending}."
         )
     else:
         message = (
@@ -696,9 +696,9 @@ def _explain_clean(steps: int, shape: Shape) -> str:
     text = "No autograd graph piles up over the run."
     if shape.pattern == "monotonic":
         text += (
-            f" Memory still grows by about {format_bytes(shape.growth_per_step)} a step:"
-            " that is data the loop keeps on purpose (detached tensors or values), not"
-            " graphs."
+            f" Memory still grows by about {format_bytes(shape.growth_per_step)} a step,"
+            " but not as autograd graph: something the loop keeps without its graph"
+            " (detached tensors or values), or the allocator's own caches."
         )
     elif shape.pattern == "sawtooth":
         text += " Memory rises and falls with the batch, and nothing accumulates."
@@ -743,3 +743,17 @@ def _notes(
 def _again(repeats: int) -> str:
     """How often a bounded window was let go, as the run had it: once is no "again"."""
     return f", again and again ({repeats} times)" if repeats > 1 else ""
+
+
+def _cadence(culprit: Culprit) -> str:
+    """How the container grows, as the code has it: one per step, one every few steps (what
+    its entries' steps span, over how many there are), or several per step."""
+    if culprit.tensors > culprit.steps:
+        return "each step adds its own"
+    keys = [h["keys"] for h in culprit.holders if h["keys"] is not None]
+    if len(keys) > 1:
+        span = max(k[1] for k in keys) - min(k[0] for k in keys) + 1
+        every = round(span / len(keys))
+        if every >= 2:
+            return f"one is added every {every} steps"
+    return "each step adds one"
