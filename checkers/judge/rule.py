@@ -532,7 +532,7 @@ def _explain_dead(
     if culprit.is_container:
         message = (
             f"`{culprit.path}` holds {_holds(culprit, m)} ({first['grad_fn']}){at}{late}{where}:"
-            f" {_cadence(culprit)}{ending}."
+            f" {_cadence(culprit, m)}{ending}."
         )
     else:
         message = (
@@ -745,15 +745,16 @@ def _again(repeats: int) -> str:
     return f", again and again ({repeats} times)" if repeats > 1 else ""
 
 
-def _cadence(culprit: Culprit) -> str:
+def _cadence(culprit: Culprit, m: Measurements) -> str:
     """How the container grows, as the code has it: one per step, one every few steps (what
     its entries' steps span, over how many there are), or several per step."""
     if culprit.tensors > culprit.steps:
         return "each step adds its own"
     keys = [h["keys"] for h in culprit.holders if h["keys"] is not None]
     if len(keys) > 1:
-        span = max(k[1] for k in keys) - min(k[0] for k in keys) + 1
-        every = round(span / len(keys))
+        first = _step_of(m, min(k[0] for k in keys))
+        span = _step_of(m, max(k[1] for k in keys)) - first + 1  # in steps, not generations
+        every = round(span / max(culprit.tensors, len(keys)))
         if every >= 2:
             return f"one is added every {every} steps"
     return "each step adds one"
