@@ -411,6 +411,7 @@ def _graded(
         "peak": peak,
         "device": sandbox.device or "cpu",
         "print_limit": sandbox.limits.output_bytes,
+        "own_file": True,
     }
     outcome = sandbox.run(GRADE_JOB, payload, timeout_s=seconds + FINISH_MARGIN_S)
     return verdict_from_outcome(outcome, source, avoid)
@@ -457,6 +458,7 @@ def _graded_ranks(
             "peak": peak,
             "device": sandbox.device or "cpu",
             "print_limit": sandbox.limits.output_bytes,
+            "own_file": True,
             "rank": rank,
             "world": count,
         }

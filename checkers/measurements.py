@@ -52,6 +52,9 @@ class GradePayload(TypedDict, total=False):
     peak: bool
     print_limit: int
     """Characters of the snippet's printed text kept (then a note that it was cut)."""
+    own_file: bool
+    """Place the source, read-only, in the run's folder as the file it runs as (`__file__`,
+    `sys.argv[0]`): set by the sandbox's callers, whose runs have a folder of their own."""
     rank: int
     """Set for a rank of a ranked run (`grill check --ranks`): which one, of `world`."""
     world: int

@@ -146,10 +146,26 @@ def each_detached(expression: ast.expr, kind: str, all_tensors: bool) -> ast.exp
 
 
 def key_detached(expression: ast.expr, keys: Sequence[str]) -> ast.expr:
-    """A dict rebuilt with the named keys' tensors detached (`{**d, 'loss': d['loss'].detach()}`)."""
+    """A dict rebuilt with the named keys' tensors detached (`{**d, 'loss': d['loss'].detach()}`).
+    The dict is evaluated once: where it is more than a name read (a comprehension, a call),
+    the rebuild goes over its items (`{k: v.detach() if k in ('loss',) else v for k, v in
+    {...}.items()}`), so nothing the snippet wrote runs twice."""
     name = ast.unparse(expression)
+    if not _read_only(expression):
+        chosen = ", ".join(keys) + ("," if len(keys) == 1 else "")
+        return ast.parse(
+            f"{{k: v.detach() if k in ({chosen}) else v for k, v in ({name}).items()}}",
+            mode="eval",
+        ).body
     parts = ", ".join(f"{key}: ({name})[{key}].detach()" for key in keys)
     return ast.parse(f"{{**({name}), {parts}}}", mode="eval").body
+
+
+def _read_only(expression: ast.expr) -> bool:
+    """A name, or attributes of one (`d`, `self.stats`): reading it again runs nothing."""
+    while isinstance(expression, ast.Attribute):
+        expression = expression.value
+    return isinstance(expression, ast.Name)
 
 
 def checked(

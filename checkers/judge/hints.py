@@ -32,6 +32,7 @@ from checkers.judge.edits import (
     statement_code,
     stored_expression,
 )
+from checkers.judge.source import hook_function_lines
 
 if TYPE_CHECKING:
     from checkers.judge.rule import Culprit
@@ -88,11 +89,16 @@ def _change(
 ) -> str:
     first = culprit.first
     at = f" at line {line}" if line else ""
-    if "hook_in_loop" in flags and any("_hooks" in h["path"] for h in culprit.holders):
+    if "hook_in_loop" in flags and (
+        any("_hooks" in h["path"] for h in culprit.holders)
+        or tree is not None
+        and line in hook_function_lines(tree)
+    ):
         return (
-            "Register the hook once, before the loop; or keep the handle that"
-            " `register_..._hook` returns and call `handle.remove()` when the step"
-            " is done with it."
+            "The hook is registered again every step, so every copy registered so far runs"
+            " on each forward pass. Register the hook once, before the loop; or keep the"
+            " handle that `register_..._hook` returns and call `handle.remove()` when the"
+            " step is done with it."
         )
     if first["node_only"]:
         return (

@@ -19,7 +19,7 @@ from checkers.judge.curve import Shape, classify, classify_cuda
 from checkers.judge.edits import is_position, split_path
 from checkers.judge.growth import Growth, Window, analyse, held_whole
 from checkers.judge.hints import count, detach_statement, hint_for
-from checkers.judge.source import assignment_line, hook_line, source_flags
+from checkers.judge.source import assignment_line, hook_line, lines_after_loops, source_flags
 from checkers.measurements import HeldPass, Holder, Measurements, Series, format_bytes
 from checkers.verdict import Extra, NotGraded, Pattern, Retained, Training, Verdict, shown_output
 
@@ -183,7 +183,7 @@ def judge(
         culprit = _reach_culprit(m, flags)
         message, hint = _explain_reach(culprit, flags, tree)
     elif dead.growing is not None:
-        culprit = _dead_culprit(m, dead.growing)
+        culprit = _dead_culprit(m, dead.growing, tree=tree)
         message, hint = _explain_dead(culprit, dead.growing, m, flags, tree)
     else:
         notes = _notes(m, dead, reach, tree)
@@ -265,14 +265,23 @@ def _dead_weight_then(holder: Holder) -> bool:
     return holder["keys"] is not None and not holder.get("used_after", False)
 
 
-def _dead_culprit(m: Measurements, window: Window, repeated: bool = False) -> Culprit | None:
+def _dead_culprit(
+    m: Measurements, window: Window, repeated: bool = False, tree: ast.Module | None = None
+) -> Culprit | None:
     """The holders of the window's graph, from the scan whose culprit holds most of it: the
     final scan for growth still held at the end, an earlier one for growth that was let go
     (`repeated`: a window that climbs again and again, found by any scan that saw one of its
-    climbs). Only what was dead weight when it was scanned counts."""
+    climbs). Only what was dead weight when it was scanned counts, and what the run stored
+    while it climbed wins over a value built once a loop is over (`torch.stack(all_values)`
+    after the loop): the climb happened in the loop, and so does the fix."""
     start, end = _window_generations(m["dead_weight"], window)
     if repeated:
         start, end = 0, None
+    after = lines_after_loops(tree) if tree is not None else set()
+
+    def stored_in_a_loop(holder: Holder) -> bool:
+        return (_stored_line(tree, holder["stored"]) or holder["line"]) not in after
+
     best: Culprit | None = None
     for scan in m["scans"]:
         if end is not None and not start <= scan["generation"] <= end:
@@ -284,6 +293,7 @@ def _dead_culprit(m: Measurements, window: Window, repeated: bool = False) -> Cu
             if (end is None or h["keys"][0] <= end)  # type: ignore[index]
             and h["keys"][1] >= start - 1  # type: ignore[index]
         ]
+        holders = [h for h in holders if stored_in_a_loop(h)] or holders
         found = _group(holders, dead)
         if found is not None and (best is None or found.steps >= best.steps):
             best = found
@@ -341,7 +351,12 @@ def _reach_culprit(m: Measurements, flags: frozenset[str]) -> Culprit | None:
     holders = [h for h in m["scans"][-1]["holders"] if h["passes"] > 1] if m["scans"] else []
     if not holders:
         return None
-    carried = [h for h in holders if f"feeds:{_last(h['path'])}" in flags]
+    carried = [
+        h
+        for h in holders
+        if f"feeds:{_last(h['path'])}" in flags and f"reset:{_last(h['path'])}" not in flags
+    ]
+    holders = [h for h in holders if f"reset:{_last(h['path'])}" not in flags] or holders
     most = max(carried or holders, key=lambda h: h["passes"])
     parts = parts_of(most)
     kinds = most.get("kinds") or []
@@ -521,7 +536,7 @@ def _explain_dead(
     if culprit.is_container:
         message = (
             f"`{culprit.path}` holds {_holds(culprit, m)} ({first['grad_fn']}){at}{late}{where}:"
-            f" each step adds {'one' if culprit.tensors <= culprit.steps else 'its own'}{ending}."
+            f" {_cadence(culprit, m)}{ending}."
         )
     else:
         message = (
@@ -685,9 +700,9 @@ def _explain_clean(steps: int, shape: Shape) -> str:
     text = "No autograd graph piles up over the run."
     if shape.pattern == "monotonic":
         text += (
-            f" Memory still grows by about {format_bytes(shape.growth_per_step)} a step:"
-            " that is data the loop keeps on purpose (detached tensors or values), not"
-            " graphs."
+            f" Memory still grows by about {format_bytes(shape.growth_per_step)} a step,"
+            " but not as autograd graph: something the loop keeps without its graph"
+            " (detached tensors or values), or the allocator's own caches."
         )
     elif shape.pattern == "sawtooth":
         text += " Memory rises and falls with the batch, and nothing accumulates."
@@ -704,24 +719,46 @@ def _notes(
 ) -> tuple[str, ...]:
     notes = list(m.get("sandbox_notes", ()))
     if dead.bounded is not None:
-        culprit = _dead_culprit(m, dead.bounded, repeated=dead.repeats > 1)
+        culprit = _dead_culprit(m, dead.bounded, repeated=dead.repeats > 1, tree=tree)
         kept = dead.bounded.peak + 1  # the newest iteration's graph is alive in any loop
         if culprit is not None:
-            kept = max(kept, min(culprit.steps, kept + 1))
+            # what the holder was seen holding, where it saw the whole window (a deque of 10
+            # holds 10, however the newest step's graph adds to the series)
+            kept = culprit.steps if culprit.steps >= dead.bounded.peak else kept
             line = _stored_line(tree, culprit.first["stored"]) or culprit.first["line"]
             who = f"`{culprit.path}`{f' (line {line})' if line else ''}"
         else:
             who = f"Something grill could not name{_unread(m)}"
         notes.append(
             f"{who} keeps the graphs of up to {count(kept, 'loop iteration')} and then lets"
-            f" them go, again and again ({count(dead.repeats, 'time')}): bounded by the code,"
+            f" them go{_again(dead.repeats)}: bounded by the code,"
             " so not a leak, but memory the loop does not need; store `.item()` or"
             " `.detach()` instead."
         )
     if reach.bounded is not None:
         notes.append(
             f"Each backward() runs back through up to {count(reach.bounded.peak, 'earlier pass')}'"
-            f" graphs, and the chain is cut again and again ({count(reach.repeats, 'time')}):"
+            f" graphs, and the chain is cut{_again(reach.repeats)}:"
             " bounded by the code (a truncated-BPTT chunk), so not a leak."
         )
     return tuple(notes)
+
+
+def _again(repeats: int) -> str:
+    """How often a bounded window was let go, as the run had it: once is no "again"."""
+    return f", again and again ({repeats} times)" if repeats > 1 else ""
+
+
+def _cadence(culprit: Culprit, m: Measurements) -> str:
+    """How the container grows, as the code has it: one per step, one every few steps (what
+    its entries' steps span, over how many there are), or several per step."""
+    if culprit.tensors > culprit.steps:
+        return "each step adds its own"
+    keys = [h["keys"] for h in culprit.holders if h["keys"] is not None]
+    if len(keys) > 1:
+        first = _step_of(m, min(k[0] for k in keys))
+        span = _step_of(m, max(k[1] for k in keys)) - first + 1  # in steps, not generations
+        every = round(span / max(culprit.tensors, len(keys)))
+        if every >= 2:
+            return f"one is added every {every} steps"
+    return "each step adds one"

@@ -172,6 +172,28 @@ def _last_name(path: str) -> tuple[str | None, bool]:
     return (parts[-1] if parts else None), indexed
 
 
+def lines_after_loops(tree: ast.Module) -> set[int]:
+    """Lines of statements that follow a loop in the same body (the module's, a function's)
+    and lie in no loop themselves: what runs once the loop is over (`pred =
+    torch.stack(all_values)` after the training loop)."""
+    lines: set[int] = set()
+    for scope in ast.walk(tree):
+        if not isinstance(scope, (ast.Module, ast.FunctionDef)):
+            continue
+        after = False
+        for statement in scope.body:
+            if isinstance(statement, (ast.For, ast.While)):
+                after = True
+            elif after and not isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+                in_loops = _lines_in_loops(ast.Module(body=[statement], type_ignores=[]))
+                lines.update(
+                    n.lineno
+                    for n in ast.walk(statement)
+                    if hasattr(n, "lineno") and n.lineno not in in_loops
+                )
+    return lines
+
+
 def _lines_in_loops(tree: ast.Module) -> set[int]:
     lines: set[int] = set()
     for loop in ast.walk(tree):
@@ -188,7 +210,8 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
     back into the call that replaces it (`out, h = rnn(x, h)`, `h = Cell.apply(x + h)`); and
     `feeds:NAME` for any name computed from itself (`total = total + loss`, `mean = 0.9 * mean`);
     `tried:collect`, `tried:empty_cache` and `tried:del` for `gc.collect()`,
-    `torch.cuda.empty_cache()` and a `del` of a name inside a loop."""
+    `torch.cuda.empty_cache()` and a `del` of a name inside a loop; and `reset:NAME` for a name
+    made afresh every step before its backward call (`loss = 0`)."""
     flags: set[str] = set()
     in_loop = _lines_in_loops(tree)
     for node in ast.walk(tree):
@@ -224,7 +247,37 @@ def source_flags(tree: ast.Module) -> frozenset[str]:
                 n.id for a in node.value.args for n in ast.walk(a) if isinstance(n, ast.Name)
             }
             flags.update(f"carried:{name}" for name in targets & fed_back)
+    flags.update(f"reset:{name}" for name in _reset_each_step(tree))
     return frozenset(flags)
+
+
+def _reset_each_step(tree: ast.Module) -> set[str]:
+    """Names made afresh every step: assigned a value not computed from themselves in a loop's
+    body at the level of that loop's backward call, before it (`loss = 0` ahead of `for t ...:
+    loss = loss + ...` and `loss.backward()`). A total like that is no state carried from step
+    to step, however it feeds itself within the step."""
+    reset: set[str] = set()
+    for loop in ast.walk(tree):
+        if not isinstance(loop, (ast.For, ast.While)):
+            continue
+        fresh: set[str] = set()
+        for statement in loop.body:
+            if any(_is_backward(n) for n in ast.walk(statement)) and not isinstance(
+                statement, (ast.For, ast.While)
+            ):
+                reset |= fresh
+            if isinstance(statement, ast.Assign):
+                written = {t.id for t in statement.targets if isinstance(t, ast.Name)}
+                fresh |= written - _fed_back(statement)
+    return reset
+
+
+def _is_backward(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "backward"
+    )
 
 
 def _fed_back(node: ast.Assign | ast.AugAssign) -> set[str]:
@@ -254,6 +307,29 @@ def hook_line(tree: ast.Module) -> int | None:
         and node.lineno in in_loop
     ]
     return min(lines, default=None)
+
+
+def hook_function_lines(tree: ast.Module) -> set[int]:
+    """Lines of the functions that a hook registration inside a loop registers (by name, or a
+    lambda written in the call): what they store piles up as the registrations do."""
+    in_loop = _lines_in_loops(tree)
+    registered: set[str] = set()
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and _called_name(node) in HOOK_REGISTRATIONS
+            and node.lineno in in_loop
+        ):
+            for argument in node.args:
+                if isinstance(argument, ast.Name):
+                    registered.add(argument.id)
+                elif isinstance(argument, ast.Lambda):
+                    lines.update(n.lineno for n in ast.walk(argument) if hasattr(n, "lineno"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name in registered:
+            lines.update(n.lineno for n in ast.walk(node) if hasattr(n, "lineno"))
+    return lines
 
 
 def _called_name(call: ast.Call) -> str | None:

@@ -27,7 +27,7 @@ from typing import NoReturn, Protocol, cast
 import torch
 
 from checkers import policy
-from checkers.measure import ranked, storage, warnings_shown
+from checkers.measure import carried, ranked, storage, warnings_shown
 from checkers.measure.fingerprint import fingerprint
 from checkers.measure.instrument import EACH, ENTER, LEAVE, LOOP, TICK, instrument
 from checkers.measure.ledger import (
@@ -124,10 +124,14 @@ def warm() -> None:
 def grade_job(payload: GradePayload, finish: Finish) -> Measurements:
     """Grade `payload["source"]` in this (sandboxed) process; see the module docstring."""
     warnings_shown.install()
+    found: list[carried.Carried] = []
     try:
-        return _graded(payload, finish)
+        return _graded(payload, finish, found.append)
     except (policy.Refused, policy.CandidateError) as exc:
-        raise run_failed(exc) from None
+        failed = run_failed(exc)
+        if found and failed.status == "error":
+            failed.message = carried.explained(failed.message, payload["source"], found[-1])
+        raise failed from None
 
 
 def run_failed(exc: policy.Refused | policy.CandidateError) -> RunFailed:
@@ -140,7 +144,9 @@ def run_failed(exc: policy.Refused | policy.CandidateError) -> RunFailed:
     return RunFailed("error", exc.kind, exc.message, exc.line, exc.traceback)
 
 
-def _graded(payload: GradePayload, finish: Finish) -> Measurements:
+def _graded(
+    payload: GradePayload, finish: Finish, on_carried: Callable[[carried.Carried], None]
+) -> Measurements:
     filename = payload.get("filename") or "<snippet>"
     device = resolve_device(payload.get("device", "auto"))
     compiling = time.monotonic()
@@ -182,6 +188,12 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         track_peak=bool(payload.get("peak")),
         on_stop=stop,
         on_scan=lambda: measured_scan(ledger, filename),
+        on_carried=lambda node, born: on_carried(
+            carried.found(
+                carried.holders(node, frame_roots(candidate_frames())),
+                _at(ledger.step_at.values(), born),
+            )
+        ),
     )
     hooks = {
         TICK: ledger.tick,
@@ -195,6 +207,7 @@ def _graded(payload: GradePayload, finish: Finish) -> Measurements:
         hooks,
         print_limit=payload.get("print_limit", policy.PRINT_LIMIT),
         rank=rank,
+        script=payload["source"] if payload.get("own_file") else None,
     )
     seed_everything(int(payload.get("seed") or 0))
     gc.freeze()  # what exists now is grill's and torch's: the final sweep looks at the run's only

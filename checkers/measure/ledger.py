@@ -64,18 +64,27 @@ _DATA_SOURCES: tuple[type, ...] = (torch.utils.data.DataLoader, torch.utils.data
 """What a loop over data iterates, besides items that carry tensors."""
 
 
+_NOT_DATA: tuple[type, ...] = (torch.nn.Module, torch.optim.Optimizer)
+"""Objects that hold tensors but are no data: a loop over layers or optimizers."""
+
+
 def carries_tensor(item: object, depth: int = 3) -> bool:
-    """Whether a loop's item is data: a tensor, or a tuple, list or dict holding one within
-    `depth` levels (`(i, (x, y))` from `enumerate(loader)`), read from real storage."""
+    """Whether a loop's item is data: a tensor, or a tuple, list, dict or object holding one
+    within `depth` levels (`(i, (x, y))` from `enumerate(loader)`; torchtext's `Batch` with
+    `batch.src`, a dataclass, a namedtuple, a `SimpleNamespace`), read from real storage."""
     if storage.is_a(item, torch.Tensor):
         return True
-    kind = storage.container_kind(item)
-    if depth == 0 or kind not in (tuple, list, dict):
+    if depth == 0:
         return False
+    kind = storage.container_kind(item)
     if kind is dict:
         values = [value for _, value in storage.pairs(item, 8)[0]]
-    else:
+    elif kind in (tuple, list):
         values = storage.items(item, kind, 8)[0]
+    elif kind is None and not any(storage.is_a(item, k) for k in _NOT_DATA):
+        values = storage.attribute_values(item, 8)
+    else:
+        return False
     return any(carries_tensor(value, depth - 1) for value in values)
 
 
@@ -180,6 +189,7 @@ class Ledger(TorchFunctionMode):
         track_peak: bool = False,
         on_stop: Callable[[str], None] | None = None,
         on_scan: Callable[[], Scan | None] | None = None,
+        on_carried: Callable[[GraphNode, int], None] | None = None,
     ) -> None:
         super().__init__()
         self.filename = filename
@@ -201,6 +211,11 @@ class Ledger(TorchFunctionMode):
         self.on_stop = on_stop
         """Called (trusted code) when the budget is spent: it must not return."""
         self.on_scan = on_scan
+        self.on_carried = on_carried
+        """Called, paused, when a backward pass fails on graph an earlier step made (torch's
+        "backward through the graph a second time", or an in-place change under retain_graph):
+        with the newest such node and the generation it was born in."""
+        self._earlier: tuple[GraphNode, int] | None = None
         """Called when live graph doubles, to find what holds it while it is still held."""
         self.generation = 0
         self._dirty = False
@@ -384,13 +399,15 @@ class Ledger(TorchFunctionMode):
 
     def intact(self) -> bool:
         """Whether every observer is still the one installed and torch calls still reach the
-        mode (torch pops it while its own handler runs: a hook called during backward)."""
+        mode (torch pops it while its own handler runs: a hook called during backward). While
+        grill itself pauses the mode (an optimizer's step, the candidate's own included), the
+        mode is off by grill's hand but must still be on the stack."""
         return (
             isinstance(autograd_variable.Variable._execution_engine, _Engine)  # type: ignore[attr-defined]
             and autograd_function.Function.__dict__["apply"] is self._installed_apply
             and (
                 self._inside > 0
-                or torch._C._is_torch_function_mode_enabled()
+                or (self._paused or torch._C._is_torch_function_mode_enabled())
                 and any(mode is self for mode in _mode_stack())
             )
         )
@@ -627,8 +644,14 @@ class Ledger(TorchFunctionMode):
         create_graph = _argument(args, kwargs, 2, "create_graph")
         pushed = self._mode_on()  # hooks and custom backwards run inside: see _mode_on
         self._backward_depth += 1
+        carried, self._earlier = self._earlier, None
         try:
             result = engine.run_backward(outputs, *args, **kwargs)
+        except RuntimeError as exc:
+            if carried is not None and self.on_carried is not None and carried_error(str(exc)):
+                with self.paused():
+                    self.on_carried(*carried)
+            raise
         finally:
             self._backward_depth -= 1
             self._mode_off(pushed)
@@ -674,6 +697,10 @@ class Ledger(TorchFunctionMode):
                 earlier.add(life.first_use)
                 self.reused_nodes += 1
             life.key = self.generation
+            if life.born < self.generation and (
+                self._earlier is None or life.born > self._earlier[1]
+            ):
+                self._earlier = (node, life.born)  # the newest graph an earlier step made
             stack.extend(child for child, _ in node.next_functions if child is not None)
         self._dirty = True
         seen.clear()
@@ -795,11 +822,7 @@ class Ledger(TorchFunctionMode):
         """Top of a loop iteration (`line`: the loop), or the end of a backward or a step (0)."""
         if line:
             self._loop_line = line
-            if (
-                self.problem is None
-                and not self._inside
-                and not torch._C._is_torch_function_mode_enabled()
-            ):
+            if self.problem is None and not self.intact():
                 self._switched_off()
         if self._backward_depth:
             self._tick_pass(line)  # the pass is marked, all of it within this one moment
@@ -974,6 +997,18 @@ def _argument(
     args: tuple[object, ...], kwargs: dict[str, object], position: int, name: str
 ) -> object:
     return args[position] if len(args) > position else kwargs.get(name, False)
+
+
+CARRIED_ERRORS = (
+    "backward through the graph a second time",
+    "modified by an inplace operation",
+)
+"""What torch says when a backward pass runs into graph an earlier pass already used or whose
+saved tensors an update changed since."""
+
+
+def carried_error(message: str) -> bool:
+    return any(error in message for error in CARRIED_ERRORS)
 
 
 def _mode_stack() -> list[object]:

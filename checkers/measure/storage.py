@@ -205,6 +205,24 @@ def slot_values(value: object) -> Iterator[tuple[str, object]]:
             continue
 
 
+_NAMESPACE_DICT = types.SimpleNamespace.__dict__["__dict__"]
+
+
+def attribute_values(value: object, cap: int) -> list[object]:
+    """At most `cap` of the values an instance holds in its attributes: its `__dict__`, its
+    `__slots__`, or a `SimpleNamespace`'s fields (torchtext's `Batch` with `batch.src`, a
+    dataclass, a namespace), read from real storage."""
+    if type(value) is types.SimpleNamespace:
+        fields = _NAMESPACE_DICT.__get__(value)
+        return list(islice(dict.values(fields), cap)) if type(fields) is dict else []
+    if not is_heap_type(type(value)):
+        return []
+    own = instance_dict(value)
+    found = list(islice(dict.values(own), cap)) if own is not None else []
+    found.extend(v for _, v in islice(slot_values(value), max(cap - len(found), 0)))
+    return found
+
+
 def partial_parts(value: object) -> tuple[object, object, object]:
     """A `functools.partial`'s func, args and keywords (a subclass may shadow the names)."""
     func, args, keywords = (_PARTIAL[name].__get__(value) for name in ("func", "args", "keywords"))

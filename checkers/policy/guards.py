@@ -33,7 +33,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NoReturn, cast
 
-from checkers.policy import descriptors, global_state, ranked, tables
+from checkers.policy import descriptors, global_state, ranked, settings, tables
 from checkers.policy.identity import (
     ModuleProxy,
     admit,
@@ -305,8 +305,10 @@ def module_attribute(proxy: ModuleProxy, attr: str, *default: object) -> object:
     _check()
     module, why = proxy_target(proxy)
     path = f"{module}.{attr}"
+    if why == settings.KEPT:
+        return settings.read(module, attr)
     if why is not None:
-        raise not_available(path, why)
+        return _toward_settings(path, why)
     if attr.startswith("__") and attr.endswith("__") and attr not in MODULE_DUNDERS:
         raise not_available(path, "a module's own internals")
     if module in VIEWS:
@@ -314,7 +316,7 @@ def module_attribute(proxy: ModuleProxy, attr: str, *default: object) -> object:
     ranked = ranked_now() is not None
     reason = tables.torch_reason(path, ranked) if tables.is_torch(module) else None
     if reason is not None:
-        raise not_available(path, reason)
+        return _toward_settings(path, reason)
     real = sys.modules[module]
     try:
         value = getattr(real, attr)
@@ -346,11 +348,23 @@ def module_attribute(proxy: ModuleProxy, attr: str, *default: object) -> object:
     return value
 
 
+def _toward_settings(path: str, why: str) -> ModuleProxy:
+    """A closed path is refused where it is read, but for the way to a compiler's settings
+    module (`torch._inductor.config`), which imports."""
+    found = settings.toward(path, why)
+    if found is None:
+        raise not_available(path, why)
+    return found
+
+
 def set_module_attribute(proxy: ModuleProxy, attr: str, value: object) -> None:
     """`torch.backends.cudnn.benchmark = True`: a setting that is a plain value may be changed;
     a function, class or table may not be replaced (that would fool the grader)."""
     _check()
     module, why = proxy_target(proxy)
+    if why == settings.KEPT:
+        settings.write(module, attr, value)
+        return
     path = f"{module}.{attr}"
     real = sys.modules.get(module)
     current = getattr(real, attr, None) if real is not None and why is None else None
@@ -603,6 +617,8 @@ def import_proxy(name: str) -> ModuleProxy:
         return proxy_for("posixpath")
     why = tables.module_reason(name, ranked_now() is not None)
     if why is not None:
+        if settings.is_settings(name):
+            return proxy_for(name, settings.KEPT)
         if not installed(name):
             raise ModuleNotFoundError(f"No module named '{name}'", name=name)
         return proxy_for(name, why)

@@ -72,6 +72,8 @@ class Run:
     ranked: Ranked | None = None
     """Set for a rank of a ranked run: a policy setting the run carries, read by the guards
     (`ranked_now`), never a change to the tables."""
+    own_file: str | None = None
+    """The snippet's own file in its folder, read-only (`__file__`), when the run placed one."""
     ended_at: int | None = None
     """The line whose `sys.exit()` ended the snippet early, when one did."""
     refusals: list[Refused] = field(default_factory=list)

@@ -51,20 +51,24 @@ def candidate_namespace(
     *,
     print_limit: int = PRINT_LIMIT,
     rank: Ranked | None = None,
+    script: str | None = None,
 ) -> dict[str, object]:
     """Fresh globals for one snippet: its builtins, the guards the rewritten code calls, and a
     print sink capped at `print_limit`. Its run (scratch folder: the current one) starts now;
-    `rank`: it is that rank of a ranked run (torch.distributed is open to it)."""
+    `rank`: it is that rank of a ranked run (torch.distributed is open to it); `script`: the
+    snippet's source, placed read-only in the run's folder as the file the snippet runs as
+    (`__file__`, `sys.argv[0]`), which a script logging its own code reads."""
     if not _installed[0]:
         guards.install_replacements()
         _installed[0] = True
     global_state.GRILLS[:] = [global_state.taken()]  # as grill left it, before this snippet
     sink = guards.PrintSink(print_limit)
     filename = compiled.code.co_filename
+    own_file = place_own_file(filename, script) if script is not None else None
     namespace: dict[str, object] = {
         "__builtins__": candidate_builtins(),
         "__name__": "__main__",
-        "__file__": filename,
+        "__file__": own_file or filename,
         "__doc__": None,
         "__metaclass__": guards.ClassMaker(),
         "_getattr_": guards.guarded_getattr,
@@ -86,8 +90,30 @@ def candidate_namespace(
     namespace.update(extra or {})
     if rank is not None:
         ranked.safe_object_collectives()
-    start_run(namespace, Run(filename=filename, scratch=os.getcwd(), ranked=rank))
+    run = Run(filename=filename, scratch=os.getcwd(), ranked=rank, own_file=own_file)
+    start_run(namespace, run)
     return namespace
+
+
+SCRIPT_NAME = "snippet.py"
+"""The name a snippet runs under when it came without a file's name (the app's editor)."""
+
+
+def place_own_file(filename: str, source: str) -> str:
+    """Write `source` into the current folder (the run's) under the file's own name, read-only,
+    as `python FILE` would find it; the path it has there. The ranks of a ranked run share the
+    folder: the first one writes it."""
+    name = os.path.basename(filename)
+    if not name.endswith(".py") or name.startswith("<"):
+        name = SCRIPT_NAME
+    path = os.path.join(os.path.realpath(os.getcwd()), name)
+    try:
+        with open(path, "x", encoding="utf-8") as file:
+            file.write(source)
+        os.chmod(path, 0o444)
+    except FileExistsError:
+        pass
+    return path
 
 
 def run_candidate(compiled: Compiled, namespace: dict[str, object]) -> None:
@@ -95,7 +121,11 @@ def run_candidate(compiled: Compiled, namespace: dict[str, object]) -> None:
     `sys.exit(0)` is a normal end); its exceptions become CandidateError, and a refusal
     becomes Refused even where the snippet caught it."""
     run = current_run()
-    argv, sys.argv = sys.argv, [compiled.code.co_filename]
+    own_file = run.own_file if run is not None else None
+    argv, sys.argv = (
+        sys.argv,
+        [os.path.basename(own_file) if own_file else compiled.code.co_filename],
+    )
     main, sys.modules["__main__"] = sys.modules.get("__main__"), _main_module(namespace)
     try:
         exec(compiled.code, namespace)

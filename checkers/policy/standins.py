@@ -63,8 +63,18 @@ def inside_run_folder(path: object, what: str) -> str:
 
 
 def confined_open(file: object, *args: Any, **kwargs: Any) -> IO[Any]:
-    """`open` for files inside the run's folder."""
-    return cast(IO[Any], builtins.open(inside_run_folder(file, "open"), *args, **kwargs))
+    """`open` for files inside the run's folder; the snippet's own file only for reading. An
+    error names the file as the snippet named it, never the run folder's place on the host."""
+    path = inside_run_folder(file, "open")
+    named = os.fsdecode(cast("str | bytes | os.PathLike[str]", file))  # (checked above)
+    run = current_run()
+    mode = str(args[0] if args else kwargs.get("mode", "r"))
+    if run is not None and path == run.own_file and any(c in mode for c in "wax+"):
+        raise not_available(f"open({named!r}, {mode!r})", "the snippet's own file is read-only")
+    try:
+        return cast(IO[Any], builtins.open(path, *args, **kwargs))
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, named) from None
 
 
 _named(confined_open, "builtins", "open")

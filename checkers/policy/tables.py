@@ -474,6 +474,28 @@ TORCH_RANKED_CLOSED: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 """What stays closed to a rank of a ranked run inside torch.distributed, and why."""
 
+SETTINGS_MODULES: tuple[str, ...] = (
+    "torch._dynamo.config",
+    "torch._inductor.config",
+    "torch._functorch.config",
+    "torch.compiler.config",
+)
+"""Settings modules of the compiler family: real scripts import them at the top and set them
+(`import torch._inductor.config as config`, `torch._dynamo.config.cache_size_limit = 64`) and
+compile only under a flag. They import; what the snippet sets is kept for the snippet alone
+(nothing compiles, so it changes nothing), and the capability is refused where it is used
+(`torch.compile`, at its line)."""
+
+
+def settings_path(path: str) -> bool:
+    """Whether `path` is a settings module, a section of one (`torch._inductor.config.triton`)
+    or a package on the way to one (`torch._inductor`, reached on the way to its config)."""
+    return any(
+        path == name or path.startswith(name + ".") or name.startswith(path + ".")
+        for name in SETTINGS_MODULES
+    )
+
+
 TORCH_OPEN: tuple[str, ...] = (
     "torch.jit.is_scripting",
     "torch.jit.is_tracing",

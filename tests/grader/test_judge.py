@@ -194,6 +194,17 @@ def test_bounded_windows_are_clean_with_a_note_that_names_the_holder():
     )
 
 
+def test_a_window_of_ten_is_told_as_ten_and_its_repeats_as_counted():
+    """A `deque(maxlen=10)` of losses: the series also counts the newest step's graph, but the
+    holder was seen holding ten, and ten is what the code keeps."""
+    window = [holder("recent", grad_fn="MeanBackward0", keys=[0, 9], generations=10, steps=10)]
+    scans = [{"generation": 10, "step": 10, "holders": window, "capped": False}]
+    verdict = judge(measured(dead=list(range(11)) * 5, scans=scans))
+    assert verdict.verdict == "clean"
+    assert "keeps the graphs of up to 10 loop iterations" in verdict.notes[0]
+    assert "again and again (5 times)" in verdict.notes[0]
+
+
 def test_a_backward_that_reaches_further_back_every_step_is_a_leak_about_the_carried_state():
     h = holder("h", grad_fn="TanhBackward0", passes=40, keys=[39, 39])
     verdict = judge(

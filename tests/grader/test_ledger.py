@@ -187,6 +187,32 @@ def test_switching_off_torch_function_handling_is_seen():
     assert "switched off" in ledger.problem
 
 
+def test_a_loop_inside_grills_own_pause_is_not_tampering():
+    """An optimizer's step runs with the mode paused by grill: the candidate's own `step()`
+    with its loops ticks there, and is the candidate's code, not a switch turned off."""
+    ledger = Ledger(__file__, None)
+    with ledger.watching():
+        for _ in range(3):
+            ledger.tick(1)
+            torch.ones(1, requires_grad=True).sum()
+            with ledger.paused():
+                ledger.tick(2)
+    assert ledger.problem is None
+
+
+def test_the_mode_taken_off_the_stack_during_grills_pause_is_seen():
+    ledger = Ledger(__file__, None)
+    with ledger.watching():
+        ledger.tick(1)
+        with ledger.paused():
+            popped = torch._C._pop_torch_function_stack()
+            try:
+                ledger.tick(2)
+            finally:
+                torch._C._push_on_torch_function_stack(popped)
+    assert "switched off" in ledger.problem
+
+
 def test_nodes_still_alive_at_the_end_mark_their_generation_alive():
     kept = []
     ledger = run(lambda step: kept.append((torch.ones(1, requires_grad=True) * 2).sum()), steps=3)

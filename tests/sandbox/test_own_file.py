@@ -1,0 +1,58 @@
+"""The snippet runs as a file of its own, as under `python FILE`: `sys.argv[0]` and `__file__`
+name a read-only copy of its source in the run's folder, which a script logging its own code
+reads (`open(sys.argv[0]).read()`, `Path(__file__).read_text()`); writing it is refused, and no
+message names the run folder's place on the host. With and without bubblewrap."""
+
+from __future__ import annotations
+
+import os
+
+from checkers.api import grade_source
+
+READS_ITSELF = """\
+import os
+import sys
+from pathlib import Path
+
+import torch
+
+with open(sys.argv[0]) as f:
+    code = f.read()
+print("argv", sys.argv[0], len(code), code.splitlines()[0])
+print("file", os.path.basename(__file__), Path(__file__).read_text() == code)
+model = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(5):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_the_snippet_reads_its_own_file_under_its_name(either_sandbox):
+    verdict = grade_source(READS_ITSELF, sandbox=either_sandbox, filename="/home/u/train_gpt.py")
+    assert verdict.verdict == "clean", verdict.message or verdict.error
+    assert f"argv train_gpt.py {len(READS_ITSELF)} import os" in verdict.output
+    assert "file train_gpt.py True" in verdict.output
+
+
+def test_a_snippet_without_a_file_name_runs_as_snippet_py(either_sandbox):
+    verdict = grade_source(READS_ITSELF, sandbox=either_sandbox, filename="<your code>")
+    assert verdict.verdict == "clean", verdict.message or verdict.error
+    assert "argv snippet.py" in verdict.output
+
+
+def test_the_own_file_is_read_only(either_sandbox):
+    source = "import sys\nwith open(sys.argv[0], 'a') as f:\n    f.write('x')\n"
+    verdict = grade_source(source, sandbox=either_sandbox, filename="train.py")
+    assert verdict.error is not None and verdict.error.kind == "refused"
+    assert "read-only" in verdict.error.message and verdict.error.line == 2
+
+
+def test_a_missing_file_is_named_as_the_snippet_named_it(either_sandbox):
+    verdict = grade_source("open('data/missing.txt')\n", sandbox=either_sandbox, filename="t.py")
+    assert verdict.error is not None
+    assert "'data/missing.txt'" in verdict.error.message
+    scratch_parent = os.environ.get("TMPDIR", "/tmp")
+    assert scratch_parent not in verdict.error.message + verdict.extra.get("traceback", "")
