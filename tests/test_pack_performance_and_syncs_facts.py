@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
 import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
@@ -137,3 +138,41 @@ def test_record_function_labels_are_rows_of_the_profilers_table():
     keys = {event.key for event in prof.key_averages()}
     assert {"load_batch", "train_step"} <= keys
     assert "load_batch" in prof.key_averages().table(sort_by="self_cpu_time_total")
+
+
+def test_a_print_or_an_item_in_the_forward_breaks_the_graph_and_fullgraph_refuses_it():
+    """adopting-torch-compile-across-teams: Dynamo's explain() counts the breaks (no kernels are
+    compiled), fullgraph=True turns a break into an error, and the recompile limit is 8."""
+    import torch._dynamo as dynamo
+
+    def with_print(x):
+        y = torch.relu(x) * 2
+        print("seen")
+        return y + 1
+
+    def with_item(x):
+        return x * x.sum().item()
+
+    dynamo.reset()
+    report = dynamo.explain(with_print)(torch.randn(4))
+    assert (report.graph_count, report.graph_break_count) == (2, 1)
+    assert dynamo.explain(with_item)(torch.randn(4)).graph_break_count == 1
+    with pytest.raises(dynamo.exc.Unsupported, match="builtin operator"):
+        torch.compile(with_print, backend="eager", fullgraph=True)(torch.randn(4))
+    assert dynamo.config.recompile_limit == 8
+    dynamo.reset()
+
+
+def test_the_dataloader_loads_in_the_main_process_by_default_and_refuses_worker_options_without_workers():
+    """dataloader-workers-and-waiting-for-data: the defaults, the order, and the refusals."""
+    from torch.utils.data import DataLoader, TensorDataset
+
+    data = TensorDataset(torch.randn(10, 3), torch.arange(10))
+    loader = DataLoader(data, batch_size=4)
+    assert (loader.num_workers, loader.persistent_workers, loader.pin_memory) == (0, False, False)
+    assert [y.tolist() for _, y in loader] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    with pytest.raises(ValueError, match="num_workers > 0"):
+        DataLoader(data, batch_size=4, persistent_workers=True)
+    with pytest.raises(ValueError, match="num_workers > 0"):
+        DataLoader(data, batch_size=4, prefetch_factor=4)
+    assert DataLoader(data, batch_size=4, num_workers=2).prefetch_factor == 2  # not started
