@@ -44,3 +44,11 @@ def test_mixing_devices_in_one_operation_is_refused():
     model = nn.Linear(2, 2)
     with pytest.raises(RuntimeError, match="device"):
         model(torch.randn(1, 2, device="meta"))
+
+
+def test_a_zero_dimensional_cpu_tensor_is_the_one_exception():
+    """model-and-batch-on-the-same-device: a 0-d CPU tensor joins another device's tensor like a
+    Python number; a CPU tensor with elements does not (meta stands in for a GPU)."""
+    assert (torch.randn(2, device="meta") + torch.tensor(1.0)).device.type == "meta"
+    with pytest.raises(RuntimeError, match="device"):
+        torch.randn(2, device="meta") + torch.ones(2)
