@@ -176,3 +176,21 @@ def test_the_dataloader_loads_in_the_main_process_by_default_and_refuses_worker_
     with pytest.raises(ValueError, match="num_workers > 0"):
         DataLoader(data, batch_size=4, prefetch_factor=4)
     assert DataLoader(data, batch_size=4, num_workers=2).prefetch_factor == 2  # not started
+
+
+def test_the_operator_table_sums_calls_and_shows_item_as_its_own_rows():
+    """reading-the-profilers-operator-table: one row per operator over its calls, total at least
+    self, the columns the card names, and .item() recorded as aten::item and
+    aten::_local_scalar_dense."""
+    model = torch.nn.Linear(64, 64)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(3):
+            loss = model(torch.randn(32, 64)).pow(2).mean()
+            loss.backward()
+            loss.item()
+    rows = {event.key: event for event in prof.key_averages()}
+    linear = rows["aten::linear"]
+    assert linear.count == 3 and linear.cpu_time_total >= linear.self_cpu_time_total
+    assert {"aten::item", "aten::_local_scalar_dense", "aten::addmm"} <= set(rows)
+    header = prof.key_averages().table(sort_by="self_cpu_time_total")
+    assert all(column in header for column in ("Self CPU", "CPU total", "# of Calls"))
