@@ -194,3 +194,34 @@ def test_the_operator_table_sums_calls_and_shows_item_as_its_own_rows():
     assert {"aten::item", "aten::_local_scalar_dense", "aten::addmm"} <= set(rows)
     header = prof.key_averages().table(sort_by="self_cpu_time_total")
     assert all(column in header for column in ("Self CPU", "CPU total", "# of Calls"))
+
+
+def test_a_false_flag_times_nan_stays_nan_and_where_replaces_it():
+    """skipping-a-non-finite-step-on-the-device: why multiplying by the flag fails."""
+    grad, ok = torch.tensor([float("nan"), float("inf"), 1.0]), torch.tensor(False)
+    assert (grad * ok).isnan().tolist() == [True, True, False]
+    assert torch.equal(torch.where(ok, grad, torch.zeros_like(grad)), torch.zeros(3))
+
+
+def test_a_zero_gradient_leaves_plain_sgd_alone_but_not_momentum_or_weight_decay():
+    """skipping-a-non-finite-step-on-the-device: a zero gradient is a no-op for plain SGD only."""
+
+    def moved_after_a_zero_step(**settings) -> bool:
+        weight = torch.nn.Parameter(torch.ones(2))
+        optimizer = torch.optim.SGD([weight], lr=0.1, **settings)
+        weight.grad = torch.ones(2)
+        optimizer.step()  # fills the momentum buffer, if any
+        before = weight.detach().clone()
+        weight.grad = torch.zeros(2)
+        optimizer.step()
+        return not torch.equal(weight.detach(), before)
+
+    assert not moved_after_a_zero_step()
+    assert moved_after_a_zero_step(momentum=0.9)
+    assert moved_after_a_zero_step(weight_decay=0.1)
+
+
+def test_grad_scaler_hands_itself_to_optimizers_that_skip_inside_their_step():
+    """skipping-a-non-finite-step-on-the-device: the read is avoided only by such optimizers."""
+    source = inspect.getsource(torch.amp.GradScaler.step)
+    assert "_step_supports_amp_scaling" in source
