@@ -225,3 +225,7 @@ def test_grad_scaler_hands_itself_to_optimizers_that_skip_inside_their_step():
     """skipping-a-non-finite-step-on-the-device: the read is avoided only by such optimizers."""
     source = inspect.getsource(torch.amp.GradScaler.step)
     assert "_step_supports_amp_scaling" in source
+    weights = [torch.nn.Parameter(torch.ones(2))]
+    for optimizer in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+        assert optimizer(weights, lr=0.1, fused=True)._step_supports_amp_scaling
+        assert not getattr(optimizer(weights, lr=0.1), "_step_supports_amp_scaling", False)
