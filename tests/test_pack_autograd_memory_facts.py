@@ -431,3 +431,27 @@ def test_a_token_in_node_metadata_dies_with_the_node_which_takes_no_weak_referen
     assert alive() is not None  # backward frees saved tensors, not the nodes
     del loss
     assert alive() is None
+
+
+def test_backward_fills_grad_only_on_leaves_and_a_converted_copy_is_not_one():
+    """leaf-tensors-and-a-missing-grad: an intermediate keeps its gradient only with
+    retain_grad(), a tensor converted after requires_grad=True is a non-leaf copy whose .grad
+    stays None (with a warning), and zero_grad() sets .grad to None by default."""
+    w = torch.randn(3, requires_grad=True)
+    h = w * 2
+    h.retain_grad()
+    h.sum().backward()
+    assert (w.is_leaf, h.is_leaf) == (True, False)
+    assert torch.equal(w.grad, torch.full((3,), 2.0)) and torch.equal(h.grad, torch.ones(3))
+
+    v = torch.randn(3, requires_grad=True).double()
+    v.sum().backward()
+    assert not v.is_leaf and v.grad_fn is not None
+    with pytest.warns(UserWarning, match="not a leaf"):
+        assert v.grad is None
+
+    model = nn.Linear(2, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(torch.randn(1, 2)).sum().backward()
+    optimizer.zero_grad()
+    assert model.weight.grad is None

@@ -26,6 +26,7 @@ CONTRACT_PACKS = (
     "distributed-training",
     "numerics-and-stability",
     "transformer-memory",
+    "performance-and-syncs",
 )
 LEAK_TASKS_ALLOWED = {"transformer-memory"}
 """Packs whose tasks may also fail by keeping graphs alive (`starter_fails: leak`), such as a
