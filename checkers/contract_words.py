@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from checkers.task import Communication, Compared, Contract, PerUpdate
+if TYPE_CHECKING:  # a command listing tasks from the pack cache imports no pydantic
+    from checkers.task import Communication, Compared, Contract, PerUpdate
 
 ALWAYS_CHECKED = (
     "keeps no autograd graph alive from one step to the next (memory per step stays flat)"
