@@ -388,8 +388,9 @@ class History:
                 if self._insert(connection, attempt, is_review=False):
                     added += 1
                     touched.add(attempt.card_id)
+            settings = self.scheduling()
             for card_id in touched:
-                self._replay_card(connection, card_id)
+                self._replay_card(connection, card_id, settings)
         return added
 
     def _insert(self, connection: sqlite3.Connection, attempt: Attempt, *, is_review: bool) -> bool:
@@ -408,7 +409,9 @@ class History:
         )
         return True
 
-    def _replay_card(self, connection: sqlite3.Connection, card_id: str) -> None:
+    def _replay_card(
+        self, connection: sqlite3.Connection, card_id: str, settings: Scheduling | None = None
+    ) -> None:
         ratings = []
         for attempt_id, rating, started_at in connection.execute(
             "SELECT id, rating, started_at FROM attempts WHERE card_id = ? ORDER BY started_at, id",
@@ -422,7 +425,8 @@ class History:
         connection.execute(
             "UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id)
         )
-        schedule = replay([(rating, at) for _, rating, at in ratings], self.scheduling())
+        settings = settings if settings is not None else self.scheduling()
+        schedule = replay([(rating, at) for _, rating, at in ratings], settings)
         assert schedule is not None  # replaying at least one rating gives a schedule
         self._save_schedule(connection, card_id, schedule)
 
@@ -654,11 +658,12 @@ class History:
             connection.execute(
                 "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, text)
             )
-            if before is not None and self.scheduling() != before:
+            after = self.scheduling() if before is not None else None
+            if after != before:
                 card_ids = [
                     card_id for (card_id,) in connection.execute("SELECT card_id FROM card_state")
                 ]
                 for card_id in card_ids:
-                    self._replay_card(connection, card_id)
+                    self._replay_card(connection, card_id, after)
         if key == DAY_START_KEY:
             self._apply_day_start()
