@@ -11,13 +11,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from progress_factories import T0, attempt
+from progress_factories import T0, attempt, loaded_card
 
 from app.clock import DEFAULT_DAY_START_HOUR, day_start_hour, local_day, set_day_start_hour
 from app.practice.drafts import Drafts
 from app.progress.history import History
 from app.progress.preview import next_due
 from app.progress.scheduler import parse_steps
+from app.progress.stats import compute_stats
 from app.progress.user_state import current_state
 from app.ui.settings import Settings
 
@@ -155,3 +156,14 @@ def test_the_export_carries_the_scheduling_settings(tmp_path: Path):
         "2m 20m",
         "5m",
     )
+
+
+def test_statistics_count_an_attempt_at_2_am_for_the_day_before():
+    with History.open() as history:
+        history.record(attempt("a1", at=local(3, 2)))
+        stats = compute_stats(history, [loaded_card("a1")], now=local(3, 12))
+        assert [day.attempts for day in stats.activity[-2:]] == [1, 0], "the evening's day"
+        assert stats.streak_days == 1, "yesterday's practice keeps the streak until today ends"
+        Settings(day_starts_at=0).save(history)
+        stats = compute_stats(history, [loaded_card("a1")], now=local(3, 12))
+        assert [day.attempts for day in stats.activity[-2:]] == [0, 1]
