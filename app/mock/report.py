@@ -113,10 +113,11 @@ def render_markdown(report: MockReport) -> str:
             + ("its schedule is" if report.skipped == 1 else "their schedules are")
             + " unchanged.",
         ]
-    # The number shares the card's column: a column of its own is squeezed to nothing when the
-    # report screen lays the table out at 80 columns.
-    lines += ["", "| Card | Score | Time | Red flags | Code |", "| --- | --- | --- | --- | --- |"]
-    for n, (run, score) in enumerate(zip(report.runs, report.score.questions, strict=True), 1):
+    # Rows in the questions' order, without their number: at 80 columns the report screen has
+    # room for a 40-character card id beside the other columns, and a number before it (or a
+    # column of its own) pushed long ids onto a line of their own, cut short.
+    lines += ["", "| Card | Score | Time | Flags | Code |", "| --- | --- | --- | --- | --- |"]
+    for run, score in zip(report.runs, report.score.questions, strict=True):
         time_cell = (
             "not reached"
             if not run.reached
@@ -125,7 +126,7 @@ def render_markdown(report: MockReport) -> str:
             else f"{clock(run.seconds)} / {clock(run.budget)}"
         )
         lines.append(
-            f"| {n}. `{run.card.id}` | {percent(score.score)} | {time_cell} | "
+            f"| `{run.card.id}` | {percent(score.score)} | {time_cell} | "
             f"{len(score.red_flags_said) or '-'} | {score.verdict or '-'} |"
         )
     for n, (run, score) in enumerate(zip(report.runs, report.score.questions, strict=True), 1):

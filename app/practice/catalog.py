@@ -9,8 +9,8 @@ from typing import Literal
 from questions.levels import Level
 from questions.library import Library, LoadedCard
 
-Status = Literal["all", "due", "new", "code"]
-STATUSES: tuple[Status, ...] = ("all", "due", "new", "code")
+Status = Literal["all", "due", "new", "later", "code"]
+STATUSES: tuple[Status, ...] = ("all", "due", "new", "later", "code")
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class CardFilter:
     tag: str | None = None
     status: Status = "all"
     """`due`: in today's queue (reviews due plus today's new cards); `new`: never practised;
+    `later`: practised and not due today, the cards to study ahead (Anki's "review ahead");
     `code`: cards with a code task, whatever their state (the app's way to the tasks `grill task
     list` lists)."""
     text: str = ""
@@ -38,6 +39,8 @@ class CardFilter:
         if self.status == "due" and card.id not in due:
             return False
         if self.status == "new" and card.id in seen:
+            return False
+        if self.status == "later" and (card.id not in seen or card.id in due):
             return False
         if self.status == "code" and not card.code_task:
             return False

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, get_args
@@ -25,10 +25,12 @@ import fsrs
 
 from app import paths
 from app.clock import (
+    DEFAULT_DAY_START_HOUR,
     day_start,
     end_of_local_day,
     local_day,
     parse_stamp,
+    set_day_start_hour,
     stamp,
     to_utc,
     utc_now,
@@ -40,9 +42,10 @@ from app.progress.queue import Seen, TodaysQueue, build_queue
 from app.progress.rating import RATINGS, Rating
 from app.progress.records import attempt_from_dict, attempt_to_dict
 from app.progress.scheduler import (
-    DEFAULT_RETENTION,
-    RETENTION,
+    DEFAULT_SCHEDULING,
+    SCHEDULING_KEYS,
     CardSchedule,
+    Scheduling,
     StateName,
     replay,
     review,
@@ -54,6 +57,8 @@ BUSY_TIMEOUT_S = 10.0
 """How long a write waits for another process's write transaction before saying the file is locked."""
 
 DEFAULT_NEW_PER_DAY = 10
+DAY_START_KEY = "day_starts_at"
+"""The setting of the local hour (0 to 23) each day starts at (`app.clock`)."""
 """New cards introduced per day when the `new_per_day` setting is unset."""
 INTRODUCED_BY_PRACTICE = (
     "(card_state.introduced_at >= ? AND NOT EXISTS (SELECT 1 FROM attempts WHERE"
@@ -277,7 +282,9 @@ class History:
             if isinstance(error, HistoryError):
                 raise
             raise error_for(path, error, BUSY_TIMEOUT_S, needed=needed) from error
-        return cls(connection, path, checked_for_writing=not existing or upgrading)
+        history = cls(connection, path, checked_for_writing=not existing or upgrading)
+        history._apply_day_start()
+        return history
 
     def close(self) -> None:
         with self._lock:
@@ -322,7 +329,7 @@ class History:
                 self._save_schedule(
                     connection,
                     attempt.card_id,
-                    review(current, attempt.rating, started, self.desired_retention()),
+                    review(current, attempt.rating, started, self.scheduling()),
                 )
             else:
                 self._replay_card(connection, attempt.card_id)
@@ -381,8 +388,9 @@ class History:
                 if self._insert(connection, attempt, is_review=False):
                     added += 1
                     touched.add(attempt.card_id)
+            settings = self.scheduling()
             for card_id in touched:
-                self._replay_card(connection, card_id)
+                self._replay_card(connection, card_id, settings)
         return added
 
     def _insert(self, connection: sqlite3.Connection, attempt: Attempt, *, is_review: bool) -> bool:
@@ -401,7 +409,9 @@ class History:
         )
         return True
 
-    def _replay_card(self, connection: sqlite3.Connection, card_id: str) -> None:
+    def _replay_card(
+        self, connection: sqlite3.Connection, card_id: str, settings: Scheduling | None = None
+    ) -> None:
         ratings = []
         for attempt_id, rating, started_at in connection.execute(
             "SELECT id, rating, started_at FROM attempts WHERE card_id = ? ORDER BY started_at, id",
@@ -415,7 +425,8 @@ class History:
         connection.execute(
             "UPDATE attempts SET is_review = (id != ?) WHERE card_id = ?", (ratings[0][0], card_id)
         )
-        schedule = replay([(rating, at) for _, rating, at in ratings], self.desired_retention())
+        settings = settings if settings is not None else self.scheduling()
+        schedule = replay([(rating, at) for _, rating, at in ratings], settings)
         assert schedule is not None  # replaying at least one rating gives a schedule
         self._save_schedule(connection, card_id, schedule)
 
@@ -607,12 +618,24 @@ class History:
         except (ValueError, RecursionError):
             return default
 
-    def desired_retention(self) -> float:
-        """The `desired_retention` setting the scheduler works to (`app.ui.settings`), fsrs's
-        default when unset or not a share grill accepts."""
-        stored = self.get_setting("desired_retention", DEFAULT_RETENTION)
-        valid = isinstance(stored, float) and RETENTION.low <= stored <= RETENTION.high
-        return stored if valid else DEFAULT_RETENTION
+    def scheduling(self) -> Scheduling:
+        """The scheduler's settings (`app.ui.settings`): desired retention and the learning
+        and relearning steps, each the default when unset or not one grill accepts."""
+        settings = DEFAULT_SCHEDULING
+        for key in SCHEDULING_KEYS:
+            try:
+                settings = replace(settings, **{key: self.get_setting(key, getattr(settings, key))})
+            except ValueError:
+                continue
+        return settings
+
+    def _apply_day_start(self) -> None:
+        """Make the stored hour the day starts at the process's (`app.clock`), the default when
+        unset or not an hour."""
+        try:
+            set_day_start_hour(self.get_setting(DAY_START_KEY, DEFAULT_DAY_START_HOUR))
+        except ValueError:
+            set_day_start_hour(DEFAULT_DAY_START_HOUR)
 
     def all_settings(self) -> dict[str, Any]:
         """Every setting grill can read, by key (`get_setting`'s rules), for an export."""
@@ -623,12 +646,24 @@ class History:
         return {key: value for key, value in found.items() if value is not missing}
 
     def set_setting(self, key: str, value: Any) -> None:
-        """Values are stored as JSON; anything json.dumps refuses raises ValueError."""
+        """Values are stored as JSON; anything json.dumps refuses raises ValueError. A changed
+        scheduler setting replays every card's schedule, which is a function of its attempts
+        and those settings; a changed day start holds from now on."""
         try:
             text = json.dumps(value)
         except TypeError as error:
             raise ValueError(f"setting {key!r} must be JSON-serialisable: {error}") from error
+        before = self.scheduling() if key in SCHEDULING_KEYS else None
         with self._transaction() as connection:
             connection.execute(
                 "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, text)
             )
+            after = self.scheduling() if before is not None else None
+            if after != before:
+                card_ids = [
+                    card_id for (card_id,) in connection.execute("SELECT card_id FROM card_state")
+                ]
+                for card_id in card_ids:
+                    self._replay_card(connection, card_id, after)
+        if key == DAY_START_KEY:
+            self._apply_day_start()

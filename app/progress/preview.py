@@ -16,8 +16,8 @@ from app.progress.scheduler import replay, review
 
 def next_due(history: History, card_id: str, at: datetime) -> dict[Rating, datetime]:
     """For each rating, when the card is due again if that rating is recorded at `at`."""
-    retention = history.desired_retention()
+    settings = history.scheduling()
     schedule = replay(
-        [(attempt.rating, attempt.started_at) for attempt in history.attempts(card_id)], retention
+        [(attempt.rating, attempt.started_at) for attempt in history.attempts(card_id)], settings
     )
-    return {rating: review(schedule, rating, at, retention).due for rating in RATINGS}
+    return {rating: review(schedule, rating, at, settings).due for rating in RATINGS}

@@ -8,7 +8,8 @@ state that recording them live gave.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Literal
@@ -39,11 +40,74 @@ RETENTION = Range("desired retention", 0.7, 0.99)
 """The shares Anki's option accepts."""
 
 
+DEFAULT_LEARNING_STEPS = "1m 10m"
+DEFAULT_RELEARNING_STEPS = "10m"
+"""Anki's and fsrs's defaults, written as Anki's options take them."""
+MAX_STEPS = 10
+STEP_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+LONGEST_STEP = timedelta(days=30)
+_STEP = re.compile(r"(\d+)([smhd])")
+
+
+def parse_steps(text: str, what: str = "learning steps") -> tuple[timedelta, ...]:
+    """Anki's notation: steps apart by spaces, each a whole number and a unit (s, m, h or d),
+    e.g. "1m 10m"; none at all is allowed (a new card goes straight to review). ValueError
+    says which step is wrong and how to write one."""
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be text such as {DEFAULT_LEARNING_STEPS!r}, not {text!r}")
+    steps = []
+    for word in text.split():
+        match = _STEP.fullmatch(word)
+        if match is None:
+            raise ValueError(
+                f"{what}: {word!r} is not a step; write a whole number and a unit "
+                f"(s, m, h or d), steps apart by spaces, e.g. {DEFAULT_LEARNING_STEPS!r}"
+            )
+        step = timedelta(seconds=int(match[1]) * STEP_UNITS[match[2]])
+        if not timedelta(seconds=1) <= step <= LONGEST_STEP:
+            raise ValueError(f"{what}: {word!r} must be from 1s to {LONGEST_STEP.days}d")
+        steps.append(step)
+    if len(steps) > MAX_STEPS:
+        raise ValueError(f"{what}: at most {MAX_STEPS} steps, not {len(steps)}")
+    return tuple(steps)
+
+
+@dataclass(frozen=True)
+class Scheduling:
+    """The scheduler's settings as the user chose them (Anki's deck options): a card's schedule
+    is a pure function of its attempts and these."""
+
+    desired_retention: float = DEFAULT_RETENTION
+    """Higher brings cards back sooner, lower later."""
+    learning_steps: str = DEFAULT_LEARNING_STEPS
+    """The short intervals a new card is shown again at before it graduates to review."""
+    relearning_steps: str = DEFAULT_RELEARNING_STEPS
+    """The same for a review card that was forgotten (rated Again)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.desired_retention, bool) or not isinstance(
+            self.desired_retention, float
+        ):
+            raise ValueError(f"desired retention must be a share, not {self.desired_retention!r}")
+        RETENTION.check(self.desired_retention)
+        parse_steps(self.learning_steps, "learning steps")
+        parse_steps(self.relearning_steps, "relearning steps")
+
+
+DEFAULT_SCHEDULING = Scheduling()
+SCHEDULING_KEYS = tuple(item.name for item in fields(Scheduling))
+"""The history's settings of these names (`app.ui.settings` has the same fields)."""
+
+
 @cache
-def scheduler(desired_retention: float = DEFAULT_RETENTION) -> fsrs.Scheduler:
-    """fsrs's scheduler at a desired retention (Anki's setting of that name): higher brings
-    cards back sooner, lower later. Its other parameters are fsrs's defaults."""
-    return fsrs.Scheduler(desired_retention=desired_retention, enable_fuzzing=False)
+def scheduler(settings: Scheduling = DEFAULT_SCHEDULING) -> fsrs.Scheduler:
+    """fsrs's scheduler with the user's settings; its other parameters are fsrs's defaults."""
+    return fsrs.Scheduler(
+        desired_retention=settings.desired_retention,
+        learning_steps=parse_steps(settings.learning_steps),
+        relearning_steps=parse_steps(settings.relearning_steps),
+        enable_fuzzing=False,
+    )
 
 
 @dataclass(frozen=True)
@@ -77,13 +141,13 @@ def review(
     schedule: CardSchedule | None,
     rating: Rating,
     at: datetime,
-    retention: float = DEFAULT_RETENTION,
+    settings: Scheduling = DEFAULT_SCHEDULING,
 ) -> CardSchedule:
     """The card's schedule after one more attempt (None: the card was new)."""
     at = to_utc(at)
     memory = schedule.memory if schedule else fsrs.Card(card_id=0, due=at)
     lapsed = rating == "again" and memory.state == fsrs.State.Review
-    memory, _ = scheduler(retention).review_card(memory, FSRS_RATING[rating], review_datetime=at)
+    memory, _ = scheduler(settings).review_card(memory, FSRS_RATING[rating], review_datetime=at)
     if schedule is None:
         return CardSchedule(
             memory, reps=1, lapses=0, last_rating=rating, last_seen=at, introduced_at=at
@@ -99,10 +163,10 @@ def review(
 
 
 def replay(
-    reviews: list[tuple[Rating, datetime]], retention: float = DEFAULT_RETENTION
+    reviews: list[tuple[Rating, datetime]], settings: Scheduling = DEFAULT_SCHEDULING
 ) -> CardSchedule | None:
     """Fold a card's attempts, oldest first, into its schedule."""
     schedule = None
     for rating, at in sorted(reviews, key=lambda item: to_utc(item[1])):
-        schedule = review(schedule, rating, at, retention)
+        schedule = review(schedule, rating, at, settings)
     return schedule

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 
-from app.clock import day_start, end_of_local_day, local_day, stamp, to_utc, utc_now
+from app.clock import day_start, day_start_hour, end_of_local_day, local_day, stamp, to_utc, utc_now
 from app.progress.attempt import MAX_PHASE_SECONDS
 from app.progress.history import History
 from questions.levels import LEVELS
@@ -187,19 +187,21 @@ def compute_stats(
             ).fetchone()
         )
         missed = [_top_misses(db, kind) for kind in ("key_point", "red_flag")]
+        day_shift = f"-{day_start_hour()} hours"  # the local day an attempt counts for (app.clock)
         days = [
             date.fromisoformat(d)
             for (d,) in db.execute(
-                "SELECT DISTINCT date(started_at, 'localtime') AS d FROM temp.stats_attempts "
-                "WHERE d IS NOT NULL ORDER BY d DESC"
+                "SELECT DISTINCT date(started_at, 'localtime', ?) AS d FROM temp.stats_attempts "
+                "WHERE d IS NOT NULL ORDER BY d DESC",
+                (day_shift,),
             )
         ]  # NULL: an index's copy of the time is damaged
         since = stamp(day_start(today - timedelta(days=ACTIVITY_DAYS - 1)))
         recent = dict(
             db.execute(
-                "SELECT date(started_at, 'localtime') AS d, count(*) FROM temp.stats_attempts "
+                "SELECT date(started_at, 'localtime', ?) AS d, count(*) FROM temp.stats_attempts "
                 "WHERE started_at >= ? GROUP BY d",
-                (since,),
+                (day_shift, since),
             )
         )
     return Stats(

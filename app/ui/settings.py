@@ -10,7 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from app.progress.scheduler import DEFAULT_RETENTION, RETENTION
+from app.clock import DEFAULT_DAY_START_HOUR
+from app.progress.scheduler import (
+    DEFAULT_LEARNING_STEPS,
+    DEFAULT_RELEARNING_STEPS,
+    DEFAULT_RETENTION,
+    Scheduling,
+)
 from checkers.inputs import Range
 from checkers.verdict import DEVICES, Device
 from questions.levels import LEVELS, Level
@@ -25,6 +31,7 @@ FORMER_NAMES = {"level": "tier"}
 """Setting -> the name an older grill stored it under."""
 NEW_PER_DAY = Range("new cards per day", 0, 500, whole=True)
 NEW_PER_PACK = Range("new cards per day per pack", 0, 500, whole=True)
+DAY_STARTS_AT = Range("hour the day starts at", 0, 23, whole=True)
 
 
 @dataclass(frozen=True)
@@ -41,7 +48,15 @@ class Settings:
     desired_retention: float = DEFAULT_RETENTION
     """The chance of recalling a card when it comes due that the scheduler works to (fsrs's,
     as Anki has it): 0.9 by default, higher brings cards back sooner. The history reads it
-    (`History.desired_retention`) for every rating it schedules."""
+    (`History.scheduling`) for every rating it schedules."""
+    learning_steps: str = DEFAULT_LEARNING_STEPS
+    """Anki's learning steps, e.g. "1m 10m": when a new card is shown again before it
+    graduates to review (`app.progress.scheduler.parse_steps`)."""
+    relearning_steps: str = DEFAULT_RELEARNING_STEPS
+    """The same for a review card rated Again."""
+    day_starts_at: int = DEFAULT_DAY_START_HOUR
+    """The local hour a new day starts at (Anki's "next day starts at"): today's queue, the
+    daily new-card limit, streaks and `grill queue` count days from it (`app.clock`)."""
     theme: Theme = "dark"
     welcomed: bool = False
     """Whether the first-run screen was shown and closed."""
@@ -53,9 +68,8 @@ class Settings:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
         NEW_PER_DAY.check(self.new_per_day)  # OutOfRange is a ValueError
         NEW_PER_PACK.check(self.new_per_pack)
-        if not isinstance(self.desired_retention, float):
-            raise ValueError(f"desired retention must be a share, not {self.desired_retention!r}")
-        RETENTION.check(self.desired_retention)
+        Scheduling(self.desired_retention, self.learning_steps, self.relearning_steps)
+        DAY_STARTS_AT.check(self.day_starts_at)
         if self.theme not in THEMES:
             raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
         if not isinstance(self.welcomed, bool):

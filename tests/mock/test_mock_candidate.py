@@ -123,7 +123,7 @@ async def test_the_session_limit_ends_the_mock_and_the_report_exports_on_a_key(
         exported = Path(written.group(1)) if written else None
     assert exported is not None and exported.parent == tmp_path / "home" / "reports"
     text = exported.read_text()
-    assert "| 2. `retain-graph-error` | 0% | not reached |" in text
+    assert "| `retain-graph-error` | 0% | not reached |" in text
     assert [a.card_id for a in history.attempts()] == ["no-grad-eval"]
 
 
@@ -372,16 +372,26 @@ async def test_keys_typed_before_the_review_was_drawn_never_untick_it(cards, clo
 
 @pytest.mark.parametrize("columns", [80, 100])
 async def test_the_report_table_keeps_each_card_id_on_its_row(cards, clock, history, columns):
-    """The report's table sizes its columns by their content: at 100 columns every card id
-    and its score share one line (Textual's Markdown table gave each column the same width and
-    wrapped the ids)."""
+    """The report's table sizes its columns by their content: at 80 and 100 columns every card
+    id, even one of 40 characters, and its score share one line (Textual's Markdown table gave
+    each column the same width and wrapped the ids; a number before the id pushed a long one
+    onto a line of its own, cut short)."""
+    from dataclasses import replace
+
     from textual.geometry import Region
 
     from app.mock.report import build_report
     from app.mock.score import Judgement
 
     names = ["no-grad-eval", "retain-graph-error", "loss-accumulation"]
-    session = MockSession([cards[n] for n in names], level="junior", clock=clock)
+    long_id = "what-autograd-keeps-and-when-it-frees-it"
+    session = MockSession(
+        [cards[n] for n in names[:2]]
+        + [replace(cards[names[2]], card=cards[names[2]].card.model_copy(update={"id": long_id}))],
+        level="junior",
+        clock=clock,
+    )
+    names[2] = long_id
     report = build_report(session, [Judgement() for _ in names])
     app, _ = app_for(session, history, clock, MockReviewScreen)
     async with app.run_test(size=(columns, 30)) as pilot:
@@ -392,6 +402,6 @@ async def test_the_report_table_keeps_each_card_id_on_its_row(cards, clock, hist
         await until(pilot, lambda: block.content_region.width > 0)
         strips = block.render_lines(Region(0, 0, block.size.width, block.size.height))
         lines = [strip.text for strip in strips]
-    for n, name in enumerate(names, 1):
-        row = next(line for line in lines if f"{n}. {name}" in line)
+    for name in names:
+        row = next(line for line in lines if name in line)
         assert "%" in row, row

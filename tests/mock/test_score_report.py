@@ -88,8 +88,8 @@ def test_the_report_totals_and_sections(cards, clock):
     assert report.seconds == 10 * len(session.steps)
     assert "**Overall score: 33%**" in text
     assert f"time used {len(session.steps) * 10 // 60}:{len(session.steps) * 10 % 60:02d}" in text
-    assert "| 1. `no-grad-eval` | 67% | 0:30 / 3:00 | - | - |" in text
-    assert "| 2. `loss-accumulation` | 0% | 0:30 / 8:00 | 1 | leak |" in text
+    assert "| `no-grad-eval` | 67% | 0:30 / 3:00 | - | - |" in text
+    assert "| `loss-accumulation` | 0% | 0:30 / 8:00 | 1 | leak |" in text
     assert "- [ ] Without a graph, activations are not saved" in text
     assert "Red flags said:\n- Calling torch.cuda.empty_cache() fixes the growth" in text
     assert "Follow-up: *How does inference_mode differ from no_grad?* (0:10 of 1:00)" in text
@@ -137,7 +137,7 @@ def test_a_question_left_without_an_answer_is_skipped_not_failed(cards, clock):
     assert second.score == 0 and report.score.overall == pytest.approx(first.score / 2)
     assert [a.card_id for a in attempts(report)] == ["no-grad-eval"]
     text = render_markdown(report)
-    assert "| 2. `retain-graph-error` | 0% | skipped |" in text
+    assert "| `retain-graph-error` | 0% | skipped |" in text
     assert "1 question left without an answer: skipped, scored 0 and not recorded" in text
     assert "Skipped: you moved on without answering it." in text
 

@@ -172,6 +172,48 @@ async def test_settings_refuse_a_bad_number_and_say_why(make_app, history):
         assert history.get_setting("new_per_day") is None
 
 
+async def test_the_scheduling_settings_are_saved_and_the_dialog_fits_80x24(make_app, history):
+    """Anki's options beside desired retention: the hour the day starts at and the learning and
+    relearning steps, every field and both buttons on an 80x24 terminal."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until_screen(pilot, HomeScreen)
+        await pilot.press("o")
+        dialog = await until_screen(pilot, SettingsDialog)
+        for widget in dialog.query("Input, Select, Button"):
+            region = widget.region
+            assert region.height > 0 and region.bottom <= 24 and region.right <= 80, widget.id
+        dialog.query_one("#settings-day-start", Input).value = "6"
+        dialog.query_one("#settings-learning-steps", Input).value = " 2m   20m "
+        dialog.query_one("#settings-relearning-steps", Input).value = "5m"
+        await pilot.press("ctrl+s")
+        await until_screen(pilot, HomeScreen)
+        assert history.get_setting("day_starts_at") == 6
+        assert history.get_setting("learning_steps") == "2m 20m"
+        assert history.get_setting("relearning_steps") == "5m"
+
+
+async def test_settings_refuse_steps_and_hours_grill_cannot_use_and_say_why(make_app, history):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until_screen(pilot, HomeScreen)
+        await pilot.press("o")
+        dialog = await until_screen(pilot, SettingsDialog)
+        error = dialog.query_one("#settings-error")
+        steps = dialog.query_one("#settings-learning-steps", Input)
+        steps.value = "1m ten"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "'ten' is not a step" in str(error.render()))
+        assert app.focused is steps
+        steps.value = "1m 10m"
+        dialog.query_one("#settings-day-start", Input).value = "24"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "whole hour from 0 to 23" in str(error.render()))
+        assert app.screen is dialog
+        assert history.get_setting("learning_steps") is None
+        assert history.get_setting("day_starts_at") is None
+
+
 async def test_library_loads_in_the_background_when_not_given(history, runner, clock):
     app = GrillApp(None, history, runner=runner, clock=clock)
     async with app.run_test(size=SIZE) as pilot:

@@ -36,6 +36,10 @@ def test_filter_combines_pack_level_tag_status_and_every_search_word(library):
     assert "no-grad" not in ids(
         filter_cards(cards, CardFilter(status="new"), due=set(), seen={"no-grad"})
     )
+    ahead = CardFilter(status="later")
+    assert ids(filter_cards(cards, ahead, due={"no-grad"}, seen={"no-grad", "retain-graph"})) == [
+        "retain-graph"
+    ], "practised and not due today: the cards to study ahead"
     assert ids(filter_cards(cards, CardFilter(text="RUNNING total"), due=set(), seen=set())) == [
         "running-loss"
     ]
@@ -198,9 +202,11 @@ def test_settings_round_trip_through_the_history_and_ignore_bad_values(history: 
     loaded = Settings.load(history)
     assert (loaded.level, loaded.new_per_day, loaded.device) == ("middle", 10, "cpu")
     Settings(desired_retention=0.95).save(history)
-    assert Settings.load(history).desired_retention == 0.95 == history.desired_retention()
+    assert (
+        Settings.load(history).desired_retention == 0.95 == history.scheduling().desired_retention
+    )
     history.set_setting("desired_retention", 2)
-    assert Settings.load(history).desired_retention == 0.9 == history.desired_retention()
+    assert Settings.load(history).desired_retention == 0.9 == history.scheduling().desired_retention
 
 
 def test_the_level_stored_by_its_former_name_is_read_and_saved_under_the_new_one(

@@ -38,6 +38,7 @@ STATUS_LABELS = {
     "all": "Due, new and later",
     "due": "Due today",
     "new": "Never practised",
+    "later": "Due later (ahead)",
     "code": "Code tasks",
 }
 

@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
+from app.clock import local_day
 from app.progress.outlook import Outlook
 from app.progress.report import percent, seconds
 from app.progress.stats import Missed, Stats
@@ -55,7 +56,7 @@ class StatsScreen(GrillScreen):
 
     def compose(self) -> ComposeResult:
         stats, outlook = self.stats, self.outlook
-        today = stats.generated_at.astimezone().date()
+        today = local_day(stats.generated_at)
         yield Header()
         with VerticalScroll(id="stats-scroll"):
             yield Static(self.summary(), id="stats-summary")
