@@ -813,6 +813,7 @@ def install_replacements() -> None:
     for name in ("exec", "eval", "compile", "breakpoint", "input", "help", "memoryview"):
         replace(getattr(builtins, name), offered[name])
     replace(io.open, confined_open)
+    replace(descriptors.REAL_OPEN, confined_open)
     for real, writes in (
         (object.__getattribute__, False),
         (object.__setattr__, True),
