@@ -89,6 +89,8 @@ def is_library_code(file: object) -> bool:
     if not isinstance(file, (str, bytes, os.PathLike)):
         return False
     resolved = os.path.realpath(os.fsdecode(file))
+    if resolved == os.path.realpath(sys.executable):  # (`platform` reads the interpreter)
+        return True
     return any(resolved.startswith(root + os.sep) for root in library_roots())
 
 
@@ -100,8 +102,8 @@ def check(opener: Opener, file: Any, args: tuple[Any, ...], kwargs: dict[str, An
             raise not_available(f"{opener.name}({file!r})", "raw file descriptors")
         return
     writes = opener.writes(args, kwargs)
-    if not writes and is_library_code(file):
-        return
+    if not writes and is_library_code(file) or file == os.devnull:
+        return  # (/dev/null holds nothing: `subprocess` and `platform` open it for quiet)
     path = inside_run_folder(file, opener.name)
     run = current_run()
     if writes and run is not None and path == run.own_file:
@@ -109,12 +111,13 @@ def check(opener: Opener, file: Any, args: tuple[Any, ...], kwargs: dict[str, An
         raise not_available(f"{opener.name}({named!r})", "the snippet's own file is read-only")
 
 
-def checked(opener: Opener) -> Callable[..., Any]:
-    """The real opener, checked while snippet code runs."""
+def checked(opener: Opener, measuring: Callable[[], bool]) -> Callable[..., Any]:
+    """The real opener, checked while snippet code runs and grill is not measuring (grill's
+    own code then opens what it needs, such as /dev/null for the profiler's noise)."""
     real = opener.real
 
     def checked_opener(file: Any, *args: Any, **kwargs: Any) -> Any:
-        if candidate_frame() is not None:
+        if not measuring() and candidate_frame() is not None:
             check(opener, file, args, kwargs)
         return real(file, *args, **kwargs)
 
@@ -122,9 +125,9 @@ def checked(opener: Opener) -> Callable[..., Any]:
     return checked_opener
 
 
-def install() -> list[str]:
+def install(measuring: Callable[[], bool]) -> list[str]:
     """Swap each real opener for its checked one wherever it is kept; the places, by path."""
-    by_name = {opener.name: checked(opener) for opener in OPENERS}
+    by_name = {opener.name: checked(opener, measuring) for opener in OPENERS}
     builtins.open = by_name["builtins.open"]
     os.open = by_name["os.open"]
     swapped = ["builtins.open", "os.open"]

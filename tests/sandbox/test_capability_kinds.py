@@ -260,7 +260,8 @@ def test_files_in_the_runs_folder_and_library_code_open_as_usual(tmp_path, monke
     library source as inspect, linecache and tokenize do for tracebacks and warnings."""
     monkeypatch.chdir(tmp_path)
     namespace = run(
-        "import argparse, inspect, json, logging, pathlib, shutil, tokenize, warnings\n"
+        "import argparse, inspect, json, logging, pathlib, platform, shutil, tokenize, warnings\n"
+        "platform.platform()\n"
         "pathlib.Path('in.txt').write_text('data')\n"
         "parser = argparse.ArgumentParser()\n"
         "parser.add_argument('--data', type=argparse.FileType('r'))\n"
