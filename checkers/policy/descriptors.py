@@ -9,8 +9,9 @@ the interpreter keeps it (`builtins.open`, `io.open`, `os.open`, and every refer
 stdlib module or its classes took of one at import: `tokenize._builtin_open`), for one that,
 while snippet code is on the stack, opens what the snippet's own `open` would: a path inside
 the run's folder (its own file only for reading), or a read of library code (the Python
-installation, site-packages, grill's own package: what linecache, tokenize and warnings read for
-torch's and grill's own work). Below this, the operating system's layers confine files again.
+installation, site-packages, grill's own package, the source of a module already imported:
+what linecache, tokenize and warnings read for torch's and grill's own work). Below this, the
+operating system's layers confine files again.
 
 `io.open` keeps the descriptors of its kind: `tempfile` opens with it the descriptor it has just
 made itself, and the snippet never holds the real `io.open` (its `io.open` is its own `open`).
@@ -91,7 +92,13 @@ def is_library_code(file: object) -> bool:
     resolved = os.path.realpath(os.fsdecode(file))
     if resolved == os.path.realpath(sys.executable):  # (`platform` reads the interpreter)
         return True
-    return any(resolved.startswith(root + os.sep) for root in library_roots())
+    if any(resolved.startswith(root + os.sep) for root in library_roots()):
+        return True
+    return any(  # the source of a module already imported, as a warning's line reads it
+        isinstance(path := getattr(module, "__file__", None), str)
+        and os.path.realpath(path) == resolved
+        for module in list(sys.modules.values())
+    )
 
 
 def check(opener: Opener, file: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
