@@ -804,7 +804,7 @@ def install_replacements() -> None:
     import torch
     import torch.utils.data.dataloader
 
-    descriptors.install()
+    descriptors.install(lambda: _measuring[0])
     offered = policed_builtins()
     for name, stand in offered.items():
         real = getattr(builtins, name, None)
@@ -813,6 +813,7 @@ def install_replacements() -> None:
     for name in ("exec", "eval", "compile", "breakpoint", "input", "help", "memoryview"):
         replace(getattr(builtins, name), offered[name])
     replace(io.open, confined_open)
+    replace(descriptors.REAL_OPEN, confined_open)
     for real, writes in (
         (object.__getattribute__, False),
         (object.__setattr__, True),

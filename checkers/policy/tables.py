@@ -99,7 +99,8 @@ OPEN_STDLIB = frozenset(
     }
 )
 """Standard-library modules opened whole: computation, parsing and formatting, and file
-helpers whose files the operating-system layers confine to the run's folder."""
+helpers whose files the checked openers (`descriptors.py`) and the operating-system layers
+confine to the run's folder."""
 
 STDLIB_HOMES = OPEN_STDLIB | frozenset(
     {

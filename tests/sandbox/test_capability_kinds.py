@@ -165,8 +165,8 @@ def test_stdlib_file_helpers_still_open_files_by_name(tmp_path, monkeypatch):
 def kinds_found(value: object) -> list[str]:
     """Which of the capability kinds above `value` is, judged without asking grill."""
     found = []
-    if value is descriptors.REAL_OPEN:
-        found.append("the real open, which opens raw descriptors")
+    if value is descriptors.REAL_OPEN or value is descriptors.REAL_OS_OPEN:
+        found.append("a real opener, which opens any path and raw descriptors")
     if any(value is getattr(str, name) for name in ("format", "format_map")) or (
         type(value) is types.BuiltinMethodType
         and isinstance(value.__self__, str)
@@ -200,6 +200,83 @@ def test_no_open_module_hands_out_a_capability_of_these_kinds():
                 if found:
                     seen.append((f"{name}.{attribute}", found))
     assert seen == []
+
+
+def test_no_stdlib_code_holds_a_real_opener():
+    """The openers open stdlib code calls itself, wherever it keeps them (a module's global, a
+    class attribute, `io.open`, `os.open`), are the checked ones."""
+    policy.candidate_namespace(policy.compile_candidate("x = 1"))
+    real = (descriptors.REAL_OPEN, descriptors.REAL_OS_OPEN)
+    held = [
+        f"{name}.{key}"
+        for name in sorted(tables.STDLIB_HOMES | {"builtins", "os"})
+        if name in sys.modules
+        for key, value in vars(sys.modules[name]).items()
+        if any(value is opener for opener in real)
+        or isinstance(value, type)
+        and any(kept is opener for kept in vars(value).values() for opener in real)
+    ]
+    assert held == []
+
+
+OUTSIDE_PATHS = [
+    "import argparse\nargparse.FileType('r')(SECRET)",
+    "import codecs\ncodecs.open(SECRET).read()",
+    "import gzip\ngzip.open(SECRET).read()",
+    "import bz2\nbz2.open(SECRET).read()",
+    "import lzma\nlzma.open(SECRET).read()",
+    "import tokenize\ntokenize.open(SECRET).read()",
+    "import logging\nlogging.FileHandler(SECRET + '.log')",
+    "import logging.handlers\nlogging.handlers.RotatingFileHandler(SECRET + '.log')",
+    "import pathlib\npathlib.Path(SECRET).read_text()",
+    "import shutil\nshutil.copyfile(SECRET, 'here.txt')",
+    "import configparser\nconfigparser.ConfigParser().read(SECRET)",
+    "import zipfile\nzipfile.ZipFile(SECRET)",
+    "import tempfile, os\ntempfile.mkstemp(dir=os.path.dirname(SECRET))",
+    "import codecs, json\ncodecs.open(json.__file__, 'a')",
+]
+
+
+@pytest.mark.parametrize("source", OUTSIDE_PATHS, ids=lambda s: s.split("\n")[1][:30])
+def test_no_stdlib_path_opens_a_file_outside_the_runs_folder(source, tmp_path, monkeypatch):
+    """Whichever open module opens it, by whichever real opener: a path outside the run's
+    folder is refused as the snippet's own `open` refuses it (a write to library code too)."""
+    (tmp_path / "run").mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("[host]\nkey = 1\n")
+    monkeypatch.chdir(tmp_path / "run")
+    with pytest.raises(Refused, match="files outside the run's folder"):
+        run(f"SECRET = {str(secret)!r}\n{source}")
+
+
+@pytest.mark.parametrize("opener", ["fileinput.input", "shelve.open", "dbm.open"])
+def test_stdlib_modules_that_open_files_in_c_or_unpickle_stay_closed(opener):
+    with pytest.raises(Refused, match="not available"):
+        run(f"import {opener.split('.')[0]}\n{opener}('x')")
+
+
+def test_files_in_the_runs_folder_and_library_code_open_as_usual(tmp_path, monkeypatch):
+    """Logging to a file, `argparse.FileType`, pathlib and shutil in the run's folder; reading
+    library source as inspect, linecache and tokenize do for tracebacks and warnings."""
+    monkeypatch.chdir(tmp_path)
+    namespace = run(
+        "import argparse, inspect, json, logging, pathlib, platform, shutil, tokenize, warnings\n"
+        "platform.platform()\n"
+        "pathlib.Path('in.txt').write_text('data')\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--data', type=argparse.FileType('r'))\n"
+        "args = parser.parse_args(['--data', 'in.txt'])\n"
+        "log = logging.getLogger('run')\nlog.propagate = False\n"
+        "handler = logging.FileHandler('run.log')\nlog.addHandler(handler)\n"
+        "log.warning('step 1')\nhandler.close()\n"
+        "shutil.copyfile('in.txt', 'copy.txt')\n"
+        "source = inspect.getsource(json.dumps)\n"
+        "with tokenize.open(json.__file__) as f:\n    first = f.readline()\n"
+        "out = [args.data.read(), open('run.log').read(), open('copy.txt').read(),"
+        " source.startswith('def dumps'),"
+        " first.strip() in warnings.formatwarning('m', UserWarning, json.__file__, 1)]"
+    )
+    assert namespace["out"] == ["data", "step 1\n", "data", True, True]
 
 
 def test_getmembers_reads_only_what_the_snippet_may_read():

@@ -1,6 +1,7 @@
 """A limit is named as the limit it is, whoever hit it: a run that fails after a write past
 the file size cap is `limit: file size` whether Python's `open` or torch's C++ writer made
-it; a run whose code shrugs the failed write off goes on."""
+it, or a logging handler (which otherwise reports a failed write and goes on); a run whose
+code shrugs the failed write off goes on."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ PAST_THE_CAP = 2 * 1024 * 1024
         f"import torch\ntorch.save(torch.zeros({PAST_THE_CAP // 4}), 'big.pt')",
         f"try:\n    open('big.bin', 'wb').write(b'x' * {PAST_THE_CAP})\n"
         "except OSError as exc:\n    raise RuntimeError('could not save') from exc",
+        "import logging\nlogging.basicConfig(filename='run.log')\n"
+        f"logging.warning('x' * {PAST_THE_CAP})\nresult = 'logged'",
     ],
-    ids=["open", "torch-save", "reworded"],
+    ids=["open", "torch-save", "reworded", "logging-handler"],
 )
 def test_a_file_past_the_cap_is_the_file_size_limit_whoever_wrote_it(either_sandbox, source):
     outcome = either_sandbox.run(SNIPPET, {"source": source})

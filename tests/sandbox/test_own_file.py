@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from checkers.api import grade_source
 
 READS_ITSELF = """\
@@ -43,8 +45,19 @@ def test_a_snippet_without_a_file_name_runs_as_snippet_py(either_sandbox):
     assert "argv snippet.py" in verdict.output
 
 
-def test_the_own_file_is_read_only(either_sandbox):
-    source = "import sys\nwith open(sys.argv[0], 'a') as f:\n    f.write('x')\n"
+@pytest.mark.parametrize(
+    "writes",
+    [
+        "open(sys.argv[0], 'a').write('x')",
+        "pathlib.Path(sys.argv[0]).write_text('x')",
+        "codecs.open(sys.argv[0], 'a').write('x')",
+        "logging.FileHandler(sys.argv[0])",
+    ],
+    ids=["open", "pathlib", "codecs", "logging"],
+)
+def test_the_own_file_is_read_only_whoever_opens_it(either_sandbox, writes):
+    """Through the snippet's own `open` or a stdlib helper that opens it for the snippet."""
+    source = f"import codecs, logging, pathlib, sys\n{writes}\n"
     verdict = grade_source(source, sandbox=either_sandbox, filename="train.py")
     assert verdict.error is not None and verdict.error.kind == "refused"
     assert "read-only" in verdict.error.message and verdict.error.line == 2
