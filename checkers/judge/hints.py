@@ -7,6 +7,8 @@ known from the run itself: the edit only changes what a container or a running t
 and it is offered only when no backward pass ever ran through a graph after it was seen
 stored in that container (a REINFORCE episode's log-probs, read back for the episode's loss,
 are never told to be detached). Where either check fails the hint says what to do in words.
+An edit that makes a kept value a Python number is also run (`Culprit.numbered`, run by
+`checkers.api`): a later line may still use that value as a tensor.
 
 Pure data and AST work, no torch.
 """
@@ -146,7 +148,7 @@ def _change(
             " batch's storage alive, and the original keeps its graph." + tail
         )
     if first["numel"] == 1 and not first["root_used"]:
-        return _add_hint(name, line, at, tree, flags) + tail
+        return _add_hint(culprit, line, at, tree, flags) + tail
     return (
         f"`{name}` must stay a tensor: write `.detach()`ed values into it{at}, or compute"
         f" what you write under `torch.no_grad()` (a key encoder's forward, an EMA"
@@ -221,6 +223,7 @@ def _store_hint(
                 f" batch's storage alive, and the original keeps its graph: `{clone.code}`."
             )
     if scalar:
+        culprit.numbered.append(edit)
         return (
             f"Store `{edit.replacement}` (a number) or `{stored}.detach()`{at}, not `{stored}`"
             f" itself, which still points at its graph: `{edit.code}`."
@@ -291,10 +294,11 @@ def _imports_torch(tree: ast.Module) -> bool:
 
 
 def _add_hint(
-    name: str, line: int | None, at: str, tree: ast.Module | None, flags: frozenset[str]
+    culprit: Culprit, line: int | None, at: str, tree: ast.Module | None, flags: frozenset[str]
 ) -> str:
     """A running total of losses: add the number (or a detached tensor) instead; only the
     detached tensor where the task's contract refuses `.item()` (`avoid:item`)."""
+    name = _name(culprit)
     if "avoid:item" in flags:
         return _add_detached_hint(name, line, at, tree)
     edit = None
@@ -316,6 +320,7 @@ def _add_hint(
             f"Add `loss.item()` (a number) to `{name}`{at}, or `loss.detach()` to keep a"
             " tensor; what you add still carries its graph."
         )
+    culprit.numbered.append(edit)
     detached = ast.unparse(call_on(added, "detach"))
     return (
         f"Add `{edit.replacement}` (a number) to `{name}`{at} (`{edit.code}`), or"
