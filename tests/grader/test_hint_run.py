@@ -29,6 +29,12 @@ for step in range(40):
 STACKED_AFTER = LOOP + "summary = torch.stack(kept).mean()\n"
 """`.item()` compiles, but `torch.stack` of numbers raises after the loop."""
 
+READ_IN_THE_LOOP = LOOP.replace(
+    "    kept.append(value)\n",
+    "    kept.append(value)\n    if torch.stack(kept[-5:]).mean() > 10:\n        break\n",
+)
+"""`.item()` compiles, but the loop itself stacks what it kept, on the first step."""
+
 PRINTED_AFTER = LOOP + "print(sum(kept) / len(kept))\n"
 """`.item()` compiles and runs: numbers add up as tensors do."""
 
@@ -66,9 +72,12 @@ def runs():
         yield sandbox, ran
 
 
-def test_an_item_edit_that_breaks_a_later_tensor_use_falls_back_to_detach(runs):
+@pytest.mark.parametrize(
+    "source", [STACKED_AFTER, READ_IN_THE_LOOP], ids=["after-the-loop", "in-the-loop"]
+)
+def test_an_item_edit_that_breaks_a_later_tensor_use_falls_back_to_detach(runs, source):
     sandbox, ran = runs
-    verdict = grade_source(STACKED_AFTER, sandbox=sandbox)
+    verdict = grade_source(source, sandbox=sandbox)
     assert verdict.verdict == "leak", verdict.message
     assert "kept.append(value.detach())" in (verdict.hint or ""), verdict.hint
     assert ".item()" not in (verdict.hint or ""), verdict.hint
