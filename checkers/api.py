@@ -21,6 +21,7 @@ from checkers.judge import ranks as ranked_judge
 from checkers.judge.communication import check_ranks, what_changed
 from checkers.judge.contract import Observed, avoided_calls, check
 from checkers.judge.edits import Edit
+from checkers.judge.hints import ITEM_FAILED
 from checkers.judge.rates import RATES
 from checkers.judge.tried import error_hint
 from checkers.measurements import GradePayload, Measurements
@@ -545,7 +546,7 @@ def verdict_from_outcome(
                 *judge_with_edit(measured, source, outcome.output, avoid), run_edited
             )
             if verdict is None:  # the edit failed its run: the next candidate keeps a tensor
-                verdict = judge(measured, source, outcome.output, avoid | {"item"})
+                verdict = judge(measured, source, outcome.output, avoid | {ITEM_FAILED})
             observed = Observed.from_measurements(measured)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
             return Verdict.not_graded(

@@ -41,6 +41,16 @@ if TYPE_CHECKING:
     from checkers.measurements import Holder, Measurements
 
 
+ITEM_FAILED = "item:failed"
+"""What `checkers.api` adds to a verdict's avoided calls when the hint's `.item()` edit, run,
+broke the snippet or left the leak: the hint falls to `.detach()` and says why."""
+
+
+def _no_item(flags: frozenset[str]) -> bool:
+    """`.item()` is not to be proposed: the contract refuses it, or its edit failed its run."""
+    return "avoid:item" in flags or f"avoid:{ITEM_FAILED}" in flags
+
+
 def count(number: int, noun: str) -> str:
     """`1 tensor`, `2 tensors`, `3 earlier passes`."""
     if number == 1:
@@ -126,7 +136,7 @@ def _change(
         and not first["root_used"]
         and first["grad_fn"] != "AddBackward0"
     ):
-        number = "" if "avoid:item" in flags else " (or `.item()`)"
+        number = "" if _no_item(flags) else " (or `.item()`)"
         return (
             "Gradients made with create_graph=True carry a graph of their own: keep"
             f" `g.detach()`{number}, and after `backward(create_graph=True)` set"
@@ -199,7 +209,7 @@ def _store_hint(
     culprit: Culprit, line: int | None, at: str, tree: ast.Module | None, flags: frozenset[str]
 ) -> str:
     first = culprit.first
-    scalar = first["numel"] == 1 and not first["view"] and "avoid:item" not in flags
+    scalar = first["numel"] == 1 and not first["view"] and not _no_item(flags)
     element = culprit.element.split(":")[0]
     edit, leaf = _store_edit(culprit, line, tree, ("item",) if scalar else ("detach",))
     if edit is not None and element in ("tuple", "list", "dict") and not leaf:
@@ -299,8 +309,8 @@ def _add_hint(
     """A running total of losses: add the number (or a detached tensor) instead; only the
     detached tensor where the task's contract refuses `.item()` (`avoid:item`)."""
     name = _name(culprit)
-    if "avoid:item" in flags:
-        return _add_detached_hint(name, line, at, tree)
+    if _no_item(flags):
+        return _add_detached_hint(name, line, at, tree, by_contract="avoid:item" in flags)
     edit = None
     added = None
     if tree is not None and line is not None:
@@ -328,8 +338,11 @@ def _add_hint(
     )
 
 
-def _add_detached_hint(name: str, line: int | None, at: str, tree: ast.Module | None) -> str:
-    """A running total kept on the device, as the task asks: add the detached tensor."""
+def _add_detached_hint(
+    name: str, line: int | None, at: str, tree: ast.Module | None, *, by_contract: bool
+) -> str:
+    """A running total kept a tensor, as the task asks (`by_contract`) or because a later line
+    uses it as one (the `.item()` edit failed its run): add the detached tensor."""
     edit = None
     if tree is not None and line is not None:
 
@@ -344,6 +357,10 @@ def _add_detached_hint(name: str, line: int | None, at: str, tree: ast.Module | 
     keep = (
         " keep the total a tensor on the device (the task reads it on the host once, not"
         " with `.item()` each step); what the line adds now still carries its graph."
+        if by_contract
+        else f" the snippet still uses `{name}` as a tensor (with `.item()` added, a number,"
+        " the edited snippet failed or still leaked when grill ran it); what the line adds"
+        " now still carries its graph."
     )
     if edit is None:
         return f"Add `loss.detach()` to `{name}`{at}:{keep}"
@@ -361,4 +378,4 @@ def _retain_note(flags: frozenset[str], culprit: Culprit) -> str:
     return ""
 
 
-__all__: Sequence[str] = ("count", "detach_statement", "hint_for")
+__all__: Sequence[str] = ("ITEM_FAILED", "count", "detach_statement", "hint_for")

@@ -129,3 +129,16 @@ def test_a_failed_edit_run_never_loses_the_verdict():
         verdict = grade_source(PRINTED_AFTER, sandbox=sandbox)
     assert verdict.verdict == "leak"
     assert "kept.append(value.detach())" in (verdict.hint or ""), verdict.hint
+
+
+def test_a_total_read_back_as_a_tensor_is_told_why_it_stays_one(runs):
+    sandbox, ran = runs
+    source = TOTAL_USED_AS_TENSOR.replace("print(total.cpu())", "print(total.item())")
+    source = source.replace("total = torch.zeros(())", "total = 0")
+    verdict = grade_source(source, sandbox=sandbox)
+    assert verdict.verdict == "leak", verdict.message
+    assert "(`total += loss.detach()`): the snippet still uses `total` as a tensor" in (
+        verdict.hint or ""
+    ), verdict.hint
+    assert "the task" not in (verdict.hint or "")
+    assert len(ran) == 2 and "total += loss.item()" in ran[1]
