@@ -11,14 +11,17 @@ import ast
 import dataclasses
 import hashlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, Unpack, cast
 
 from checkers.inputs import RANKS, SECONDS, STEPS, FileRefused, OutOfRange, format_cap, read_file
-from checkers.judge import judge
+from checkers.judge import judge, judge_with_edit
 from checkers.judge import ranks as ranked_judge
 from checkers.judge.communication import check_ranks, what_changed
 from checkers.judge.contract import Observed, avoided_calls, check
+from checkers.judge.edits import Edit
+from checkers.judge.hints import ITEM_FAILED
 from checkers.judge.rates import RATES
 from checkers.judge.tried import error_hint
 from checkers.measurements import GradePayload, Measurements
@@ -414,7 +417,13 @@ def _graded(
         "own_file": True,
     }
     outcome = sandbox.run(GRADE_JOB, payload, timeout_s=seconds + FINISH_MARGIN_S)
-    return verdict_from_outcome(outcome, source, avoid)
+
+    def run_edited(edited: str) -> Outcome:
+        return sandbox.run(
+            GRADE_JOB, {**payload, "source": edited}, timeout_s=seconds + FINISH_MARGIN_S
+        )
+
+    return verdict_from_outcome(outcome, source, avoid, run_edited)
 
 
 def _graded_ranks(
@@ -522,14 +531,22 @@ def checked_budget(seconds: float | None, steps: int | None) -> float:
 
 
 def verdict_from_outcome(
-    outcome: Outcome, source: str = "", avoid: frozenset[str] = frozenset()
+    outcome: Outcome,
+    source: str = "",
+    avoid: frozenset[str] = frozenset(),
+    run_edited: Callable[[str], Outcome] | None = None,
 ) -> tuple[Verdict, Observed | None]:
     """The sandbox's Outcome as a Verdict (and what the contract needs), or why there is none;
-    `avoid`: calls its hint must not propose."""
+    `avoid`: calls its hint must not propose; `run_edited`: runs an edited snippet the way
+    `outcome` was run, so that a hint's edit is run before it is shown (`_hint_run`)."""
     if outcome.status == "ok":
         measured = cast(Measurements, outcome.result)  # grade_job's; malformed, it raises below
         try:
-            verdict = judge(measured, source, outcome.output, avoid)
+            verdict = _hint_run(
+                *judge_with_edit(measured, source, outcome.output, avoid), run_edited
+            )
+            if verdict is None:  # the edit failed its run: the next candidate keeps a tensor
+                verdict = judge(measured, source, outcome.output, avoid | {ITEM_FAILED})
             observed = Observed.from_measurements(measured)
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
             return Verdict.not_graded(
@@ -557,6 +574,35 @@ def verdict_from_outcome(
     if error is not None and error_hint(error.message):
         verdict = dataclasses.replace(verdict, hint=error_hint(error.message))
     return verdict, None
+
+
+def _hint_run(
+    verdict: Verdict, edit: Edit | None, run_edited: Callable[[str], Outcome] | None
+) -> Verdict | None:
+    """`verdict`, unless its hint shows an `edit` that makes a kept value a Python number and
+    the snippet so edited, run as the snippet was, raises, or still leaks through the same
+    holder: then None, and the hint falls to its next candidate (`.detach()`, which keeps a
+    tensor, so every later tensor use of the value still works). Only such edits are run:
+    one that keeps a tensor cannot break a later line, so most verdicts wait for no second
+    run."""
+    if edit is None or run_edited is None:
+        return verdict
+    outcome = run_edited(edit.source)
+    if outcome.status != "ok":
+        return None
+    try:
+        edited = judge(cast(Measurements, outcome.result), edit.source, outcome.output)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        return None
+    if edited.error is not None:
+        return None
+    if edited.verdict == "leak" and _holder(edited) == _holder(verdict):
+        return None
+    return verdict
+
+
+def _holder(verdict: Verdict) -> str | None:
+    return verdict.retained[0].path if verdict.retained else None
 
 
 def grade_file(path: str | Path, **options: Unpack[_FileOptions]) -> Verdict:  # noqa: D103

@@ -4,6 +4,6 @@ of the snippet's source (`source`), and a code task's contract held against the 
 solution's run (`contract`).
 """
 
-from checkers.judge.rule import NO_GRAPH, TAMPERED, judge
+from checkers.judge.rule import NO_GRAPH, TAMPERED, judge, judge_with_edit
 
-__all__ = ["NO_GRAPH", "TAMPERED", "judge"]
+__all__ = ["NO_GRAPH", "TAMPERED", "judge", "judge_with_edit"]

@@ -6,7 +6,10 @@ edit, and the hint says what to do in words instead.
 
 Whether the edited code still trains is the caller's to know from the run (see
 `checkers.judge.hints`): an edit only ever changes what a container or a running total
-keeps, never the tensor a backward pass uses.
+keeps, never the tensor a backward pass uses. An edit that makes a kept value a Python
+number (`.item()`) can still break a later line that uses it as a tensor, which compiling
+cannot tell: `Edit.source` is the whole edited snippet, which `checkers.api` runs before the
+hint is shown.
 
 Pure AST work, no torch.
 """
@@ -32,6 +35,8 @@ class Edit:
     """The statement at `line` as it reads after the edit (one line of Python)."""
     replacement: str
     """The new expression, as the hint names it (`loss.item()`)."""
+    source: str = ""
+    """The whole snippet with the edit applied (unparsed, so without comments)."""
 
 
 def split_path(path: str) -> list[str]:
@@ -184,13 +189,14 @@ def checked(
     if replacement is None:
         return None
     try:
-        compile(ast.unparse(ast.fix_missing_locations(edited)), "<hint>", "exec")
+        source = ast.unparse(ast.fix_missing_locations(edited))
+        compile(source, "<hint>", "exec")
     except (SyntaxError, ValueError, RecursionError):
         return None
     code = ast.unparse(statement)
     if "\n" in code:  # a compound statement: show the line it starts with
         code = code.splitlines()[0]
-    return Edit(line, code, ast.unparse(replacement))
+    return Edit(line, code, ast.unparse(replacement), source)
 
 
 def replace(statement: ast.stmt, old: ast.expr, new: ast.expr) -> bool:

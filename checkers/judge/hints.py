@@ -7,6 +7,8 @@ known from the run itself: the edit only changes what a container or a running t
 and it is offered only when no backward pass ever ran through a graph after it was seen
 stored in that container (a REINFORCE episode's log-probs, read back for the episode's loss,
 are never told to be detached). Where either check fails the hint says what to do in words.
+An edit that makes a kept value a Python number is also run (`Culprit.numbered`, run by
+`checkers.api`): a later line may still use that value as a tensor.
 
 Pure data and AST work, no torch.
 """
@@ -37,6 +39,16 @@ from checkers.judge.source import hook_function_lines
 if TYPE_CHECKING:
     from checkers.judge.rule import Culprit
     from checkers.measurements import Holder, Measurements
+
+
+ITEM_FAILED = "item:failed"
+"""What `checkers.api` adds to a verdict's avoided calls when the hint's `.item()` edit, run,
+broke the snippet or left the leak: the hint falls to `.detach()` and says why."""
+
+
+def _no_item(flags: frozenset[str]) -> bool:
+    """`.item()` is not to be proposed: the contract refuses it, or its edit failed its run."""
+    return "avoid:item" in flags or f"avoid:{ITEM_FAILED}" in flags
 
 
 def count(number: int, noun: str) -> str:
@@ -124,7 +136,7 @@ def _change(
         and not first["root_used"]
         and first["grad_fn"] != "AddBackward0"
     ):
-        number = "" if "avoid:item" in flags else " (or `.item()`)"
+        number = "" if _no_item(flags) else " (or `.item()`)"
         return (
             "Gradients made with create_graph=True carry a graph of their own: keep"
             f" `g.detach()`{number}, and after `backward(create_graph=True)` set"
@@ -146,7 +158,7 @@ def _change(
             " batch's storage alive, and the original keeps its graph." + tail
         )
     if first["numel"] == 1 and not first["root_used"]:
-        return _add_hint(name, line, at, tree, flags) + tail
+        return _add_hint(culprit, line, at, tree, flags) + tail
     return (
         f"`{name}` must stay a tensor: write `.detach()`ed values into it{at}, or compute"
         f" what you write under `torch.no_grad()` (a key encoder's forward, an EMA"
@@ -197,7 +209,7 @@ def _store_hint(
     culprit: Culprit, line: int | None, at: str, tree: ast.Module | None, flags: frozenset[str]
 ) -> str:
     first = culprit.first
-    scalar = first["numel"] == 1 and not first["view"] and "avoid:item" not in flags
+    scalar = first["numel"] == 1 and not first["view"] and not _no_item(flags)
     element = culprit.element.split(":")[0]
     edit, leaf = _store_edit(culprit, line, tree, ("item",) if scalar else ("detach",))
     if edit is not None and element in ("tuple", "list", "dict") and not leaf:
@@ -221,6 +233,7 @@ def _store_hint(
                 f" batch's storage alive, and the original keeps its graph: `{clone.code}`."
             )
     if scalar:
+        culprit.numbered.append(edit)
         return (
             f"Store `{edit.replacement}` (a number) or `{stored}.detach()`{at}, not `{stored}`"
             f" itself, which still points at its graph: `{edit.code}`."
@@ -291,12 +304,13 @@ def _imports_torch(tree: ast.Module) -> bool:
 
 
 def _add_hint(
-    name: str, line: int | None, at: str, tree: ast.Module | None, flags: frozenset[str]
+    culprit: Culprit, line: int | None, at: str, tree: ast.Module | None, flags: frozenset[str]
 ) -> str:
     """A running total of losses: add the number (or a detached tensor) instead; only the
     detached tensor where the task's contract refuses `.item()` (`avoid:item`)."""
-    if "avoid:item" in flags:
-        return _add_detached_hint(name, line, at, tree)
+    name = _name(culprit)
+    if _no_item(flags):
+        return _add_detached_hint(name, line, at, tree, by_contract="avoid:item" in flags)
     edit = None
     added = None
     if tree is not None and line is not None:
@@ -316,6 +330,7 @@ def _add_hint(
             f"Add `loss.item()` (a number) to `{name}`{at}, or `loss.detach()` to keep a"
             " tensor; what you add still carries its graph."
         )
+    culprit.numbered.append(edit)
     detached = ast.unparse(call_on(added, "detach"))
     return (
         f"Add `{edit.replacement}` (a number) to `{name}`{at} (`{edit.code}`), or"
@@ -323,8 +338,11 @@ def _add_hint(
     )
 
 
-def _add_detached_hint(name: str, line: int | None, at: str, tree: ast.Module | None) -> str:
-    """A running total kept on the device, as the task asks: add the detached tensor."""
+def _add_detached_hint(
+    name: str, line: int | None, at: str, tree: ast.Module | None, *, by_contract: bool
+) -> str:
+    """A running total kept a tensor, as the task asks (`by_contract`) or because a later line
+    uses it as one (the `.item()` edit failed its run): add the detached tensor."""
     edit = None
     if tree is not None and line is not None:
 
@@ -339,6 +357,10 @@ def _add_detached_hint(name: str, line: int | None, at: str, tree: ast.Module | 
     keep = (
         " keep the total a tensor on the device (the task reads it on the host once, not"
         " with `.item()` each step); what the line adds now still carries its graph."
+        if by_contract
+        else f" the snippet still uses `{name}` as a tensor (with `.item()` added, a number,"
+        " the edited snippet failed or still leaked when grill ran it); what the line adds"
+        " now still carries its graph."
     )
     if edit is None:
         return f"Add `loss.detach()` to `{name}`{at}:{keep}"
@@ -356,4 +378,4 @@ def _retain_note(flags: frozenset[str], culprit: Culprit) -> str:
     return ""
 
 
-__all__: Sequence[str] = ("count", "detach_statement", "hint_for")
+__all__: Sequence[str] = ("ITEM_FAILED", "count", "detach_statement", "hint_for")

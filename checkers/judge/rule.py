@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypedDict
 
 from checkers.judge.curve import Shape, classify, classify_cuda
-from checkers.judge.edits import is_position, split_path
+from checkers.judge.edits import Edit, is_position, split_path
 from checkers.judge.growth import Growth, Window, analyse, held_whole
 from checkers.judge.hints import count, detach_statement, hint_for
 from checkers.judge.source import assignment_line, hook_line, lines_after_loops, source_flags
@@ -66,6 +66,10 @@ class Culprit:
     a few hundred); 0 when unknown."""
     parts: tuple[str, ...] = ()
     """`path` in steps."""
+    numbered: list[Edit] = field(default_factory=list, compare=False)
+    """Edits the hint shows that make a kept value a Python number (`.item()`): compiling
+    them cannot tell whether a later line still uses the value as a tensor, so
+    `judge_with_edit` hands the last one to `checkers.api` to run."""
 
     @property
     def first(self) -> Holder:
@@ -103,6 +107,24 @@ def judge(
     """The verdict on one run's measurements (see the module docstring). `avoid`: the calls
     a hint must not propose, because the task's contract refuses them (`.item()` where the
     task keeps a total on the device): its edit falls to the next candidate."""
+    return judge_with_edit(m, source, output, avoid)[0]
+
+
+def judge_with_edit(
+    m: Measurements, source: str = "", output: str = "", avoid: frozenset[str] = frozenset()
+) -> tuple[Verdict, Edit | None]:
+    """`judge`'s verdict, and the edit its hint shows where that edit makes a kept value a
+    Python number (`Culprit.numbered`): compiling it cannot tell whether a later line still
+    uses the value as a tensor, so `checkers.api` runs it before the hint is shown."""
+    culprits: list[Culprit] = []
+    verdict = _judge(m, source, output, avoid, culprits)
+    numbered = [edit for culprit in culprits for edit in culprit.numbered]
+    return verdict, numbered[-1] if numbered else None
+
+
+def _judge(
+    m: Measurements, source: str, output: str, avoid: frozenset[str], culprits: list[Culprit]
+) -> Verdict:
     training = Training(
         **{
             k: m["training"][k]
@@ -191,6 +213,7 @@ def judge(
             verdict="clean", message=_explain_clean(common["steps"], shape), notes=notes, **verdict
         )
     verdict["extra"]["retained_total"] = culprit.tensors if culprit else 0
+    culprits.extend([culprit] if culprit else [])
     return Verdict(
         verdict="leak", message=message, hint=hint, retained=_retained(culprit, tree), **verdict
     )

@@ -83,10 +83,13 @@ EXPLAINED = {
     "leak_create_graph_norms": ("`grad_norms` holds 80 tensors", "(line 17)", "create_graph=True"),
     "leak_forward_hook_closure": ("`model.1._forward_hooks[", "(line 10)", "`output.detach()`"),
     "leak_rnn_hidden_state": ("`h` chains the graphs", "(line 12)", "`h = h.detach()`"),
+    # `.item()` would break the script's own `running.item()` after the loop: the edit is run,
+    # fails, and the hint adds the detached tensor
     "leak_running_total": (
         "`running` chains the graphs of 200 steps",
         "(line 15)",
-        "Add `loss.item()`",
+        "Add `loss.detach()` to `running` at line 15 (`running += loss.detach()`): the snippet"
+        " still uses `running` as a tensor",
     ),
     # the holder that holds, counted whole, and a hint that is valid code
     "leak_reinforce_stats_keep_policy_loss": (
@@ -113,7 +116,7 @@ EXPLAINED = {
         "`epoch_loss` keeps every iteration's graph (line 19) until the loop at line 14 ends: 12"
         " here",
         "only when the loop at line 12 moves on, in all 10 of its passes",
-        "`epoch_loss = epoch_loss + loss.item()`",
+        "`epoch_loss = epoch_loss + loss.detach()`",  # `.item()` breaks `epoch_loss.item()`
     ),
     "leak_hidden_state_reinitialised_each_epoch_retain_graph": (
         "the last backward of a pass runs through 7 earlier ones here",
