@@ -17,6 +17,7 @@ import resource
 import signal
 import socket
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from typing import NoReturn, cast
 
@@ -67,6 +68,9 @@ def run(
     try:
         control.close()
         streams.extend(isolate(out_fd))
+        # The run's folder is the one place the snippet may write, so it is tempfile's default
+        # too: TemporaryFile() or mkdtemp() with no dir= would reach for the host's /tmp.
+        tempfile.tempdir = os.getcwd()
         if ranked:
             os.environ.update(request.get("environment") or {})
             watch(cast(int, watch_fd))

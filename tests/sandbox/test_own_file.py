@@ -69,3 +69,34 @@ def test_a_missing_file_is_named_as_the_snippet_named_it(either_sandbox):
     assert "'data/missing.txt'" in verdict.error.message
     scratch_parent = os.environ.get("TMPDIR", "/tmp")
     assert scratch_parent not in verdict.error.message + verdict.extra.get("traceback", "")
+
+
+TEMPORARY_FILES = """\
+import os
+import tempfile
+
+import torch
+
+with tempfile.TemporaryFile() as spare:
+    spare.write(b"scratch")
+    spare.seek(0)
+    print("temporary", spare.read())
+folder = tempfile.mkdtemp()
+print("inside the run", os.path.dirname(folder) == os.getcwd())
+model = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(5):
+    loss = model(torch.randn(4, 2)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_temporary_files_without_a_folder_land_in_the_run_folder(either_sandbox):
+    """tempfile's default is the run's folder, the one place a snippet may write: a script's
+    `TemporaryFile()` or `mkdtemp()` with no `dir=` runs as under `python FILE`."""
+    verdict = grade_source(TEMPORARY_FILES, sandbox=either_sandbox)
+    assert verdict.verdict == "clean", verdict.message or verdict.error
+    assert "temporary b'scratch'" in verdict.output
+    assert "inside the run True" in verdict.output
