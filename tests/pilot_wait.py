@@ -62,11 +62,14 @@ async def until(pilot, condition: Callable[[], Any], *, timeout: float = WAIT_S)
 async def until_screen(
     pilot, screen_type: type[ScreenType], *, timeout: float = WAIT_S
 ) -> ScreenType:
-    """The app's current screen once it is a `screen_type` and mounted (its widgets composed)."""
+    """The app's current screen once it is a `screen_type`, mounted (its widgets composed) and,
+    for grill's screens, drawn: a screen that drops keys typed before it was drawn (the mock's
+    review and report) would drop a key pressed between its mount and its first refresh."""
 
     def shown() -> Any:
         screen = pilot.app.screen
-        return screen if isinstance(screen, screen_type) and screen.is_mounted else None
+        drawn = getattr(screen, "shown_at", 0.0) is not None
+        return screen if isinstance(screen, screen_type) and screen.is_mounted and drawn else None
 
     return await until(pilot, shown, timeout=timeout)
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.clock import local_day, utc_now
+from app.clock import to_utc, utc_now
 from app.wording import comes_back, count
 
 if TYPE_CHECKING:
@@ -102,7 +102,9 @@ def _name(command: str) -> str:
 
 
 def _day(moment: datetime) -> str:
-    return local_day(moment).isoformat()
+    """When something happened, as the user's calendar has it: the day-start hour decides what
+    a day of practice counts, not the date printed beside a check made at 1 a.m."""
+    return to_utc(moment).astimezone().date().isoformat()
 
 
 class Recorder:
