@@ -49,6 +49,11 @@ WATCH_BYTES = 256 * 1024
 Stuck = Callable[[Mapping[int, str]], bool]
 """Given the stacks of the ranks still going (by rank), whether they all wait on each other."""
 
+CANCEL_GRACE_S = 3.0
+"""After a cancel's kill: the worker's word on its ranks, within the stop's bound."""
+END_GRACE_S = 15.0
+"""After the kill that ends a hung or failed run: generous for a busy machine."""
+
 
 def torchrun_environment(rank: int, world: int) -> dict[str, str]:
     """What `torchrun --nproc-per-node WORLD` puts in rank RANK's environment (one node), and
@@ -143,7 +148,6 @@ class RankedReader:
 
     def collect(self) -> None:
         control = cast(socket.socket, self.sandbox._control)  # (mid-run: the worker is up)
-        grace = 3.0
         with selectors.DefaultSelector() as selector:
             selector.register(control, selectors.EVENT_READ)
             selector.register(self.sandbox._cancel_read, selectors.EVENT_READ)
@@ -152,7 +156,7 @@ class RankedReader:
             open_fds = set(self.by_fd)
             while open_fds or self.exit is None:
                 now = time.monotonic()
-                if self.kill_sent_at is not None and now > self.kill_sent_at + grace:
+                if self.kill_sent_at is not None and now > self.kill_sent_at + self.grace():
                     self.worker_lost = True
                     return
                 self.advance(now)
@@ -181,8 +185,15 @@ class RankedReader:
         if self.dump_until is not None:
             moments.append(self.dump_until)
         if self.kill_sent_at is not None:
-            moments.append(self.kill_sent_at + 3.0)
+            moments.append(self.kill_sent_at + self.grace())
         return max(min(moments) - now, 0.01)
+
+    def grace(self) -> float:
+        """How long the worker may take to report its killed ranks' exits before it is taken
+        for lost. A cancel (Ctrl+C, a signal) keeps the stop's bound; a run's own end (a hang, a
+        failed rank, its deadline) waits longer, since a loaded machine took over 3 s to reap
+        ranks stuck in a rendezvous and the run was then misread as a lost worker."""
+        return CANCEL_GRACE_S if self.ending == "cancel" else END_GRACE_S
 
     # -- what ends the run -------------------------------------------------------------------
 
