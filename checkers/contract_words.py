@@ -40,7 +40,9 @@ def _said(model: Any, table: Mapping[str, Callable[[Any], list[str]]]) -> list[s
     return lines
 
 
-_AS_MANY_BYTES = {"same": "as many (10% of slack)", "at_most": "at most as many"}
+SLACK = " (10% of slack)"
+_AS_MANY = {"same": "as many", "at_most": "at most as many", "at_least": "at least as many"}
+"""Each comparison a contract makes with the solution's count, as the sentence says it."""
 
 # -- a compared value: one line, its name first and the other fields in brackets -----------
 
@@ -57,7 +59,9 @@ COMPARED_WORDS: dict[str, Callable[[Compared], str | None]] = {
         else None
     ),
     "bytes": lambda value: (
-        f"holding {_AS_MANY_BYTES[value.bytes]} bytes as the solution's" if value.bytes else None
+        f"holding {_AS_MANY[value.bytes]}{SLACK if value.bytes == 'same' else ''} bytes as the solution's"
+        if value.bytes
+        else None
     ),
     "rtol": lambda value: f"relative tolerance {number(value.rtol)}",
     "atol": lambda value: f"absolute tolerance {number(value.atol)}",
@@ -71,8 +75,6 @@ def compared_line(value: Compared) -> str:
 
 
 # -- a ranked task's communication ------------------------------------------------------------
-
-_AS_MANY = {"same": "as many", "at_most": "at most as many"}
 
 COMMUNICATION_WORDS: dict[str, Callable[[Communication], list[str]]] = {
     "in_sync": lambda c: (
@@ -94,7 +96,7 @@ COMMUNICATION_WORDS: dict[str, Callable[[Communication], list[str]]] = {
     "bytes_per_update": lambda c: (
         [
             f"each rank sends {_AS_MANY[c.bytes_per_update]} bytes per optimizer update as the "
-            "reference solution" + (" (10% of slack)" if c.bytes_per_update == "same" else "")
+            "reference solution" + (SLACK if c.bytes_per_update == "same" else "")
         ]
         if c.bytes_per_update
         else []
@@ -112,16 +114,10 @@ COMMUNICATION_WORDS: dict[str, Callable[[Communication], list[str]]] = {
 
 # -- how the fix trains, per optimizer update ------------------------------------------------
 
-_AS_MANY_PER_UPDATE = {
-    "same": "as many",
-    "at_most": "at most as many",
-    "at_least": "at least as many",
-}
-
 PER_UPDATE_WORDS: dict[str, Callable[[PerUpdate], list[str]]] = {
     "host_syncs": lambda p: (
         [
-            f"makes {_AS_MANY_PER_UPDATE[p.host_syncs]} host synchronisations per optimizer "
+            f"makes {_AS_MANY[p.host_syncs]} host synchronisations per optimizer "
             "update as the reference solution (`.item()`, `.tolist()`, `.cpu()`, `float()` or "
             "printing a tensor)"
         ]
@@ -130,7 +126,7 @@ PER_UPDATE_WORDS: dict[str, Callable[[PerUpdate], list[str]]] = {
     ),
     "backward_passes": lambda p: (
         [
-            f"runs {_AS_MANY_PER_UPDATE[p.backward_passes]} backward passes per optimizer update "
+            f"runs {_AS_MANY[p.backward_passes]} backward passes per optimizer update "
             "as the reference solution"
         ]
         if p.backward_passes
