@@ -13,11 +13,18 @@ the host. They are seen where every route to them passes, the grader's TorchFunc
 reach torch's `__torch_function__` handling. One call counts once: whatever torch does inside
 it (an f-string's own `.item()`) runs with the mode popped. grill's own reads run with the
 mode disabled and are not counted.
+
+A call whose output's *size* depends on the values it reads (`DATA_DEPENDENT_SHAPES`:
+`nonzero`, indexing with a boolean mask, `masked_select`, `unique`...) waits the same way: the
+host must learn how many elements there are before it can allocate the result, so it copies a
+count back from the device. Those calls count too; the same result in a fixed shape
+(`torch.where(mask, x, y)`, `masked_fill`, a multiply by the mask) does not.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import torch
 
@@ -55,18 +62,134 @@ HOST_SYNCS: frozenset[Callable[..., object]] = frozenset(
 truth value, a CPU copy."""
 
 
+_CPU = torch.device("cpu")
+
+
+def _always(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    return True
+
+
+def _is_mask(index: object) -> bool:
+    return isinstance(index, torch.Tensor) and index.dtype in (torch.bool, torch.uint8)
+
+
+def _masked_index(index: object) -> bool:
+    """A boolean (or legacy uint8) tensor in an index, alone or among others (`x[:, mask]`).
+    A Python list of booleans is host data: it needs no wait."""
+    if isinstance(index, tuple | list):
+        return any(_is_mask(part) for part in index)
+    return _is_mask(index)
+
+
+def _masked_read(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    return len(args) > 1 and _masked_index(args[1])
+
+
+def _masked_write(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    """`x[mask] = value` (and `index_put_` with a mask): a Python number, or a one-element
+    tensor kept on the CPU, is filled in place (PyTorch turns it into `masked_fill_`: no count
+    needed); any other tensor value is scattered to the true positions, which must first be
+    found and counted."""
+    if len(args) < 3:
+        return False
+    target, index, value = args[0], args[1], args[2]
+    if not _masked_index(index) or not isinstance(value, torch.Tensor):
+        return False
+    if value.numel() != 1:
+        return True
+    return isinstance(target, torch.Tensor) and value.device == target.device != _CPU
+
+
+def _indices_of_true(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    """`torch.where(mask)`, one argument, is `nonzero(as_tuple=True)`; with three it keeps
+    the broadcast shape and reads nothing."""
+    return len(args) + len(kwargs) == 1
+
+
+def _repeats_read(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    """Tensor repeats without `output_size`: the output's length is their sum, read on the
+    host (its docs: `output_size` avoids that synchronisation). Integer repeats are known."""
+    if kwargs.get("output_size") is not None:
+        return False
+    repeats = kwargs.get("repeats", args[1] if len(args) > 1 else args[0] if args else None)
+    return isinstance(repeats, torch.Tensor)
+
+
+@dataclass(frozen=True)
+class DataDependentShape:
+    """Calls whose output size is known only after reading the values, so the host waits."""
+
+    calls: tuple[Callable[..., object], ...]
+    why: str
+    counts: Callable[[Sequence[object], Mapping[str, object]], bool] = _always
+    """Whether this call, with these arguments, has a size that depends on the data."""
+
+
+DATA_DEPENDENT_SHAPES: tuple[DataDependentShape, ...] = (
+    DataDependentShape(
+        (torch.nonzero, _Tensor.nonzero, torch.argwhere, _Tensor.argwhere),
+        "one row per true element: the count is copied back (their docs: on CUDA they"
+        " synchronise the host with the device; nonzero_static, with a fixed size, does not)",
+    ),
+    DataDependentShape(
+        (torch.where,),
+        "with one argument, the indices of the true elements: nonzero",
+        _indices_of_true,
+    ),
+    DataDependentShape(
+        (_Tensor.__getitem__,),
+        "indexing with a boolean mask keeps the true rows: it runs nonzero first",
+        _masked_read,
+    ),
+    DataDependentShape(
+        (_Tensor.__setitem__, _Tensor.index_put_, _Tensor.index_put, torch.index_put),
+        "writing a tensor through a boolean mask finds the true positions with nonzero",
+        _masked_write,
+    ),
+    DataDependentShape(
+        (torch.masked_select, _Tensor.masked_select),
+        "a flat tensor of the selected elements, as many as the mask has true entries",
+    ),
+    DataDependentShape(
+        (torch.unique, _Tensor.unique, torch.unique_consecutive, _Tensor.unique_consecutive),
+        "one element per distinct value, a number known only after sorting the data",
+    ),
+    DataDependentShape(
+        (torch.bincount, _Tensor.bincount),
+        "one bin per value up to the largest, so the maximum is read on the host",
+    ),
+    DataDependentShape(
+        (torch.repeat_interleave, _Tensor.repeat_interleave),
+        "tensor repeats without output_size: the length is their sum, read on the host",
+        _repeats_read,
+    ),
+)
+"""Calls that wait for the device to size their output, each with why (checked against
+PyTorch's documentation and kernels). Not here: calls whose output size is fixed whatever the
+values (`torch.where(mask, x, y)`, `masked_fill`, `nonzero_static`, `count_nonzero`, integer
+indexing), which queue on the device and return at once."""
+
+_SIZED_BY_DATA: dict[Callable[..., object], DataDependentShape] = {
+    call: shape for shape in DATA_DEPENDENT_SHAPES for call in shape.calls
+}
+
+
 def is_host_sync(
     func: Callable[..., object], args: Sequence[object], kwargs: Mapping[str, object]
 ) -> bool:
-    """Whether this torch call waits for a value on the host: one of HOST_SYNCS, or a `.to()`
-    that moves a tensor off an accelerator to the CPU. (`.to("cpu")` of a tensor already on
-    the CPU moves nothing: on a CPU run it is how code written for any device moves its data,
-    not a synchronisation; `.cpu()` names the host and always counts.)"""
+    """Whether this torch call waits for a value on the host: one of HOST_SYNCS, a call whose
+    output size depends on the data (DATA_DEPENDENT_SHAPES), or a `.to()` that moves a tensor
+    off an accelerator to the CPU. (`.to("cpu")` of a tensor already on the CPU moves nothing:
+    on a CPU run it is how code written for any device moves its data, not a synchronisation;
+    `.cpu()` names the host and always counts.)"""
     try:
         if func in HOST_SYNCS:
             return True
+        shape = _SIZED_BY_DATA.get(func)
     except TypeError:  # an unhashable callable reached torch's dispatch: none of these
         return False
+    if shape is not None:
+        return shape.counts(args, kwargs)
     if func is not _Tensor.to or not args or not isinstance(args[0], torch.Tensor):
         return False
     source = args[0]
