@@ -263,7 +263,7 @@ def with_expectations(
         verdict,
         verdict="wrong",
         message=f"Your code {lead} what the task asks: {summary}.",
-        hint=_contract_hint(broken, changed),
+        hint=_contract_hint(broken, expectations, changed),
         expectations=expectations,
     )
 
@@ -298,26 +298,39 @@ def _listed(phrases: list[str]) -> str:
     return ", ".join(phrases[:-1]) + ", and " + phrases[-1]
 
 
-def _contract_hint(broken: list[Expectation], changed: str | None = None) -> str:
-    """What to do about the broken promises; `changed`: what a ranked fix does otherwise than
-    the solution between its ranks (`what_changed`), the likeliest cause of values that differ."""
+def _subject(promises: tuple[Expectation, ...]) -> str:
+    """What the task asks a fix to change, from the promises its contract makes: a task that
+    counts host reads is about where values are read, not about graphs."""
+    kinds = {e.what for e in promises}
+    if "host_syncs" in kinds:
+        return "where values are read on the host (what is kept, and when it is read)"
+    if "backward_passes" in kinds:
+        return "how each loss is built and backpropagated"
+    return "what keeps graphs alive (what is stored, or detached after backward, never before)"
+
+
+def _contract_hint(
+    broken: list[Expectation], promises: tuple[Expectation, ...], changed: str | None = None
+) -> str:
+    """What to do about the broken promises, never against the others (`promises`: all the
+    contract's, kept or not); `changed`: what a ranked fix does otherwise than the solution
+    between its ranks (`what_changed`), the likeliest cause of values that differ."""
     what = {e.what.split(":", 1)[0] for e in broken}
     if what & {"trains", "updates"}:
         return (
             "Keep the training as the starter has it: every step still runs backward() and"
-            " optimizer.step(). Change only what keeps graphs alive (what is stored, or"
-            " detached after backward, never before)."
+            f" optimizer.step(). Change only {_subject(promises)}."
         )
+    advised = [e.advice for e in broken if e.advice]
+    if advised:
+        return advised[0]
     if "host_syncs" in what:
         return (
-            "Keep the values on the device: accumulate `loss.detach()` into a tensor, and read"
-            " it on the host (`.item()`, `print`) once, after the loop."
+            "Keep the values on the device (add `loss.detach()` into a tensor) and read them on"
+            " the host no more often than the solution does."
         )
     if "backward_passes" in what:
-        return (
-            "Build the step's loss once and call backward() on it once: combine the pieces"
-            " into one loss (sum the chunks' losses) rather than backpropagating each."
-        )
+        return "Backpropagate as the solution does: build each loss once, call backward() once."
     if what & {"dtype", "bytes"}:
         return (
             "Keep the value as the solution keeps it: in its dtype, without a copy (compute in"

@@ -83,6 +83,10 @@ class Expectation:
     tolerance_used: float = 0.0
     """For a `same:<name>` kept: the largest share of its tolerance one number used (0 when
     they are equal, 1 at the edge), which says how close a fix that passes came to failing."""
+    advice: str = ""
+    """For a promise broken: what to do, written where the fix's figure was compared with the
+    solution's, so it follows the task (how often the solution reads or backpropagates) and
+    never contradicts it. Empty where the promise's kind has one piece of advice for all."""
 
 
 @dataclass(frozen=True)

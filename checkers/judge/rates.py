@@ -44,6 +44,22 @@ class Rate:
     """Why fewer than the solution breaks the task."""
     phrase: str
     """The broken promise, continuing "Your code no longer does what the task asks: "."""
+    advise_more: str
+    """What to do with more than the solution's `{theirs}` per update (a count above zero)."""
+    advise_none: str
+    """The same where the solution makes none per update."""
+    advise_fewer: str
+    """What to do with fewer than the solution's `{theirs}`."""
+
+    def advice(self, mine: float, theirs: float) -> str:
+        """Advice that follows the solution's own rate: a task that reads once per update is
+        not told to read once after the loop, one that backpropagates each micro-batch is not
+        told to merge them."""
+        if mine < theirs:
+            return self.advise_fewer.format(theirs=f"{theirs:g}")
+        if theirs == 0:
+            return self.advise_none
+        return self.advise_more.format(theirs=f"{theirs:g}")
 
 
 RATES: dict[str, Rate] = {
@@ -51,19 +67,34 @@ RATES: dict[str, Rate] = {
         "host synchronisation",
         "host synchronisations",
         "each hands a tensor's value to the host (`.item()`, `.tolist()`, `.cpu()`,"
-        " `float()`, `bool()` or printing a tensor), which makes a GPU wait every step; keep"
-        " the values on the device (`.detach()`) and read them once, after the loop",
+        " `float()`, `bool()`, printing a tensor, or a result sized by the data such as"
+        " `x[mask]`), which makes a GPU wait; keep the values on the device (`.detach()`)"
+        " and read them only where the solution does",
         "the solution reads these values on the host",
         "it makes the host wait on the device more often than the solution"
         " (`.item()`, `.cpu()`, printing a tensor)",
+        "Keep the values on the device (add `loss.detach()` into a tensor) and read them on"
+        " the host no more often than the solution, {theirs} per optimizer update: once the"
+        " update's work is done, not for each piece of it.",
+        "Keep the values on the device: accumulate `loss.detach()` into a tensor, and read"
+        " it on the host (`.item()`, `print`) once, after the loop.",
+        "Read the values on the host as the solution does, {theirs} per optimizer update:"
+        " the task keeps those reads.",
     ),
     "backward_passes": Rate(
         "backward pass",
         "backward passes",
-        "every backward pass runs through the graph again: build the graph once per step and"
-        " run backward on it once",
+        "every backward pass runs through a graph again: build each loss once and run"
+        " backward on it once",
         "each step must backpropagate as the solution does",
         "it runs a different number of backward passes per step than the solution",
+        "Build each loss once and call backward() on it once: the solution runs {theirs}"
+        " backward passes per optimizer update; combine the pieces into one loss where it"
+        " runs one.",
+        "Build each loss once and call backward() on it once.",
+        "Keep backpropagating as the solution does, {theirs} backward passes per optimizer"
+        " update: each frees its graph before the next is built, so do not merge them into"
+        " one loss or one batch.",
     ),
 }
 
@@ -92,4 +123,9 @@ def per_update(
     if within(rule, mine, theirs):
         return Expectation(name, True, f"{told[0].upper()}{told[1:]} (the solution: {theirs:g}).")
     why = rate.more if mine > theirs else rate.fewer
-    return Expectation(name, False, f"The fix makes {told}; the solution makes {theirs:g}: {why}.")
+    return Expectation(
+        name,
+        False,
+        f"The fix makes {told}; the solution makes {theirs:g}: {why}.",
+        advice=rate.advice(mine, theirs),
+    )

@@ -50,6 +50,52 @@ def test_each_route_to_the_host_counts_once_per_step(body):
     assert windows[1:] == [1] * (len(windows) - 1), windows
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x = loss.detach().expand(8) + torch.randn(8); y = x[x > 0]",
+        "x = torch.randn(4, 3); y = x[:, torch.tensor([True, False, True])]",
+        "y = torch.nonzero(torch.randn(8) > 0)",
+        "y = (torch.randn(8) > 0).nonzero(as_tuple=True)",
+        "y = torch.argwhere(torch.randn(8) > 0)",
+        "y = torch.where(torch.randn(8) > 0)",
+        "x = torch.randn(8); y = torch.masked_select(x, x > 0)",
+        "y = torch.randint(0, 3, (8,)).unique()",
+        "y = torch.unique_consecutive(torch.randint(0, 3, (8,)))",
+        "y = torch.bincount(torch.randint(0, 3, (8,)))",
+        "y = torch.repeat_interleave(torch.randn(3), torch.tensor([1, 2, 0]))",
+        "x = torch.zeros(4, 3); x[torch.tensor([True, False, True, False])] = torch.ones(3)",
+    ],
+)
+def test_an_output_sized_by_the_data_counts_as_one_host_sync(body):
+    """The host must learn how many elements there are before it can allocate the result:
+    boolean indexing, nonzero, unique and the others of DATA_DEPENDENT_SHAPES wait like
+    `.item()`, once per call (boolean indexing's own nonzero inside torch is not another)."""
+    windows = per_update(body)["host_syncs"]
+    assert windows[1:] == [1] * (len(windows) - 1), windows
+
+
+def test_the_same_selections_in_a_fixed_shape_make_no_host_sync():
+    """A mask used with `torch.where(mask, x, y)`, `masked_fill`, a multiply, a fill of a
+    number through the mask, integer or Python-list indexing, `nonzero_static` and
+    `repeat_interleave` given its `output_size`: every size is known without the values."""
+    found = per_update(
+        """
+        x = torch.randn(8)
+        mask = x > 0
+        a = torch.where(mask, x, 0.0)
+        b = x.masked_fill(~mask, 0.0)
+        c = (x * mask).sum() / mask.sum().clamp(min=1)
+        x[mask] = 0.0
+        d = x[torch.arange(4)] + x[[True, False] * 4]
+        e = torch.nonzero_static(mask, size=8)
+        f = torch.repeat_interleave(x[:3], torch.tensor([1, 2, 0]), output_size=3)
+        g = x[:3].repeat_interleave(2)
+        """
+    )
+    assert found["host_syncs"][1:] == [0] * 5, found
+
+
 def test_a_total_kept_on_the_device_makes_no_host_sync():
     """`.detach()` and `.to("cpu")` of a tensor already on the CPU hand nothing to the host."""
     found = per_update("total += loss.detach().to('cpu')")
@@ -142,3 +188,40 @@ def test_a_move_to_the_host_counts_only_from_another_device():
     assert not is_host_sync(to, (elsewhere, torch.float16), {})
     assert not is_host_sync(to, (here, "cpu"), {})
     assert is_host_sync(torch.Tensor.cpu, (here,), {})
+
+
+def test_a_hint_follows_the_tasks_own_rates_and_never_contradicts_its_contract():
+    """Gradient accumulation read once per update and backpropagated per micro-batch: a fix
+    reading every micro-batch is told the solution's rate, not "once, after the loop"; one
+    merging the micro-batches is told to keep them apart, not to combine them; and a fix that
+    stops training is told to change where values are read, not what keeps graphs alive."""
+    from checkers.api import with_expectations
+    from checkers.judge.rates import per_update as judged
+    from checkers.verdict import Expectation, Verdict
+
+    clean = Verdict(verdict="clean", device="cpu", message="No graph piles up.")
+    solution = {"host_syncs": [1] * 5, "backward_passes": [4] * 5}
+    reads_each = with_expectations(
+        clean, (judged("host_syncs", "at_most", {"host_syncs": [4] * 5}, solution),)
+    )
+    assert "1 per optimizer update" in reads_each.hint
+    assert "after the loop" not in reads_each.hint + reads_each.expectations[0].message
+
+    merged = with_expectations(
+        clean, (judged("backward_passes", "same", {"backward_passes": [1] * 5}, solution),)
+    )
+    assert "4 backward passes per optimizer update" in merged.hint
+    assert "do not merge them" in merged.hint and "combine" not in merged.hint
+
+    never_read = judged("host_syncs", "at_most", {"host_syncs": [3] * 5}, {"host_syncs": [0] * 5})
+    assert "once, after the loop" in with_expectations(clean, (never_read,)).hint
+
+    stopped = with_expectations(
+        clean,
+        (
+            Expectation("trains", False, "20 backward passes; the solution's 80."),
+            judged("host_syncs", "at_most", {"host_syncs": [1] * 5}, solution),
+        ),
+    )
+    assert "where values are read on the host" in stopped.hint
+    assert "graphs alive" not in stopped.hint
