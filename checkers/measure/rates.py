@@ -115,6 +115,13 @@ def _repeats_read(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
     return isinstance(repeats, torch.Tensor)
 
 
+def _classes_read(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    """`one_hot` without `num_classes` sizes its last dimension by the largest class, read on
+    the host; given the number, CUDA leaves the range check to the device."""
+    classes = kwargs.get("num_classes", args[1] if len(args) > 1 else -1)
+    return classes == -1
+
+
 @dataclass(frozen=True)
 class DataDependentShape:
     """Calls whose output size is known only after reading the values, so the host waits."""
@@ -157,6 +164,11 @@ DATA_DEPENDENT_SHAPES: tuple[DataDependentShape, ...] = (
     DataDependentShape(
         (torch.bincount, _Tensor.bincount),
         "one bin per value up to the largest, so the maximum is read on the host",
+    ),
+    DataDependentShape(
+        (torch.nn.functional.one_hot,),
+        "without num_classes, one column per class up to the largest label, read on the host",
+        _classes_read,
     ),
     DataDependentShape(
         (torch.repeat_interleave, _Tensor.repeat_interleave),

@@ -63,6 +63,7 @@ def test_each_route_to_the_host_counts_once_per_step(body):
         "y = torch.randint(0, 3, (8,)).unique()",
         "y = torch.unique_consecutive(torch.randint(0, 3, (8,)))",
         "y = torch.bincount(torch.randint(0, 3, (8,)))",
+        "y = torch.nn.functional.one_hot(torch.randint(0, 3, (8,)))",
         "y = torch.repeat_interleave(torch.randn(3), torch.tensor([1, 2, 0]))",
         "x = torch.zeros(4, 3); x[torch.tensor([True, False, True, False])] = torch.ones(3)",
     ],
@@ -91,6 +92,7 @@ def test_the_same_selections_in_a_fixed_shape_make_no_host_sync():
         e = torch.nonzero_static(mask, size=8)
         f = torch.repeat_interleave(x[:3], torch.tensor([1, 2, 0]), output_size=3)
         g = x[:3].repeat_interleave(2)
+        h = torch.nn.functional.one_hot(torch.randint(0, 3, (8,)), 3).sum(0)
         """
     )
     assert found["host_syncs"][1:] == [0] * 5, found
