@@ -229,3 +229,61 @@ def test_grad_scaler_hands_itself_to_optimizers_that_skip_inside_their_step():
     for optimizer in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
         assert optimizer(weights, lr=0.1, fused=True)._step_supports_amp_scaling
         assert not getattr(optimizer(weights, lr=0.1), "_step_supports_amp_scaling", False)
+
+
+def test_a_data_dependent_if_breaks_the_graph_and_a_clamp_gives_its_values_in_one():
+    """graph-breaks-and-recompilations: `.item()` in an if, and a tensor condition in an if,
+    each split the forward in two graphs; the clamp that replaces them gives the same values
+    and one graph."""
+    import torch._dynamo as dynamo
+
+    def with_item(h):
+        if h.abs().max().item() > 2.0:
+            h = h.clamp(-2.0, 2.0)
+        return h * 2
+
+    def with_tensor_condition(h):
+        if h.abs().max() > 2.0:
+            h = h.clamp(-2.0, 2.0)
+        return h * 2
+
+    def clamped(h):
+        return h.clamp(-2.0, 2.0) * 2
+
+    dynamo.reset()
+    for h in (torch.randn(8) * 3, torch.rand(8)):  # with values out of range, and without
+        assert torch.equal(with_item(h), clamped(h))
+    h = torch.randn(8)
+    counts = {
+        fn.__name__: (report.graph_count, report.graph_break_count)
+        for fn in (with_item, with_tensor_condition, clamped)
+        for report in [dynamo.explain(fn)(h)]
+    }
+    assert counts == {"with_item": (2, 1), "with_tensor_condition": (2, 1), "clamped": (1, 0)}
+    dynamo.reset()
+
+
+def test_a_new_length_recompiles_once_as_dynamic_and_static_shapes_stop_at_the_limit():
+    """graph-breaks-and-recompilations: four lengths compile twice by default (the second
+    compile makes the length dynamic); with dynamic=False each length compiles until
+    recompile_limit (8), and later calls still run, uncompiled."""
+    import torch._dynamo as dynamo
+
+    compiles: list[int] = []
+
+    def counting_backend(graph, inputs):
+        compiles.append(len(inputs))
+        return graph.forward
+
+    dynamo.reset()
+    double = torch.compile(lambda x: x * 2, backend=counting_backend)
+    for length in (4, 5, 6, 7):
+        double(torch.randn(length))
+    assert len(compiles) == 2
+    dynamo.reset()
+    compiles.clear()
+    static = torch.compile(lambda x: x * 2, backend=counting_backend, dynamic=False)
+    results = [static(torch.ones(length)) for length in range(2, 14)]
+    assert len(compiles) == dynamo.config.recompile_limit == 8
+    assert all(torch.equal(r, torch.full_like(r, 2.0)) for r in results)
+    dynamo.reset()
