@@ -287,3 +287,28 @@ def test_a_new_length_recompiles_once_as_dynamic_and_static_shapes_stop_at_the_l
     assert len(compiles) == dynamo.config.recompile_limit == 8
     assert all(torch.equal(r, torch.full_like(r, 2.0)) for r in results)
     dynamo.reset()
+
+
+def test_three_per_class_counts_agree_and_only_bincount_and_one_hot_size_by_the_data():
+    """training-metrics-without-waiting-for-the-gpu: bincount of the masked labels, index_add_
+    and one_hot with num_classes give the same int64 counts; bincount's length and one_hot's
+    width without num_classes follow the largest label, index_add_'s does not."""
+    torch.manual_seed(0)
+    y = torch.randint(0, 4, (32,))
+    hits = torch.rand(32) > 0.5
+    waited = torch.bincount(y[hits], minlength=4)
+    fixed = torch.zeros(4, dtype=torch.long).index_add_(0, y, hits.long())
+    scattered = torch.zeros(4, dtype=torch.long).scatter_add_(0, y, hits.long())
+    one_hot = (F.one_hot(y, 4) * hits[:, None]).sum(0)
+    assert torch.equal(waited, fixed) and torch.equal(fixed, one_hot)
+    assert torch.equal(fixed, scattered) and fixed.dtype == one_hot.dtype == torch.long
+    small = torch.tensor([0, 1, 6])
+    assert torch.bincount(small, minlength=4).shape == (7,)
+    assert F.one_hot(small).shape == (3, 7)
+
+
+def test_float32_counts_stop_being_exact_above_two_to_the_24():
+    """training-metrics-without-waiting-for-the-gpu: why the counts are int64."""
+    limit = 2**24
+    assert torch.tensor(float(limit)) + 1 == limit
+    assert torch.tensor(limit, dtype=torch.long) + 1 == limit + 1
