@@ -316,12 +316,15 @@ def _contract_hint(
     contract's, kept or not); `changed`: what a ranked fix does otherwise than the solution
     between its ranks (`what_changed`), the likeliest cause of values that differ."""
     what = {e.what.split(":", 1)[0] for e in broken}
-    if what & {"trains", "updates"}:
-        return (
-            "Keep the training as the starter has it: every step still runs backward() and"
-            f" optimizer.step(). Change only {_subject(promises)}."
-        )
     advised = [e.advice for e in broken if e.advice]
+    if what & {"trains", "updates"}:
+        return " ".join(
+            [
+                "Keep the training as the starter has it: every step still runs backward() and"
+                f" optimizer.step(). Change only {_subject(promises)}.",
+                *advised[:1],
+            ]
+        )
     if advised:
         return advised[0]
     if "host_syncs" in what:

@@ -223,7 +223,9 @@ def test_a_hint_follows_the_tasks_own_rates_and_never_contradicts_its_contract()
         (
             Expectation("trains", False, "20 backward passes; the solution's 80."),
             judged("host_syncs", "at_most", {"host_syncs": [1] * 5}, solution),
+            judged("backward_passes", "same", {"backward_passes": [1] * 5}, solution),
         ),
     )
     assert "where values are read on the host" in stopped.hint
     assert "graphs alive" not in stopped.hint
+    assert "do not merge them" in stopped.hint
