@@ -62,6 +62,13 @@ class Rate:
         return self.advise_more.format(theirs=f"{theirs:g}")
 
 
+_ON_THE_DEVICE = (
+    "totals as detached tensors (`loss.detach()`), a mask applied by multiplying or with"
+    " `torch.where` rather than by indexing, a branch on a tensor's value written as `clamp`"
+    " or `torch.where`."
+)
+"""The ways a value stays on the device, one for each kind of host read a loop makes."""
+
 RATES: dict[str, Rate] = {
     "host_syncs": Rate(
         "host synchronisation",
@@ -71,13 +78,12 @@ RATES: dict[str, Rate] = {
         " `x[mask]`), which makes a GPU wait; keep the values on the device (`.detach()`)"
         " and read them only where the solution does",
         "the solution reads these values on the host",
-        "it makes the host wait on the device more often than the solution"
-        " (`.item()`, `.cpu()`, printing a tensor)",
-        "Keep the values on the device (add `loss.detach()` into a tensor) and read them on"
-        " the host no more often than the solution, {theirs} per optimizer update: once the"
-        " update's work is done, not for each piece of it.",
-        "Keep the values on the device: accumulate `loss.detach()` into a tensor, and read"
-        " it on the host (`.item()`, `print`) once, after the loop.",
+        "it makes the host wait on the device more often than the solution (`.item()`,"
+        " printing a tensor, an `if` on one, or a result sized by the data such as `x[mask]`)",
+        "Read values on the host no more often than the solution, {theirs} per optimizer"
+        " update, once the update's work is done; keep the rest on the device: " + _ON_THE_DEVICE,
+        "Read nothing on the host inside the loop, only once after it; keep the values on the"
+        " device until then: " + _ON_THE_DEVICE,
         "Read the values on the host as the solution does, {theirs} per optimizer update:"
         " the task keeps those reads.",
     ),

@@ -216,7 +216,9 @@ def test_a_hint_follows_the_tasks_own_rates_and_never_contradicts_its_contract()
     assert "do not merge them" in merged.hint and "combine" not in merged.hint
 
     never_read = judged("host_syncs", "at_most", {"host_syncs": [3] * 5}, {"host_syncs": [0] * 5})
-    assert "once, after the loop" in with_expectations(clean, (never_read,)).hint
+    assert (
+        "Read nothing on the host inside the loop" in with_expectations(clean, (never_read,)).hint
+    )
 
     stopped = with_expectations(
         clean,
