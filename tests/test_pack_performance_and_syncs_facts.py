@@ -176,6 +176,7 @@ def test_the_dataloader_loads_in_the_main_process_by_default_and_refuses_worker_
     with pytest.raises(ValueError, match="num_workers > 0"):
         DataLoader(data, batch_size=4, prefetch_factor=4)
     assert DataLoader(data, batch_size=4, num_workers=2).prefetch_factor == 2  # not started
+    assert loader.in_order  # batches come back in the sampler's order, workers or not
 
 
 def test_the_operator_table_sums_calls_and_shows_item_as_its_own_rows():
@@ -225,6 +226,7 @@ def test_grad_scaler_hands_itself_to_optimizers_that_skip_inside_their_step():
     """skipping-a-non-finite-step-on-the-device: the read is avoided only by such optimizers."""
     source = inspect.getsource(torch.amp.GradScaler.step)
     assert "_step_supports_amp_scaling" in source
+    assert "optimizer.found_inf = found_inf" in source  # the flag, as a tensor, not a read
     weights = [torch.nn.Parameter(torch.ones(2))]
     for optimizer in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
         assert optimizer(weights, lr=0.1, fused=True)._step_supports_amp_scaling
