@@ -267,8 +267,9 @@ def test_a_data_dependent_if_breaks_the_graph_and_a_clamp_gives_its_values_in_on
 
 def test_a_new_length_recompiles_once_as_dynamic_and_static_shapes_stop_at_the_limit():
     """graph-breaks-and-recompilations: four lengths compile twice by default (the second
-    compile makes the length dynamic); with dynamic=False each length compiles until
-    recompile_limit (8), and later calls still run, uncompiled."""
+    compile makes the length dynamic), once when mark_dynamic marks it up front; with
+    dynamic=False each length compiles until recompile_limit (8), and later calls still run,
+    uncompiled."""
     import torch._dynamo as dynamo
 
     compiles: list[int] = []
@@ -282,6 +283,13 @@ def test_a_new_length_recompiles_once_as_dynamic_and_static_shapes_stop_at_the_l
     for length in (4, 5, 6, 7):
         double(torch.randn(length))
     assert len(compiles) == 2
+    dynamo.reset()
+    compiles.clear()
+    for length in (4, 5, 6, 7):  # marked dynamic from the start: one compile serves them all
+        x = torch.randn(length)
+        dynamo.mark_dynamic(x, 0)
+        double(x)
+    assert len(compiles) == 1
     dynamo.reset()
     compiles.clear()
     static = torch.compile(lambda x: x * 2, backend=counting_backend, dynamic=False)
