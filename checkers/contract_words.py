@@ -118,8 +118,9 @@ PER_UPDATE_WORDS: dict[str, Callable[[PerUpdate], list[str]]] = {
     "host_syncs": lambda p: (
         [
             f"makes {_AS_MANY[p.host_syncs]} host synchronisations per optimizer "
-            "update as the reference solution (`.item()`, `.tolist()`, `.cpu()`, `float()` or "
-            "printing a tensor)"
+            "update as the reference solution (`.item()`, `.tolist()`, `.cpu()`, `float()`, "
+            "printing a tensor or an `if` on one, and results sized by the data: `x[mask]`, "
+            "`nonzero`, `unique`, `bincount`)"
         ]
         if p.host_syncs
         else []

@@ -106,7 +106,8 @@ def test_a_contract_in_words():
         "tolerance 1e-4; absolute tolerance 1e-6)",
         "peaks under 25% of the starter's memory (the host heap on CPU, allocated bytes on CUDA)",
         "makes at most as many host synchronisations per optimizer update as the reference "
-        "solution (`.item()`, `.tolist()`, `.cpu()`, `float()` or printing a tensor)",
+        "solution (`.item()`, `.tolist()`, `.cpu()`, `float()`, printing a tensor or an `if` on "
+        "one, and results sized by the data: `x[mask]`, `nonzero`, `unique`, `bincount`)",
         "runs as many backward passes per optimizer update as the reference solution",
         "every rank steps on the same gradients at each update, and the ranks end with the same "
         "weights",
