@@ -249,15 +249,13 @@ def with_expectations(
     `clean`: only a contract that does not ask for training (`trains: false`, an inference
     task) can be kept without one, and nothing can pile up where nothing was recorded."""
     broken = [e for e in expectations if not e.met]
-    if not broken:
-        if expectations and _built_no_graph(verdict):
+    if expectations and _built_no_graph(verdict):  # judged by its contract alone: no error
+        verdict = dataclasses.replace(verdict, error=None)
+        if not broken:
             return dataclasses.replace(
-                verdict,
-                verdict="clean",
-                error=None,
-                message=NO_GRAPH_KEPT,
-                expectations=expectations,
+                verdict, verdict="clean", message=NO_GRAPH_KEPT, expectations=expectations
             )
+    if not broken:
         return (
             dataclasses.replace(verdict, expectations=expectations) if verdict.graded else verdict
         )

@@ -7,6 +7,7 @@ from checkers.api import NO_GRAPH_KEPT, same_code, with_expectations
 from checkers.judge import NO_GRAPH
 from checkers.judge.contract import Observed, check
 from checkers.measure.fingerprint import fingerprint
+from checkers.report import headline
 from checkers.task import Compared, Contract
 from checkers.verdict import Expectation, Verdict
 
@@ -138,8 +139,11 @@ def test_code_that_built_no_graph_and_keeps_the_contract_is_clean():
     assert verdict.message == NO_GRAPH_KEPT
 
 
-def test_code_that_built_no_graph_and_breaks_the_contract_is_wrong():
-    assert with_expectations(no_graph_built(), BROKEN).verdict == "wrong"
+def test_code_that_built_no_graph_and_breaks_the_contract_is_wrong_and_reads_so():
+    """A wrong verdict, not an ungraded one: its headline is WRONG, as its exit status says."""
+    wrong = with_expectations(no_graph_built(), BROKEN)
+    assert (wrong.verdict, wrong.error, wrong.exit_code) == ("wrong", None, 1)
+    assert headline(wrong).startswith("WRONG")
 
 
 def test_only_a_run_without_graph_is_made_clean_by_a_kept_contract():
