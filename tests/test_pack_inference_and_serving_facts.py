@@ -513,3 +513,27 @@ def test_a_kept_exception_keeps_the_tensors_of_the_frames_it_passed_through():
     assert refs[0]() is not None
     errors.clear()
     assert refs[0]() is None
+
+
+def test_tracemalloc_does_not_see_tensor_storage_and_the_gc_module_finds_the_tensors():
+    """memory-that-creeps-up-in-a-server: 20 MB of tensors are a kilobyte or two to tracemalloc,
+    whose tracing covers Python's allocators, not PyTorch's."""
+    import gc
+    import tracemalloc
+
+    def live_tensor_bytes() -> int:
+        return sum(
+            o.untyped_storage().nbytes() for o in gc.get_objects() if isinstance(o, torch.Tensor)
+        )
+
+    tracemalloc.start()
+    try:
+        before, tensors_before = tracemalloc.take_snapshot(), live_tensor_bytes()
+        kept = [torch.empty(1_000_000) for _ in range(5)]
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    traced = sum(stat.size_diff for stat in after.compare_to(before, "lineno"))
+    assert traced < 100_000
+    assert live_tensor_bytes() - tensors_before >= 20_000_000
+    assert len(kept) == 5
