@@ -537,3 +537,33 @@ def test_tracemalloc_does_not_see_tensor_storage_and_the_gc_module_finds_the_ten
     assert traced < 100_000
     assert live_tensor_bytes() - tensors_before >= 20_000_000
     assert len(kept) == 5
+
+
+# --- embedding-cache-that-never-hits --------------------------------------------------------
+
+
+def test_two_tensors_with_equal_values_are_two_keys():
+    """embedding-cache-that-never-hits: the example's True False, then False."""
+    a, b = torch.ones(3), torch.ones(3)
+    assert hash(a) == id(a) and hash(a) != hash(b)
+    assert b not in {a: "embedding"}
+    assert isinstance(a == b, torch.Tensor)  # == is elementwise, not a bool
+
+
+def test_a_bounded_cache_keyed_by_tensors_still_never_hits_and_an_id_key_does():
+    """embedding-cache-that-never-hits: maxsize bounds the entries, the key decides the hits."""
+    documents = torch.randn(4, 8)
+
+    @functools.lru_cache(maxsize=2)
+    def by_tensor(document: torch.Tensor) -> torch.Tensor:
+        return document * 2
+
+    @functools.lru_cache(maxsize=None)  # noqa: UP033 -- as the card writes it
+    def by_id(doc_id: int) -> torch.Tensor:
+        return documents[doc_id] * 2
+
+    for doc_id in [0, 1, 0, 1, 0, 1]:
+        by_tensor(documents[doc_id].clone())
+        by_id(doc_id)
+    assert (by_tensor.cache_info().hits, by_tensor.cache_info().currsize) == (0, 2)
+    assert (by_id.cache_info().hits, by_id.cache_info().misses) == (4, 2)
