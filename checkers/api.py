@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, Unpack, cast
 
 from checkers.inputs import RANKS, SECONDS, STEPS, FileRefused, OutOfRange, format_cap, read_file
-from checkers.judge import judge, judge_with_edit
+from checkers.judge import NO_GRAPH, judge, judge_with_edit
 from checkers.judge import ranks as ranked_judge
 from checkers.judge.communication import check_ranks, what_changed
 from checkers.judge.contract import Observed, avoided_calls, check
@@ -245,8 +245,16 @@ def with_expectations(
     built a graph, but breaks a promise is `wrong`: it stopped the leak by breaking the task
     (`unchanged`: the starter itself, which does not yet do what the task asks). The message
     names the broken promises in a phrase each; their sentences are the contract's own, shown
-    with it, not repeated in the message."""
+    with it, not repeated in the message. Code that built no graph and keeps every promise is
+    `clean`: only a contract that does not ask for training (`trains: false`, an inference
+    task) can be kept without one, and nothing can pile up where nothing was recorded."""
     broken = [e for e in expectations if not e.met]
+    if expectations and _built_no_graph(verdict):  # judged by its contract alone: no error
+        verdict = dataclasses.replace(verdict, error=None)
+        if not broken:
+            return dataclasses.replace(
+                verdict, verdict="clean", message=NO_GRAPH_KEPT, expectations=expectations
+            )
     if not broken:
         return (
             dataclasses.replace(verdict, expectations=expectations) if verdict.graded else verdict
@@ -266,6 +274,18 @@ def with_expectations(
         hint=_contract_hint(broken, expectations, changed),
         expectations=expectations,
     )
+
+
+NO_GRAPH_KEPT = (
+    "No autograd graph was built, so none can pile up, and the code still does what the task asks."
+)
+"""The message of a fix that recorded no graph (an inference task's, under `no_grad`) and
+keeps its task's contract."""
+
+
+def _built_no_graph(verdict: Verdict) -> bool:
+    """Whether the run was not graded only because it recorded no autograd graph at all."""
+    return verdict.error is not None and verdict.error.kind == NO_GRAPH
 
 
 def _broken(expectation: Expectation) -> str:

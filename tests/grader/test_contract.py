@@ -3,9 +3,11 @@
 import torch
 import torch.nn as nn
 
-from checkers.api import same_code, with_expectations
+from checkers.api import NO_GRAPH_KEPT, same_code, with_expectations
+from checkers.judge import NO_GRAPH
 from checkers.judge.contract import Observed, check
 from checkers.measure.fingerprint import fingerprint
+from checkers.report import headline
 from checkers.task import Compared, Contract
 from checkers.verdict import Expectation, Verdict
 
@@ -123,6 +125,34 @@ def test_a_leak_that_also_breaks_the_contract_says_so_in_a_phrase():
         "`losses` holds 6 tensors. It also breaks the task's contract: its peak memory is over"
         " the task's budget and `model` is not the solution's."
     )
+
+
+def no_graph_built() -> Verdict:
+    return Verdict.not_graded("error", "cpu", "No autograd graph was built.", kind=NO_GRAPH)
+
+
+def test_code_that_built_no_graph_and_keeps_the_contract_is_clean():
+    """An inference task (`trains: false`): its fix runs under no_grad and records nothing."""
+    kept = Expectation(what="same:outputs", met=True, message="`outputs` is the solution's.")
+    verdict = with_expectations(no_graph_built(), (kept,))
+    assert (verdict.verdict, verdict.error, verdict.expectations) == ("clean", None, (kept,))
+    assert verdict.message == NO_GRAPH_KEPT
+
+
+def test_code_that_built_no_graph_and_breaks_the_contract_is_wrong_and_reads_so():
+    """A wrong verdict, not an ungraded one: its headline is WRONG, as its exit status says."""
+    wrong = with_expectations(no_graph_built(), BROKEN)
+    assert (wrong.verdict, wrong.error, wrong.exit_code) == ("wrong", None, 1)
+    assert headline(wrong).startswith("WRONG")
+
+
+def test_only_a_run_without_graph_is_made_clean_by_a_kept_contract():
+    """A snippet that raised, or ran out of time, stays ungraded whatever it left behind;
+    and without a contract there is nothing to keep."""
+    kept = Expectation(what="same:outputs", met=True, message="`outputs` is the solution's.")
+    raised = Verdict.not_graded("error", "cpu", "ZeroDivisionError", kind="ZeroDivisionError")
+    assert with_expectations(raised, (kept,)) is raised
+    assert with_expectations(no_graph_built(), ()).verdict == "error"
 
 
 def _promise(contract: Contract, fix: Observed, solution: Observed, what: str) -> Expectation:
