@@ -297,6 +297,9 @@ class Ledger(TorchFunctionMode):
         self._hook_functions: tuple[Callable[..., object], Callable[..., object]] | None = None
         self._paused = False
         self._step_pause: _Paused | None = None
+        self._step_depth = 0
+        """Optimizer steps running now: an optimizer whose step() runs another's (Lookahead,
+        ZeroRedundancyOptimizer over its local optimizer) makes one update, not two."""
         self._inside = 0
         """Depth of torch calls running inside the mode's handler (where torch pops the mode)."""
         self._loop_line = 0
@@ -715,7 +718,11 @@ class Ledger(TorchFunctionMode):
         kwargs: dict[str, object],
     ) -> None:
         """Count the update, and let the optimizer's own arithmetic (no graph, under no_grad)
-        run without the mode unless a closure (L-BFGS) builds graph inside the step."""
+        run without the mode unless a closure (L-BFGS) builds graph inside the step. A step
+        inside another optimizer's step is part of that one's update."""
+        self._step_depth += 1
+        if self._step_depth > 1:
+            return
         with self.paused(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # FSDP's parameters are views: torch warns on .grad
             gradients = _gradients(optimizer)
@@ -736,6 +743,9 @@ class Ledger(TorchFunctionMode):
         args: tuple[object, ...],
         kwargs: dict[str, object],
     ) -> None:
+        self._step_depth = max(self._step_depth - 1, 0)
+        if self._step_depth:
+            return
         if self._step_pause is not None:
             pause, self._step_pause = self._step_pause, None
             pause.__exit__(None, None, None)
