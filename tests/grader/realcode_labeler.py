@@ -56,6 +56,8 @@ from labeler import reachable_graph_nodes, warm_up  # noqa: E402  (the corpus la
 RATIO = 1.5
 UNITS = 3
 MIN_UNIT = 8
+RANK_TIMEOUT_S = 600
+"""How long a ranked script's processes may take together, each measuring its own rank."""
 HERE = Path(__file__).resolve().parent / "realcode"
 
 
@@ -86,7 +88,13 @@ def measure_ranked(path: Path, ranks: int) -> dict:
             )
             for rank in range(ranks)
         ]
-        outputs = [process.communicate(timeout=600)[0] for process in processes]
+        try:
+            outputs = [process.communicate(timeout=RANK_TIMEOUT_S)[0] for process in processes]
+        finally:  # a rank that hangs (its peer died in a collective) is not left behind
+            for process in processes:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
     per_rank = []
     for rank, (process, output) in enumerate(zip(processes, outputs, strict=True)):
         lines = output.strip().splitlines()
