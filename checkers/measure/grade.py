@@ -678,10 +678,10 @@ def snippet_roots(ledger: Ledger, iterated: Mapping[int, str]) -> dict[str, obje
     roots = frame_roots(candidate_frames())
     suspended: list[FrameType] = []
     unnamed: dict[str, object] = {}
-    for index, iterable in list(ledger.feeding.items()):
+    for index, (iterable, statement) in list(ledger.feeding.items()):
         frames, iterators = drawn_from(iterable)
         suspended.extend(frame for frame in frames if policy.is_namespace(frame.f_globals))
-        text = iterated.get(ledger.pass_line[index])
+        text = iterated.get(ledger.pass_line[index]) if statement else None
         if text is not None and len(iterators) == 1:
             unnamed.setdefault(text, iterators[0])
     for name, value in [*frame_roots(suspended).items(), *unnamed.items()]:

@@ -262,9 +262,10 @@ class Ledger(TorchFunctionMode):
         self.passes = 0
         self._open: dict[int, list[int]] = {}
         self._open_order: list[int] = []
-        self.feeding: dict[int, object] = {}
-        """What each open pass iterates over (a generator, a zip of them), by pass: the
-        snippet's generators suspended there hold state no running frame names."""
+        self.feeding: dict[int, tuple[object, bool]] = {}
+        """What each open pass iterates over (a generator, a zip of them), by pass, and whether
+        the pass is a `for` statement's (not a comprehension's): the snippet's generators and
+        iterator objects suspended there hold state no running frame names."""
         self._pass_scanned: dict[int, int] = {}
         self.adopted = 0
         """Nodes grill did not see being made, stamped when a scan or a backward pass found
@@ -782,7 +783,7 @@ class Ledger(TorchFunctionMode):
         def one_pass() -> Iterator[object]:
             self.enter(line)
             index = self.passes - 1
-            self.feeding[index] = iterable
+            self.feeding[index] = (iterable, not ticking)
             if any(storage.is_a(iterable, kind) for kind in _DATA_SOURCES):
                 self.pass_data[index] = 1
             try:
