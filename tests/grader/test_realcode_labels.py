@@ -90,7 +90,7 @@ dist.init_process_group("gloo")
 model = DDP(torch.nn.Linear(4, 1))
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 kept = []
-for step in range(24):
+for step in range(16):
     loss = model(torch.randn(8, 4)).pow(2).mean()
     opt.zero_grad()
     loss.backward()
