@@ -26,6 +26,7 @@ from checkers.judge.rates import RATES
 from checkers.judge.tried import error_hint
 from checkers.measurements import GradePayload, Measurements
 from checkers.sandbox import Outcome, Sandbox, SandboxError
+from checkers.sandbox.outcome import RankedOutcome
 from checkers.verdict import Device, Expectation, Verdict
 
 if TYPE_CHECKING:
@@ -509,16 +510,49 @@ def _graded_ranks(
         }
         for rank in range(count)
     ]
-    try:
-        outcome = sandbox.run_ranked(
+
+    def run_ranked(snippet: str) -> RankedOutcome:
+        return sandbox.run_ranked(
             GRADE_JOB,
-            payloads,
+            [{**payload, "source": snippet} for payload in payloads],
             timeout_s=seconds + FINISH_MARGIN_S,
             stuck=lambda dumps: ranked_judge.stuck(dumps, filename),
         )
+
+    try:
+        outcome = run_ranked(source)
     except SandboxError as exc:
         return Verdict.not_graded("error", device, str(exc), kind=exc.kind), None
-    graded = [verdict_from_outcome(rank, source, avoid) for rank in outcome.ranks]
+    edited_runs: dict[str, RankedOutcome | None] = {}
+
+    def run_edited(rank: int) -> Callable[[str], Outcome]:
+        """Rank `rank`'s part of the edited snippet's ranked run: one run for every rank
+        whose hint shows the same edit (a failed start reads as a failed edit)."""
+
+        def run(edited: str) -> Outcome:
+            if edited not in edited_runs:
+                try:
+                    edited_runs[edited] = run_ranked(edited)
+                except SandboxError:
+                    edited_runs[edited] = None
+            ran = edited_runs[edited]
+            if ran is None:
+                return Outcome(
+                    status="error",
+                    result=None,
+                    output="",
+                    error=None,
+                    device=outcome.device,
+                    wall_s=0.0,
+                )
+            return ran.ranks[rank]
+
+        return run
+
+    graded = [
+        verdict_from_outcome(ranked, source, avoid, run_edited(rank))
+        for rank, ranked in enumerate(outcome.ranks)
+    ]
     measured = [
         cast(Measurements, rank.result) if rank.status == "ok" and rank.result else None
         for rank in outcome.ranks

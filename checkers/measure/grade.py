@@ -12,12 +12,14 @@ code (where an `except BaseException:` could swallow it).
 
 from __future__ import annotations
 
+import ast
 import bisect
 import gc
 import random
 import resource
 import sys
 import time
+import types
 import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -60,6 +62,10 @@ MAX_SUMMARY_NODES = 300_000
 """Graph nodes one scan walks at most, over all its holders."""
 MAX_LOOPS = 16
 """Loops whose held passes the parent is told about at most."""
+FED_DEPTH = 4
+"""Wrappers looked through for the generators a loop draws from: zip(enumerate(gen()), ...)."""
+MAX_ITERABLE_TEXT = 40
+"""The longest loop iterable named by its text (`for x in Stream(60)`)."""
 SERIES_BUCKETS = 1024
 CURVE_POINTS = 2000
 
@@ -151,6 +157,7 @@ def _graded(
     device = resolve_device(payload.get("device", "auto"))
     compiling = time.monotonic()
     code = policy.compile_candidate(payload["source"], filename, transform=instrument)
+    iterated = loop_iterables(payload["source"])
     started = time.monotonic()
     compile_s = started - compiling
     seconds = float(payload["seconds"])
@@ -163,7 +170,7 @@ def _graded(
             with policy.measuring():
                 result = measure(
                     ledger,
-                    frame_roots(candidate_frames()),
+                    snippet_roots(ledger, iterated),
                     namespace,
                     compare,
                     reason,
@@ -187,10 +194,10 @@ def _graded(
         steps_cap=payload.get("steps"),
         track_peak=bool(payload.get("peak")),
         on_stop=stop,
-        on_scan=lambda: measured_scan(ledger, filename),
+        on_scan=lambda: measured_scan(ledger, filename, iterated),
         on_carried=lambda node, born: on_carried(
             carried.found(
-                carried.holders(node, frame_roots(candidate_frames())),
+                carried.holders(node, snippet_roots(ledger, iterated)),
                 _at(ledger.step_at.values(), born),
             )
         ),
@@ -242,11 +249,11 @@ def ranked_rank(payload: GradePayload, device: str) -> policy.Ranked | None:
     return policy.Ranked(int(rank), int(world), device)
 
 
-def measured_scan(ledger: Ledger, filename: str) -> Scan:
+def measured_scan(ledger: Ledger, filename: str, iterated: Mapping[int, str]) -> Scan:
     """The ledger's periodic scan, from the snippet's own loop: snippet code that runs while
     it does (a finalizer) acts on nothing."""
     with policy.measuring():
-        return scan(ledger, frame_roots(candidate_frames()), filename)
+        return scan(ledger, snippet_roots(ledger, iterated), filename)
 
 
 def cpu_allowance() -> float | None:
@@ -662,6 +669,42 @@ def storage_bytes(tensor: torch.Tensor) -> int:
     return int(torch._C.TensorBase.untyped_storage(tensor).nbytes())
 
 
+def snippet_roots(ledger: Ledger, iterated: Mapping[int, str]) -> dict[str, object]:
+    """What a scan starts from: the names the snippet's running frames see, then what its
+    open loops iterate over where no name holds it: the locals of the snippet's generators
+    suspended there (`for step, x in zip(range(n), batches())`), and an iterator object
+    made in the `for` statement itself, named by its text (`for x in Stream(60)`). Both
+    live as long as the loop does. A running frame's name wins over theirs."""
+    roots = frame_roots(candidate_frames())
+    suspended: list[FrameType] = []
+    unnamed: dict[str, object] = {}
+    for index, (iterable, statement) in list(ledger.feeding.items()):
+        frames, iterators = drawn_from(iterable)
+        suspended.extend(frame for frame in frames if policy.is_namespace(frame.f_globals))
+        text = iterated.get(ledger.pass_line[index]) if statement else None
+        if text is not None and len(iterators) == 1:
+            unnamed.setdefault(text, iterators[0])
+    for name, value in [*frame_roots(suspended).items(), *unnamed.items()]:
+        roots.setdefault(name, value)
+    return roots
+
+
+def loop_iterables(source: str) -> dict[int, str]:
+    """The text of what each `for` statement iterates over, by the statement's line, where it
+    is short and on one line (`Stream(60)`): the name of an iterator no variable holds."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # compiled already: never here
+        return {}
+    found: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For):
+            text = ast.get_source_segment(source, node.iter)
+            if text and "\n" not in text and len(text) <= MAX_ITERABLE_TEXT:
+                found.setdefault(node.lineno, text)
+    return found
+
+
 def candidate_frames() -> list[FrameType]:
     """The snippet's frames on the current stack, innermost first."""
     frames: list[FrameType] = []
@@ -671,6 +714,39 @@ def candidate_frames() -> list[FrameType]:
             frames.append(frame)
         frame = frame.f_back
     return frames
+
+
+def drawn_from(iterable: object) -> tuple[list[FrameType], list[object]]:
+    """What a loop over `iterable` draws its items from: the suspended frames of generators,
+    and iterator objects of classes (one with its own `__next__`), found as `iterable`
+    itself or inside the builtin iterators that wrap them (zip, enumerate, map, itertools',
+    the policy's guard), a few wrappers deep. Only Python's own objects are looked into
+    (gc's referents, class namespaces: nothing of the snippet runs)."""
+    frames: list[FrameType] = []
+    iterators: list[object] = []
+    todo, seen = [(iterable, 0)], set()
+    while todo:
+        value, depth = todo.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        cls = type(value)
+        if cls is types.GeneratorType:
+            if value.gi_frame is not None and not value.gi_running:  # type: ignore[attr-defined]
+                frames.append(value.gi_frame)  # type: ignore[attr-defined]
+        elif storage.is_heap_type(cls):
+            if _defines_next(cls):
+                iterators.append(value)
+        elif depth < FED_DEPTH and (_defines_next(cls) or (depth and cls is tuple)):
+            todo.extend((part, depth + 1) for part in gc.get_referents(value))
+    return frames, iterators
+
+
+def _defines_next(cls: type) -> bool:
+    """Whether `cls` is an iterator class (a `__next__` in its real MRO's namespaces)."""
+    return any(
+        name == "__next__" for klass in storage.mro(cls) for name, _ in storage.namespace(klass)
+    )
 
 
 def bucketed(

@@ -262,6 +262,10 @@ class Ledger(TorchFunctionMode):
         self.passes = 0
         self._open: dict[int, list[int]] = {}
         self._open_order: list[int] = []
+        self.feeding: dict[int, tuple[object, bool]] = {}
+        """What each open pass iterates over (a generator, a zip of them), by pass, and whether
+        the pass is a `for` statement's (not a comprehension's): the snippet's generators and
+        iterator objects suspended there hold state no running frame names."""
         self._pass_scanned: dict[int, int] = {}
         self.adopted = 0
         """Nodes grill did not see being made, stamped when a scan or a backward pass found
@@ -297,6 +301,9 @@ class Ledger(TorchFunctionMode):
         self._hook_functions: tuple[Callable[..., object], Callable[..., object]] | None = None
         self._paused = False
         self._step_pause: _Paused | None = None
+        self._step_depth = 0
+        """Optimizer steps running now: an optimizer whose step() runs another's (Lookahead,
+        ZeroRedundancyOptimizer over its local optimizer) makes one update, not two."""
         self._inside = 0
         """Depth of torch calls running inside the mode's handler (where torch pops the mode)."""
         self._loop_line = 0
@@ -715,7 +722,11 @@ class Ledger(TorchFunctionMode):
         kwargs: dict[str, object],
     ) -> None:
         """Count the update, and let the optimizer's own arithmetic (no graph, under no_grad)
-        run without the mode unless a closure (L-BFGS) builds graph inside the step."""
+        run without the mode unless a closure (L-BFGS) builds graph inside the step. A step
+        inside another optimizer's step is part of that one's update."""
+        self._step_depth += 1
+        if self._step_depth > 1:
+            return
         with self.paused(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # FSDP's parameters are views: torch warns on .grad
             gradients = _gradients(optimizer)
@@ -736,6 +747,9 @@ class Ledger(TorchFunctionMode):
         args: tuple[object, ...],
         kwargs: dict[str, object],
     ) -> None:
+        self._step_depth = max(self._step_depth - 1, 0)
+        if self._step_depth:
+            return
         if self._step_pause is not None:
             pause, self._step_pause = self._step_pause, None
             pause.__exit__(None, None, None)
@@ -769,6 +783,7 @@ class Ledger(TorchFunctionMode):
         def one_pass() -> Iterator[object]:
             self.enter(line)
             index = self.passes - 1
+            self.feeding[index] = (iterable, not ticking)
             if any(storage.is_a(iterable, kind) for kind in _DATA_SOURCES):
                 self.pass_data[index] = 1
             try:
@@ -779,7 +794,8 @@ class Ledger(TorchFunctionMode):
                         self.tick(line)
                     yield item
             finally:
-                self.leave(line)
+                self.leave(line)  # its scan may still name what the pass drew from
+                self.feeding.pop(index, None)
 
         return one_pass()
 

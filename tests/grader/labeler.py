@@ -87,7 +87,10 @@ def reachable_graph_nodes() -> int:
         warnings.simplefilter("ignore")
         for obj in gc.get_objects():
             if isinstance(obj, torch.Tensor):
-                fn = obj.grad_fn
+                try:
+                    fn = obj.grad_fn
+                except RuntimeError:  # a view of a base modified in place (FSDP's flat
+                    continue  # parameter's views): torch refuses to read its grad_fn
                 if fn is None:  # a leaf: its .grad may carry a graph (create_graph=True)
                     grad = obj.grad
                     fn = grad.grad_fn if grad is not None else None

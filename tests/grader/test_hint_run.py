@@ -142,3 +142,57 @@ def test_a_total_read_back_as_a_tensor_is_told_why_it_stays_one(runs):
     ), verdict.hint
     assert "the task" not in (verdict.hint or "")
     assert len(ran) == 2 and "total += loss.item()" in ran[1]
+
+
+RANKED = """\
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+dist.init_process_group("gloo")
+model = DDP(torch.nn.Linear(4, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+kept = []
+for step in range(30):
+    value = model(torch.randn(8, 4)).mean()
+    opt.zero_grad()
+    value.pow(2).backward()
+    opt.step()
+    kept.append(value)
+{after}
+"""
+
+
+@pytest.fixture
+def ranked_runs():
+    """Every ranked run `grade_source` makes, as the sources its ranks ran."""
+    sandbox = shared_sandbox("cpu")
+    ran: list[list[str]] = []
+    real = sandbox.run_ranked
+
+    def recording(job, payloads, **options):
+        ran.append([payload["source"] for payload in payloads])
+        return real(job, payloads, **options)
+
+    with patch.object(sandbox, "run_ranked", recording):
+        yield sandbox, ran
+
+
+@pytest.mark.parametrize(
+    ("after", "shown"),
+    [
+        ("summary = torch.stack(kept).mean()", "kept.append(value.detach())"),
+        ("print(sum(kept) / len(kept))", "kept.append(value.item())"),
+    ],
+    ids=["item-breaks-a-later-line", "item-runs"],
+)
+def test_a_ranked_runs_item_edit_is_run_as_ranks_once(ranked_runs, after, shown):
+    """The edited snippet runs as ranks, once for all of them, and its hint is the same
+    `.item()`-or-`.detach()` choice a single run makes."""
+    sandbox, ran = ranked_runs
+    verdict = grade_source(RANKED.format(after=after), sandbox=sandbox, ranks=2)
+    assert verdict.verdict == "leak", verdict.message
+    assert shown in (verdict.hint or ""), verdict.hint
+    assert len(ran) == 2, "one ranked run of the snippet, one of its edit"
+    assert len(ran[1]) == 2
+    assert all("kept.append(value.item())" in source for source in ran[1])

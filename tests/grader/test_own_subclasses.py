@@ -206,3 +206,51 @@ def test_own_dataset_function_module_and_scheduler_are_measured(sandbox):
     verdict = grade(OWN_CLASSES, sandbox)
     assert verdict.verdict == "clean", verdict.message or verdict.error
     assert verdict.error is None
+
+
+LOOKAHEAD = """\
+import torch
+import torch.nn as nn
+
+
+class Lookahead(torch.optim.Optimizer):
+    \"\"\"Wraps another optimizer and calls its step() from its own, as ZeroRedundancyOptimizer
+    does with its local optimizer.\"\"\"
+
+    def __init__(self, base_optimizer, k=5, alpha=0.5):
+        self.base_optimizer = base_optimizer
+        self.k, self.alpha, self.counter = k, alpha, 0
+        super().__init__(base_optimizer.param_groups, base_optimizer.defaults)
+        self.slow = [p.detach().clone() for g in self.param_groups for p in g["params"]]
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = self.base_optimizer.step()
+        self.counter += 1
+        if self.counter % self.k == 0:
+            fast = [p for g in self.param_groups for p in g["params"]]
+            for slow, p in zip(self.slow, fast):
+                slow.add_(p - slow, alpha=self.alpha)
+                p.copy_(slow)
+        return loss
+
+
+model = nn.Linear(10, 1)
+opt = Lookahead(torch.optim.SGD(model.parameters(), lr=0.01))
+kept = []
+for step in range(40):
+    loss = model(torch.randn(8, 10)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    kept.append(loss)
+"""
+
+
+def test_an_optimizer_stepping_an_inner_one_makes_one_update_per_step(sandbox):
+    """Lookahead, ZeroRedundancyOptimizer: the outer step() runs the inner optimizer's, and
+    the two are one update: a store made once per step is "added every step"."""
+    verdict = grade(LOOKAHEAD, sandbox)
+    assert verdict.verdict == "leak", verdict.message or verdict.error
+    assert "40 optimizer steps" in verdict.coverage, verdict.coverage
+    assert "every 2 steps" not in verdict.message, verdict.message

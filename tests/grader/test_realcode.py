@@ -1,7 +1,8 @@
 """Real training code grades as its label says: every script of `realcode/` (training scripts
 modeled on public repositories, see `realcode/SOURCES.md`) and of `realcode/unusual/` (ordinary
 but unusual constructs, one or a few per file) gets the verdict `realcode/labels.json` gives it,
-graded by the process's shared warm sandbox as `grill check` grades a file.
+graded by the process's shared warm sandbox as `grill check` grades a file; a script labelled
+`"ranks": N` (written for `torchrun --nproc-per-node N`) as `grill check --ranks N` grades it.
 
 Labels were decided by reading the code and measuring it under plain Python
 (`tests/grader/realcode_labeler.py`, which uses nothing from grill), not by what grill says.
@@ -35,9 +36,10 @@ def sandbox() -> Sandbox:
 @pytest.mark.parametrize("path", FILES, ids=[name(path) for path in FILES])
 def test_real_training_code_gets_its_label(path, sandbox):
     label = LABELS[name(path)]
-    verdict = grade_file(path, sandbox=sandbox, seconds=BUDGET_S)
+    verdict = grade_file(path, sandbox=sandbox, seconds=BUDGET_S, ranks=label.get("ranks"))
     assert verdict.verdict == label["label"], verdict.message or verdict.error
     if label["label"] == "leak":
         assert f"(line {label['line']})" in verdict.message, verdict.message
+        assert f"`{label['holder']}" in verdict.message, verdict.message
     else:
         assert verdict.retained == ()

@@ -2,15 +2,18 @@
 `realcode/unusual/` has a label in `realcode/labels.json` and every label a file; a leak names
 the line of its holder and why; every script modeled on a public repository says so in its
 header, marks what was adapted with `# grill-corpus:` and is listed in `realcode/SOURCES.md`.
-(Grading them is `test_realcode.py`.)
+A ranked script's label (`"ranks": N`) comes from N measured ranks. (Grading them is
+`test_realcode.py`.)
 """
 
+import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).parent / "realcode"
+LABELER = Path(__file__).parent / "realcode_labeler.py"
 LABELS = json.loads((HERE / "labels.json").read_text(encoding="utf-8"))
 SCRIPTS = sorted(HERE.glob("*.py"))
 UNUSUAL = sorted((HERE / "unusual").glob("*.py"))
@@ -53,3 +56,59 @@ def test_the_scripts_come_from_at_least_ten_repositories():
         if line.startswith("| `") and line.count("|") > 3
     }
     assert len(repositories) >= 10, repositories
+
+
+RANKED = sorted(entry for entry, label in LABELS.items() if "ranks" in label)
+
+
+def test_the_corpus_holds_ranked_scripts_and_their_leak_twins():
+    assert len(RANKED) >= 8
+    assert sum(entry.startswith("variant_leak_") for entry in RANKED) >= 4
+
+
+@pytest.mark.parametrize("entry", RANKED)
+def test_a_ranked_label_was_measured_on_every_rank(entry):
+    """A script written for `torchrun --nproc-per-node N` is labelled from N measured ranks
+    (`realcode_labeler.py` runs them as torchrun would): a leak when any rank's graph climbs."""
+    label = LABELS[entry]
+    assert isinstance(label["ranks"], int) and 2 <= label["ranks"] <= 16, label
+    assert "init_process_group" in (HERE / entry).read_text(encoding="utf-8")
+    ranks = label["measured"]["ranks"]
+    assert len(ranks) == label["ranks"]
+    assert all(not rank.get("error") for rank in ranks), ranks
+    climbs = any(rank["label"] == "leak" for rank in ranks)
+    assert label["measured"]["label"] == ("leak" if climbs else "clean")
+    assert label["label"] == label["measured"]["label"], "a ranked label differs from its measure"
+
+
+TWO_RANKS = """\
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+dist.init_process_group("gloo")
+model = DDP(torch.nn.Linear(4, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+kept = []
+for step in range(16):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if dist.get_rank() == 1:
+        kept.append(loss)
+dist.destroy_process_group()
+"""
+
+
+def test_the_labeler_measures_each_rank_of_a_ranked_script(tmp_path):
+    """Only rank 1 keeps its losses: the run is a leak, seen on rank 1 and not on rank 0."""
+    spec = importlib.util.spec_from_file_location("realcode_labeler", LABELER)
+    labeler = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(labeler)
+    script = tmp_path / "two_ranks.py"
+    script.write_text(TWO_RANKS, encoding="utf-8")
+    measured = labeler.measure_ranked(script, 2)
+    assert measured["error"] is None, measured
+    assert [rank["label"] for rank in measured["ranks"]] == ["clean", "leak"]
+    assert measured["label"] == "leak"
