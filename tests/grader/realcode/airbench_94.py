@@ -64,7 +64,7 @@ class CifarLoader:
     def __init__(self, path, train=True, batch_size=500, aug=None, drop_last=None, shuffle=None):
         # grill-corpus: torchvision.datasets.CIFAR10 (saved to train.pt/test.pt) replaced by
         # random 32x32 uint8 images in memory; fp16 and channels_last dropped on CPU
-        count = 384 if train else 128
+        count = 256 if train else 128
         self.images = torch.randint(0, 256, (count, 32, 32, 3), dtype=torch.uint8)
         self.labels = torch.randint(0, 10, (count,))
         self.classes = [str(i) for i in range(10)]

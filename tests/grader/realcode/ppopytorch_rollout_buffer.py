@@ -263,7 +263,7 @@ def train():
     has_continuous_action_space = True  # continuous action space; else discrete
 
     max_ep_len = 40  # max timesteps in one episode (grill-corpus: 1000 -> 40)
-    max_training_timesteps = 480  # break training loop if timeteps > max_training_timesteps (grill-corpus: 3e6)
+    max_training_timesteps = 320  # break training loop if timeteps > max_training_timesteps (grill-corpus: 3e6)
 
     print_freq = max_ep_len * 4  # print avg reward in the interval (in num timesteps)
     log_freq = max_ep_len * 2  # log avg reward in the interval (in num timesteps)
@@ -276,7 +276,7 @@ def train():
 
     ################ PPO hyperparameters ################
     update_timestep = max_ep_len * 2  # update policy every n timesteps (grill-corpus: * 4 -> * 2)
-    K_epochs = 8  # update policy for K epochs in one PPO update (grill-corpus: 80 -> 8)
+    K_epochs = 4  # update policy for K epochs in one PPO update (grill-corpus: 80 -> 4)
 
     eps_clip = 0.2  # clip parameter for PPO
     gamma = 0.99  # discount factor

@@ -115,11 +115,11 @@ def imdb_splits(text_field, label_field):
     good = "a moving story with fine acting and a score that stays with you".split()
     bad = "a dull plot with flat acting and jokes that never land at all".split()
     examples = []
-    for i in range(400):
+    for i in range(240):
         words = good if i % 2 else bad
         length = random.randint(6, len(words))
         examples.append(Example(text_field.tokenize(" ".join(random.sample(words, length))), "pos" if i % 2 else "neg"))
-    return Dataset(examples[:280]), Dataset(examples[280:])
+    return Dataset(examples[:160]), Dataset(examples[160:])
 
 
 TEXT = Field(tokenize=str.split, include_lengths=True)  # grill-corpus: tokenize='spacy'

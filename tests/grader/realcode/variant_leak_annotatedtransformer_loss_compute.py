@@ -289,10 +289,10 @@ def example_simple_model():
 
     batch_size = 8  # grill-corpus: 80 -> 8
     loss_compute = SimpleLossCompute(model.generator, criterion)  # grill-corpus: VARIANT: one for the run
-    for epoch in range(3):  # grill-corpus: 20 -> 3 epochs, 20 -> 4 training and 5 -> 2 evaluation batches
+    for epoch in range(3):  # grill-corpus: 20 -> 3 epochs, 20 -> 3 training and 5 -> 2 evaluation batches
         model.train()
         run_epoch(
-            data_gen(V, batch_size, 4),
+            data_gen(V, batch_size, 3),
             model,
             loss_compute,
             optimizer,

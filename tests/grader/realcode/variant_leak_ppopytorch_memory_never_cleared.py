@@ -168,10 +168,10 @@ def main():
     render = False
     solved_reward = 230  # stop training if avg_reward > solved_reward
     log_interval = 5  # grill-corpus: 20 -> 5
-    max_episodes = 30  # grill-corpus: 50000 -> 30
-    max_timesteps = 40  # grill-corpus: 300 -> 40
+    max_episodes = 24  # grill-corpus: 50000 -> 24
+    max_timesteps = 30  # grill-corpus: 300 -> 30
     n_latent_var = 16  # grill-corpus: 64 -> 16
-    update_timestep = 100  # grill-corpus: 2000 -> 100
+    update_timestep = 80  # grill-corpus: 2000 -> 80
     lr = 0.002
     betas = (0.9, 0.999)
     gamma = 0.99  # discount factor

@@ -289,7 +289,7 @@ def main():
     # normalized 3x16x16 images)
     print("==> Preparing dataset %s" % args.dataset)
     num_classes = 10
-    trainset = data.TensorDataset(torch.randn(192, 3, 16, 16), torch.randint(0, num_classes, (192,)))
+    trainset = data.TensorDataset(torch.randn(128, 3, 16, 16), torch.randint(0, num_classes, (128,)))
     trainloader = data.DataLoader(trainset, batch_size=args.train_batch, shuffle=True, num_workers=args.workers)
     testset = data.TensorDataset(torch.randn(64, 3, 16, 16), torch.randint(0, num_classes, (64,)))
     testloader = data.DataLoader(testset, batch_size=args.test_batch, shuffle=False, num_workers=args.workers)
