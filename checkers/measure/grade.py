@@ -370,14 +370,16 @@ def held_passes(ledger: Ledger) -> list[HeldPass]:
         if first == UNSET or last - first + 1 < MIN_PASS:
             continue
         line, parent = ledger.pass_line[index], ledger.pass_parent[index]
-        held = iterations_held(deaths, starts.get(index, [first]), last)
+        pass_starts = starts.get(index, [first])
+        held = iterations_held(deaths, pass_starts, last)
         enough = len(held) >= max(MIN_HELD, HELD_SHARE * (len(starts.get(index, [])) - 1))
         enough = enough and not ledger.recurrent(index)  # layers, timesteps: bounded
         end = ledger.pass_end[index] if ledger.pass_end[index] != UNSET else ledger.generation
         lo, hi = bisect.bisect_left(backward_at, first), bisect.bisect_right(backward_at, end)
         # over data: batches trained on, or tensors drawn from a collection; ten dropout
         # samples of one batch, or one forward per class, repeat work the code counts
-        enough = enough and (hi - lo >= MIN_HELD or bool(ledger.pass_data.get(index)))
+        trained = iterations_trained(backward_at[lo:hi], pass_starts)
+        enough = enough and (trained >= MIN_HELD or bool(ledger.pass_data.get(index)))
         iterations = ledger.pass_ticks.get(index)
         _tally(
             found,
@@ -409,6 +411,14 @@ def held_passes(ledger: Ledger) -> list[HeldPass]:
         (entry for entry in found.values() if entry["held_passes"]),
         key=lambda entry: -entry["held"],
     )[:MAX_LOOPS]
+
+
+def iterations_trained(backward: Sequence[int], starts: Sequence[int]) -> int:
+    """How many iterations of a pass (the generations from one start to the next) ran a
+    backward pass (`backward`: their generations): batches trained on. An update that runs
+    several backward passes inside one iteration (PPO's epochs over its rollout buffer,
+    every N environment steps) trained on one; it does not make the loop's steps batches."""
+    return len({bisect.bisect_right(starts, generation) for generation in backward})
 
 
 def iterations_held(deaths: OffHeap, starts: Sequence[int], last: int) -> list[int]:

@@ -1,7 +1,13 @@
-"""What a snippet gets for `import os`, `import sys` and `import gc`: views of the modules
-training scripts use everywhere, offering the parts that compute, query, or touch files in the
-run's own folder, and refusing the rest (processes, raw file descriptors, the interpreter's own
-state, every object in the process) by name with the reason.
+"""What a snippet gets for `import os`, `import sys`, `import gc` and `import pickle`: views of
+the modules training scripts use everywhere, offering the parts that compute, query, or touch
+files in the run's own folder, and refusing the rest (processes, raw file descriptors, the
+interpreter's own state, every object in the process, unpickling) by name with the reason.
+
+`pickle.dump` and `pickle.dumps` are offered because scripts log their curves with them
+(wgan-gp's `tflib.plot` pickles every value it plotted); writing a pickle walks the objects as
+`torch.save`, already offered, does, and runs nothing it did not already have. Reading one
+(`load`, `loads`, `Unpickler`) runs code, and a `Pickler` of the snippet's own could be handed
+every object the walk reaches: both stay refused.
 
 `gc.collect()` is offered because it is the fix people try first for a leak, and it teaches by
 running: it frees only unreachable cycles, so graph a name or a list still references stays,
@@ -13,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 import sys
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
@@ -21,7 +28,7 @@ from checkers.policy.identity import proxy_for
 from checkers.policy.refusal import not_available
 from checkers.policy.standins import _named, inside_run_folder, stand_in
 
-VIEWS = frozenset({"os", "sys", "gc"})
+VIEWS = frozenset({"os", "sys", "gc", "pickle"})
 
 OS_AS_IS = (
     "name sep altsep extsep pathsep linesep curdir pardir defpath devnull "
@@ -158,6 +165,15 @@ GC_REASONS: dict[str, str] = {
 """Why each closed name of gc is; the rest change the collector grill's measurements rely on."""
 
 
+PICKLE_AS_IS = "dump dumps HIGHEST_PROTOCOL DEFAULT_PROTOCOL PickleError PicklingError".split()
+"""pickle as a script logging its values uses it: writing, never reading."""
+
+PICKLE_REASONS: dict[str, str] = {
+    "Pickler": "a pickler of the snippet's own is handed every object its walk reaches",
+}
+"""Why each closed name of pickle is; the rest read pickles, and unpickling runs code."""
+
+
 class EnvironView(MutableMapping[str, str]):
     """`os.environ` as a snippet sees it: the run's own environment (set for the sandbox, and
     for ranked runs their RANK and WORLD_SIZE), readable and changeable for this run only."""
@@ -219,21 +235,24 @@ def _offers() -> dict[str, dict[str, object]]:
         name: getattr(sys, name) for name in SYS_AS_IS if hasattr(sys, name)
     }
     gc_offers: dict[str, object] = {name: getattr(gc, name) for name in GC_AS_IS}
-    for offers in (os_offers, sys_offers, gc_offers):
+    pickle_offers: dict[str, object] = {name: getattr(pickle, name) for name in PICKLE_AS_IS}
+    for offers in (os_offers, sys_offers, gc_offers, pickle_offers):
         for value in offers.values():
             if callable(value) and not isinstance(value, type):
                 stand_in(value)
     for name in ("PathLike", "DirEntry", "stat_result", "terminal_size", "error"):
         if name in os_offers:
             stand_in(os_offers[name])
-    return {"os": os_offers, "sys": sys_offers, "gc": gc_offers}
+    for name in ("PickleError", "PicklingError"):
+        stand_in(pickle_offers[name])
+    return {"os": os_offers, "sys": sys_offers, "gc": gc_offers, "pickle": pickle_offers}
 
 
 _OFFERS = _offers()
 
 
 def view_attribute(module: str, attr: str) -> object:
-    """`os.attr`, `sys.attr` or `gc.attr` for snippet code."""
+    """`os.attr`, `sys.attr`, `gc.attr` or `pickle.attr` for snippet code."""
     if module == "os" and attr == "path":
         return proxy_for("posixpath")
     if module == "sys":
@@ -252,6 +271,8 @@ def _reason(module: str, attr: str) -> str:
         return SYS_REASONS.get(attr, "the sandbox offers only part of sys")
     if module == "gc":
         return GC_REASONS.get(attr, "it changes the collector grill's measurements rely on")
+    if module == "pickle":
+        return PICKLE_REASONS.get(attr, "unpickling runs code")
     for prefixes, why in OS_REASONS:
         if any(attr.startswith(prefix) for prefix in prefixes):
             return why

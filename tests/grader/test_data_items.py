@@ -1,6 +1,7 @@
 """A loop's items are data when they carry tensors at any depth, attributes included: a
 torchtext-style `Batch` (`batch.src`, `batch.trg`), a dataclass, a class with `__slots__`, a
-namedtuple, a `SimpleNamespace`. A loop over layers or optimizers is not a loop over data.
+namedtuple, a `SimpleNamespace`. A loop over layers or optimizers is not a loop over data, nor
+is a loop whose backward passes all ran in one of its iterations (an update every N steps).
 That decides whether a window kept for a whole pass grows with the data (a leak) or is bounded
 by the code."""
 
@@ -108,3 +109,39 @@ def test_an_evaluation_pass_over_batch_objects_that_keeps_every_graph_is_a_leak(
     )
     assert verdict.verdict == "leak", verdict.message
     assert "`predictions` keeps every iteration's graph (line 23)" in verdict.message
+
+
+ROLLOUT_BUFFER_CLEARED_EVERY_N_STEPS = """\
+import torch
+import torch.nn as nn
+
+policy = nn.Linear(4, 2)
+opt = torch.optim.Adam(policy.parameters(), lr=0.01)
+buffer = []
+timestep = 0
+for episode in range(30):
+    for t in range(40):
+        timestep += 1
+        logits = policy(torch.randn(4))
+        buffer.append(torch.log_softmax(logits, -1)[0])
+        if timestep % 100 == 0:
+            old = torch.stack(buffer).detach()
+            for _ in range(4):
+                loss = (policy(torch.randn(len(buffer), 4)).sum(-1) - old).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            buffer.clear()
+        if t == 20 + episode % 7:
+            break
+"""
+
+
+def test_an_update_of_several_backward_passes_inside_one_step_does_not_make_steps_batches():
+    """A rollout buffer kept across episodes and cleared every 100 environment steps
+    (PPO-PyTorch's `Memory`) is bounded by the code: the episode loop's steps are not batches
+    because one of its iterations ran the update's four backward passes."""
+    verdict = grade_source(
+        textwrap.dedent(ROLLOUT_BUFFER_CLEARED_EVERY_N_STEPS), sandbox=shared_sandbox("cpu")
+    )
+    assert verdict.verdict == "clean", verdict.message

@@ -255,6 +255,24 @@ def test_stdlib_modules_that_open_files_in_c_or_unpickle_stay_closed(opener):
         run(f"import {opener.split('.')[0]}\n{opener}('x')")
 
 
+def test_pickle_writes_as_torch_save_does_and_never_reads(tmp_path, monkeypatch):
+    """A script pickling its log (wgan-gp's `tflib.plot`) runs: `pickle.dump` and `dumps` walk
+    the objects as `torch.save` does. Reading a pickle runs code, and a Pickler of the
+    snippet's own would be handed every object the walk reaches: refused by name."""
+    monkeypatch.chdir(tmp_path)
+    namespace = run(
+        "import pickle\n"
+        "log = {'disc cost': {0: 1.5, 1: 1.25}}\n"
+        "with open('log.pkl', 'wb') as f:\n"
+        "    pickle.dump(log, f, pickle.HIGHEST_PROTOCOL)\n"
+        "size = len(pickle.dumps(log))\n"
+    )
+    assert namespace["size"] == (tmp_path / "log.pkl").stat().st_size
+    for use in ("load(open('log.pkl', 'rb'))", "loads(b'')", "Unpickler", "Pickler", "_loads"):
+        with pytest.raises(Refused, match=f"'pickle.{use.split('(')[0]}' is not available"):
+            run(f"import pickle\npickle.{use}\n")
+
+
 def test_files_in_the_runs_folder_and_library_code_open_as_usual(tmp_path, monkeypatch):
     """Logging to a file, `argparse.FileType`, pathlib and shutil in the run's folder; reading
     library source as inspect, linecache and tokenize do for tracebacks and warnings."""
