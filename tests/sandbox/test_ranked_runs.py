@@ -64,10 +64,19 @@ def scratch(box: Sandbox) -> tuple[list[str], list[str]]:
     return worker_folder(box), sorted(listed)
 
 
+PRISTINE: dict[int, tuple[list[str], list[str]]] = {}
+"""Each worker's scratch as its first ranked run here found it, by the worker's process id:
+every run's scratch is cleared before the next one, so each run must leave it as found then
+(a run that left a file fails, and so do the runs after it while the file stays)."""
+
+
 def graded_leaving_nothing(box: Sandbox, source: str):
     """`source` (after HEAD) graded as 2 ranks; no process of the run and no file it wrote
     outlive it."""
-    baseline, before = process_tree(worker_pid(box)), scratch(box)
+    baseline = process_tree(worker_pid(box))
+    if worker_pid(box) not in PRISTINE:
+        PRISTINE[worker_pid(box)] = scratch(box)
+    before = PRISTINE[worker_pid(box)]
     verdict = grade_source(HEAD + source, ranks=2, sandbox=box, seconds=BUDGET)
     assert process_tree(worker_pid(box)) == baseline, "a process of the ranked run survived it"
     assert scratch(box) == before, "the ranked run left files in its scratch"
