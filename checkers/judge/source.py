@@ -8,6 +8,9 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 MUTATORS = frozenset({"append", "appendleft", "extend", "insert", "add", "update", "setdefault"})
 TRIED_CALLS = frozenset({"collect", "empty_cache"})
@@ -39,42 +42,68 @@ def assignment_line(tree: ast.Module, path: str) -> int | None:
     if name is None:
         return None
     tail = _container_tail(path)
+    candidates = [
+        (
+            indexed if store.fills is None else store.fills == indexed or not indexed,
+            bool(tail) and store.container is not None and store.container.endswith(tail),
+            store.in_loop,
+            store.line,
+        )
+        for store in _stores(tree)
+        if store.name == name
+    ]
+    if not candidates:
+        return None
+    return max(candidates)[3]
+
+
+@dataclass(frozen=True)
+class _Store:
+    """A statement that stores into a name: an assignment (`fills`: whether it fills a
+    container, by a subscript or in place) or a mutator call (`fills` None)."""
+
+    name: str
+    fills: bool | None
+    container: str | None
+    """The container's code as written, single-quoted (`self.stats['loss']`); None if it
+    cannot be written back."""
+    in_loop: bool
+    line: int
+
+
+_STORES: weakref.WeakKeyDictionary[ast.Module, tuple[_Store, ...]] = weakref.WeakKeyDictionary()
+"""Each tree's stores, read once: a leak with hundreds of holders asks `assignment_line` for
+each, and walking the whole tree (and every loop in it) per holder took a minute for a
+400-line script."""
+
+
+def _stores(tree: ast.Module) -> tuple[_Store, ...]:
+    if tree not in _STORES:
+        _STORES[tree] = tuple(_read_stores(tree))
+    return _STORES[tree]
+
+
+def _read_stores(tree: ast.Module) -> Iterator[_Store]:
     in_loop = _lines_in_loops(tree)
-    candidates: list[tuple[bool, bool, bool, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for part in _target_names(target):
-                    hit = _names(part) == name
-                    if hit:
+                    name = _names(part)
+                    if name is not None:
                         fills = isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign)
                         container = target.value if isinstance(target, ast.Subscript) else target
-                        candidates.append(
-                            (
-                                fills == indexed or not indexed,
-                                _same_container(container, tail),
-                                node.lineno in in_loop,
-                                node.lineno,
-                            )
+                        yield _Store(
+                            name, fills, _code(container), node.lineno in in_loop, node.lineno
                         )
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in MUTATORS
-            and _names(_container(node.func.value)) == name
+            and (name := _names(_container(node.func.value))) is not None
         ):
-            candidates.append(
-                (
-                    indexed,
-                    _same_container(node.func.value, tail),
-                    node.lineno in in_loop,
-                    node.lineno,
-                )
-            )
-    if not candidates:
-        return None
-    return max(candidates)[3]
+            yield _Store(name, None, _code(node.func.value), node.lineno in in_loop, node.lineno)
 
 
 def _container_tail(path: str) -> str:
@@ -85,15 +114,13 @@ def _container_tail(path: str) -> str:
     return bare[match.end() :] if match else ""
 
 
-def _same_container(node: ast.AST, tail: str) -> bool:
-    """Whether the code's container (`self.preds`, `stats["policy_loss"]`) is the path's."""
-    if not tail:
-        return False
+def _code(node: ast.AST) -> str | None:
+    """A container as written (`self.preds`, `stats['policy_loss']`), to compare with a
+    path's tail; None where it cannot be written back."""
     try:
-        text = ast.unparse(node)
+        return ast.unparse(node).replace('"', "'")
     except (ValueError, RecursionError):
-        return False
-    return text.replace('"', "'").endswith(tail)
+        return None
 
 
 def _target_names(target: ast.AST) -> list[ast.AST]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import torch
+from pace import bound
 
 from app.cli import main
 from checkers.verdict_schema import published
@@ -310,7 +311,7 @@ def test_under_torchrun_each_rank_reports_and_rank_0_prints_the_runs_verdict(tmp
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=bound(30),
     )
     out = " ".join(done.stdout.split())
     assert done.returncode != 0  # a rank's leak fails the launch, as a failing script would
@@ -327,7 +328,7 @@ def test_a_warning_torch_raises_is_shown_at_the_scripts_line_not_grills(tmp_path
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=bound(30),
     )
     assert f"{path}:13: UserWarning: Converting a tensor with requires_grad=True" in done.stderr
     assert "checkers" not in done.stderr

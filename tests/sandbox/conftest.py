@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import secrets
 import socket
-import threading
 
 import pytest
 from sandbox_witness import JOBS, SECRET_NAME, TEST_LIMITS, Witness
@@ -55,25 +54,8 @@ def either_sandbox(request):
 
 @pytest.fixture
 def witness(tmp_path, secret):
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.1)
+    listener = socket.create_server(("127.0.0.1", 0), backlog=64)
     canary_dir = tmp_path / "canaries"
     canary_dir.mkdir()
-    found = Witness(canary_dir, secret, listener.getsockname()[1])
-    stop = threading.Event()
-
-    def accept():
-        while not stop.is_set():
-            try:
-                conn, addr = listener.accept()
-            except (TimeoutError, OSError):
-                continue
-            found.connections.append(addr)
-            conn.close()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield found
-    stop.set()
-    thread.join()
+    yield Witness(canary_dir, secret, listener)
     listener.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,8 +59,27 @@ def process_tree(pid: int) -> set[int]:
 class Witness:
     canary_dir: Path
     secret: str
-    port: int
-    connections: list = field(default_factory=list)
+    listener: socket.socket
+    """A loopback listener that accepts nothing while the run goes on: the kernel queues any
+    connection made to it (even one closed at once), and `connections` takes them out of the
+    queue, so a late connection (a detached grandchild's) is seen whenever it is asked."""
+    accepted: list = field(default_factory=list)
+
+    @property
+    def port(self) -> int:
+        return self.listener.getsockname()[1]
+
+    @property
+    def connections(self) -> list:
+        """Every connection the listener's queue has held so far."""
+        self.listener.setblocking(False)
+        while True:
+            try:
+                connection, address = self.listener.accept()
+            except BlockingIOError:
+                return self.accepted
+            self.accepted.append(address)
+            connection.close()
 
     @property
     def canary(self) -> Path:

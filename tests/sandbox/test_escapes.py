@@ -5,6 +5,7 @@ left behind): the classic ways out of a Python sandbox, and those torch adds."""
 from __future__ import annotations
 
 import pytest
+from isolation_modes import in_modes
 from sandbox_witness import SNIPPET, process_tree, worker_pid
 
 REFUSED = [
@@ -541,10 +542,12 @@ or fails as it would under plain Python (`status`), and changes nothing."""
 
 
 @pytest.mark.parametrize(
-    "source,fragment", [(s, f) for _, s, f in REFUSED], ids=[name for name, _, _ in REFUSED]
+    "either_sandbox,source,fragment", in_modes(REFUSED), indirect=["either_sandbox"]
 )
 def test_hostile_snippet_is_refused_and_changes_nothing(either_sandbox, witness, source, fragment):
-    """With bubblewrap and without it: the policy is the wall a machine without it relies on."""
+    """With bubblewrap and without it (every entry with it, a sample without it: the policy
+    decides, the same code in both modes, `isolation_modes`): the policy is the wall a machine
+    without bubblewrap relies on."""
     baseline = process_tree(worker_pid(either_sandbox))
     outcome = either_sandbox.run(SNIPPET, {"source": witness.fill(source)})
     assert outcome.status == "refused", (outcome.error, outcome.output)
@@ -554,7 +557,7 @@ def test_hostile_snippet_is_refused_and_changes_nothing(either_sandbox, witness,
 
 
 @pytest.mark.parametrize(
-    "source,status", [(s, st) for _, s, st in HELD], ids=[name for name, _, _ in HELD]
+    "either_sandbox,source,status", in_modes(HELD), indirect=["either_sandbox"]
 )
 def test_code_that_reaches_nothing_runs_and_changes_nothing(
     either_sandbox, witness, source, status

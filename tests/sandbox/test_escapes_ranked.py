@@ -4,7 +4,8 @@ runs of `WORLD` ranks, in both modes.
 - `test_policy_escapes_in_a_loop.py`: its two list tests (`REFUSED`, `HELD`) on every
   `EVERY`-th entry of their lists, starting with the first, through a sandbox whose `run` is
   a ranked run (`RankedBox`): the snippet runs as every rank, with torch.distributed open to
-  it as to a graded rank.
+  it as to a graded rank; with bubblewrap, and a sample of them without it, as the single
+  runs of those lists (`isolation_modes`).
 - `test_isolation_probes.py` and `test_verdict_integrity.py`: every test that is not
   parametrized, through the same `RankedBox`, with its own fixtures.
 - `test_verdict_integrity.py`'s `GRADED` list (every `EVERY`-th entry) graded as ranks by
@@ -24,6 +25,7 @@ import pytest
 import test_isolation_probes as probes
 import test_policy_escapes_in_a_loop as in_a_loop
 import test_verdict_integrity as integrity
+from isolation_modes import in_modes
 from sandbox_witness import process_tree, worker_pid
 
 from checkers.api import grade_source
@@ -84,7 +86,7 @@ GRADED = every(integrity.GRADED)
 
 
 @pytest.mark.parametrize(
-    "attack,fragment", [(a, f) for _, a, f in REFUSED], ids=[name for name, _, _ in REFUSED]
+    "either_sandbox,attack,fragment", in_modes(REFUSED), indirect=["either_sandbox"]
 )
 def test_an_attack_in_a_training_loop_is_refused_on_every_rank(
     ranked_box, witness, attack, fragment
@@ -95,7 +97,7 @@ def test_an_attack_in_a_training_loop_is_refused_on_every_rank(
 
 
 @pytest.mark.parametrize(
-    "attack,status", [(a, st) for _, a, st in HELD], ids=[name for name, _, _ in HELD]
+    "either_sandbox,attack,status", in_modes(HELD), indirect=["either_sandbox"]
 )
 def test_code_in_a_training_loop_that_reaches_nothing_is_held_on_every_rank(
     ranked_box, witness, attack, status

@@ -1,5 +1,6 @@
 """Generic ways out of the policy, each inside an ordinary-looking training loop, each run with
-bubblewrap and again without it (process mode): re-initialising what the snippet does not
+bubblewrap, and a sample of them again without it (process mode; `isolation_modes` says which
+and why): re-initialising what the snippet does not
 own, real objects torch re-exports reached by any route, the grader's own state and torch's
 private state.
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from isolation_modes import in_modes
 from sandbox_witness import SNIPPET, process_tree, worker_pid
 
 LOOP = """\
@@ -176,7 +178,7 @@ def in_loop(attack: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "attack,fragment", [(a, f) for _, a, f in REFUSED], ids=[name for name, _, _ in REFUSED]
+    "either_sandbox,attack,fragment", in_modes(REFUSED), indirect=["either_sandbox"]
 )
 def test_an_attack_in_a_training_loop_is_refused_and_changes_nothing(
     either_sandbox, witness, attack, fragment
@@ -190,7 +192,7 @@ def test_an_attack_in_a_training_loop_is_refused_and_changes_nothing(
 
 
 @pytest.mark.parametrize(
-    "attack,status", [(a, st) for _, a, st in HELD], ids=[name for name, _, _ in HELD]
+    "either_sandbox,attack,status", in_modes(HELD), indirect=["either_sandbox"]
 )
 def test_code_in_a_training_loop_that_reaches_nothing_runs_and_changes_nothing(
     either_sandbox, witness, attack, status

@@ -10,6 +10,7 @@ import threading
 import time
 
 import pytest
+from pace import bound
 from sandbox_witness import SNIPPET, TEST_LIMITS, process_tree, sandbox_with_jobs, worker_pid
 
 from checkers.sandbox import Sandbox, SandboxError, ending, isolation, launcher, parent
@@ -105,7 +106,7 @@ def test_closing_during_a_run_in_another_thread_cancels_it_cleanly(secret):
     time.sleep(0.5)
     started = time.monotonic()
     box.close()
-    running.join(timeout=10)
+    running.join(timeout=bound(1))
     assert time.monotonic() - started < 5
     assert [(o.status, o.error.kind) for o in outcomes] == [("error", "cancelled")]
     assert box._process is None
@@ -202,7 +203,7 @@ def test_a_program_that_ends_without_closing_its_sandbox_leaves_no_folder(tmp_pa
         env={**os.environ, "TMPDIR": str(tmp_path)},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bound(10),
     )
     assert (ended.returncode, ended.stdout) == (129, "started\n"), ended.stderr[-2000:]
     assert list(tmp_path.iterdir()) == []
@@ -250,7 +251,7 @@ def test_a_second_signal_kills_every_worker_and_removes_its_folder_without_waiti
     worker, folder = worker_pid(box), box._workdir
     parent._kill_started_now()
     assert folder is not None and not os.path.exists(folder)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + bound(1)
     while os.path.exists(f"/proc/{worker}") and not zombie(worker):
         assert time.monotonic() < deadline
         time.sleep(0.01)

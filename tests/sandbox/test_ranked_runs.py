@@ -15,8 +15,10 @@ import time
 from typing import cast
 
 import pytest
+from pace import bound
 from sandbox_witness import process_tree, worker_pid
 
+from checkers import api
 from checkers.api import UsageError, grade_source
 from checkers.sandbox import Sandbox
 from checkers.sandbox.child import CRASH_LOG
@@ -39,7 +41,7 @@ def ranked(either_sandbox):
 def worker_folder(box: Sandbox) -> list[str]:
     """What the worker's folder holds once it has cleared the last run's scratch (it does so
     just after that run's answer, and before it takes the next request)."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + bound(1)
     while True:
         names = sorted(os.listdir(cast(str, box._workdir)))
         if not any(n.startswith(CRASH_LOG) for n in names) or time.monotonic() > deadline:
@@ -62,10 +64,19 @@ def scratch(box: Sandbox) -> tuple[list[str], list[str]]:
     return worker_folder(box), sorted(listed)
 
 
+PRISTINE: dict[int, tuple[list[str], list[str]]] = {}
+"""Each worker's scratch as its first ranked run here found it, by the worker's process id:
+every run's scratch is cleared before the next one, so each run must leave it as found then
+(a run that left a file fails, and so do the runs after it while the file stays)."""
+
+
 def graded_leaving_nothing(box: Sandbox, source: str):
     """`source` (after HEAD) graded as 2 ranks; no process of the run and no file it wrote
     outlive it."""
-    baseline, before = process_tree(worker_pid(box)), scratch(box)
+    baseline = process_tree(worker_pid(box))
+    if worker_pid(box) not in PRISTINE:
+        PRISTINE[worker_pid(box)] = scratch(box)
+    before = PRISTINE[worker_pid(box)]
     verdict = grade_source(HEAD + source, ranks=2, sandbox=box, seconds=BUDGET)
     assert process_tree(worker_pid(box)) == baseline, "a process of the ranked run survived it"
     assert scratch(box) == before, "the ranked run left files in its scratch"
@@ -92,7 +103,7 @@ def test_the_cli_says_the_range_of_ranks_and_exits_2(tmp_path, count):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bound(3),
     )
     assert run.returncode == EXIT_USAGE, run.stderr
     assert "--ranks must be" in run.stderr and "from 1 to 16" in run.stderr
@@ -213,12 +224,14 @@ def test_ranks_that_all_loop_forever_are_stopped_by_their_budget(ranked):
     assert [rank.summary for rank in verdict.ranks] == ["stopped by its budget"] * 2
 
 
-def test_ranks_that_sleep_past_the_wall_clock_are_a_timeout_naming_their_line(sandbox):
+def test_ranks_that_sleep_past_the_wall_clock_are_a_timeout_naming_their_line(sandbox, monkeypatch):
     """Idle ranks that wait on nothing are no hang (no collective) and use no budget (no
     step): the wall clock ends them, and each says where it stood (one mode: it takes the
-    wall clock's margin)."""
+    wall clock's margin, here one that leaves the ranks time to reach their sleep on this
+    machine now instead of grill's 20 s)."""
     if not sandbox.can_rank:
         pytest.skip("this machine gives the sandbox no network of its own: ranked runs refused")
+    monkeypatch.setattr(api, "FINISH_MARGIN_S", bound(0.3))
     verdict = graded_leaving_nothing(sandbox, "import time\n" + INIT + "time.sleep(1000)\n")
     assert (verdict.verdict, verdict.exit_code) == ("timeout", EXIT_NOT_GRADED), verdict.message
     assert [rank.summary for rank in verdict.ranks] == ["timed out at line 6"] * 2
@@ -321,7 +334,7 @@ def test_grill_check_with_ranks_leaves_no_process_and_no_folder(
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=bound(20),
     )
     found = json.loads(reaped.stdout)
     assert found["code"] == EXIT_NOT_GRADED, found["err"]

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pace import bound
 from sandbox_witness import TEST_LIMITS, sandbox_with_jobs
 
 from checkers.sandbox import parent
@@ -117,7 +118,7 @@ def test_the_folder_of_a_sandbox_that_lives_is_never_swept(tmp):
         with sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS, isolation="process"):
             assert theirs.is_dir()
     finally:
-        owner.communicate("\n", timeout=120)
+        owner.communicate("\n", timeout=bound(10))
     assert not theirs.exists(), "its owner removes it when it closes"
 
 
