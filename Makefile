@@ -25,8 +25,8 @@ run test test-fast bench: export PYTHONDONTWRITEBYTECODE =
 test: setup
 	$(BIN)/python -m pytest -q -n $(WORKERS)
 
-# The edit loop: of the tests below sandbox/, grader/ and e2e/ folders, only each file's first
-# (the others are marked slow), so every package still runs.
+# The edit loop: each test file's first test, but none below an e2e/ folder (the others are
+# marked slow: tests/edit_loop.py), so every file, and with them every package, still runs.
 test-fast: setup
 	$(BIN)/python -m pytest -q -n $(WORKERS) -m "not slow"
 

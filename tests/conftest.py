@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from edit_loop import in_edit_loop
 from pace import bound
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,21 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
-SLOW_FOLDERS = frozenset({"sandbox", "grader", "e2e"})
-"""Tests below a folder of one of these names start the sandbox, torch or whole grill processes:
-`make test-fast` (pytest -m "not slow") keeps only the first test of each of their files in the
-edit loop, so it still runs every package (the sandbox, the grading job, the policy); `make test`
-runs all."""
-
 
 @pytest.hookimpl(tryfirst=True)  # before -k or -m leave any out: the sample stays the same
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    sampled: set[Path] = set()
-    for item in items:
-        if SLOW_FOLDERS.intersection(item.path.relative_to(ROOT / "tests").parts[:-1]):
-            if item.path in sampled:
-                item.add_marker(pytest.mark.slow)
-            sampled.add(item.path)
+    """Marks `slow` every test the edit loop leaves out (`tests/edit_loop.py`)."""
+    kept_ones = in_edit_loop(item.path.relative_to(ROOT / "tests") for item in items)
+    for item, kept in zip(items, kept_ones, strict=True):
+        if not kept:
+            item.add_marker(pytest.mark.slow)
 
 
 TEXTUAL_SCREEN_WAIT_S = 3.0

@@ -4,9 +4,9 @@ contract model has its words, and every shipped task's contract says each promis
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import pytest
+from pack_loading import shipped_library
 
 from checkers.contract_words import (
     ALWAYS_CHECKED,
@@ -19,14 +19,11 @@ from checkers.contract_words import (
     number,
 )
 from checkers.task import Communication, Compared, Contract, PerUpdate
-from questions.loader import load_library
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @cache
 def shipped_tasks() -> dict[str, Contract]:
-    library = load_library([ROOT / "questions"])
+    library = shipped_library()
     assert library.problems == []
     return {
         card.id: card.card.code_task.contract

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import cache
 from pathlib import Path
 
 import pytest
-import yaml
+from pack_loading import shipped_card
 
 from questions.model import Card
 
@@ -33,13 +32,8 @@ ALLOWED_IMPORTS = {
 STEPS_LINE = re.compile(r"^STEPS = (\d+)$", re.MULTILINE)
 
 
-@cache
-def load_card(path: Path) -> Card:
-    return Card.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-
-
 def cards() -> list[Card]:
-    return [load_card(path) for path in CARD_FILES]
+    return [shipped_card(path) for path in CARD_FILES]
 
 
 def tasks() -> list[Card]:

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-import yaml
+from pack_loading import shipped_library
 
 from questions.model import Card
 
@@ -71,15 +71,13 @@ def task_packs() -> dict[str, str]:
 
 @cache
 def _task_cards_with_packs() -> tuple[tuple[str, Card], ...]:
-    cards = []
-    for pack in CONTRACT_PACKS:
-        for path in sorted((ROOT / "questions" / pack).glob("*.yaml")):
-            if path.name == "pack.yaml":
-                continue
-            card = Card.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-            if card.code_task is not None:
-                cards.append((pack, card))
-    return tuple(cards)
+    packs = {pack.root.name: pack for pack in shipped_library().packs}
+    return tuple(
+        (name, loaded.card)
+        for name in CONTRACT_PACKS
+        for loaded in packs[name].cards
+        if loaded.card.code_task is not None
+    )
 
 
 def task_cards() -> tuple[Card, ...]:
@@ -172,14 +170,7 @@ def test_task_code_imports_only_what_the_sandbox_offers(card_id: str):
 
 def shipped_task_cards() -> list[Card]:
     """Every card with a code task in every shipped pack, the first pack's included."""
-    cards = []
-    for path in sorted((ROOT / "questions").glob("*/*.yaml")):
-        if path.name == "pack.yaml":
-            continue
-        card = Card.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-        if card.code_task is not None:
-            cards.append(card)
-    return cards
+    return [loaded.card for loaded in shipped_library().cards if loaded.card.code_task is not None]
 
 
 SHIPPED_TASKS = shipped_task_cards()

@@ -35,10 +35,13 @@ def files_limited_to(size: int):
 
 
 def grill(*argv: str, home: Path, limit: int | None = None) -> subprocess.CompletedProcess:
+    # Under the limit, Python would cache the modules it compiles cut at `limit` bytes (it
+    # ignores a short write), and every later import of them fails: "marshal data too short".
+    no_cache = {} if limit is None else {"PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run(
         [sys.executable, "-m", "app.cli", *argv],
         cwd=ROOT,
-        env={**os.environ, "GRILL_HOME": str(home), "GRILL_PACKS": str(FIXTURE_PACKS)},
+        env={**os.environ, "GRILL_HOME": str(home), "GRILL_PACKS": str(FIXTURE_PACKS), **no_cache},
         capture_output=True,
         text=True,
         timeout=120,

@@ -30,9 +30,11 @@ kept = []
 """
 
 
-torch.optim.SGD(
-    [torch.zeros(1, requires_grad=True)], lr=0.1
-)  # its lazy imports, as the worker warms them
+@pytest.fixture(scope="module", autouse=True)
+def warm_torch():
+    """torch's lazy imports, as the worker warms them (before this file's first test, not while
+    pytest collects: the first optimizer imports torch's compiler, 1.4 s of CPU)."""
+    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
 
 
 def measure(source: str, seconds: float = 60, cpu_limit: int | None = None, **payload) -> dict:

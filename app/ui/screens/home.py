@@ -254,12 +254,13 @@ class HomeScreen(GrillScreen):
     def _fill_due(self) -> None:
         pack = self.card_filter.pack
         where = "" if pack is None else " in this pack"
+        queue = self.queue()  # once: it orders every card (10,000 in 25 ms)
         text = Content.assemble(
-            (f"Due today{where}: {len(self.queue())}", "bold"),
+            (f"Due today{where}: {len(queue)}", "bold"),
             "\n",
             day_counts(self.today.counts_of(pack)),
         )
-        note = "d starts the queue" if self.queue() else self._why_nothing_new()
+        note = "d starts the queue" if queue else self._why_nothing_new()
         if note:
             text += Content.styled(f"\n{note}", "dim")
         self.query_one("#home-due", Static).update(text)
