@@ -322,6 +322,7 @@ def test_run_flag_uses_the_checkers_grader_on_the_shared_warm_worker(capsys, mon
     fake = fake_grader({"total + loss.item()": "leak", "total + loss": "leak"}, [])
     shared, started = FakeSandbox(), []
     api.shared_sandbox = lambda device: shared
+    api.worker_device = lambda device: device
     api.grading_sandbox = lambda device: started.append(FakeSandbox()) or started[-1]
     api.grade_task = lambda source, spec, sandbox, filename: fake(source, TASK)
     monkeypatch.setitem(sys.modules, "checkers.api", api)
