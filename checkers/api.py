@@ -26,6 +26,7 @@ from checkers.judge.rates import RATES
 from checkers.judge.tried import error_hint
 from checkers.measurements import GradePayload, Measurements
 from checkers.sandbox import Outcome, Sandbox, SandboxError
+from checkers.sandbox.isolation import host_has_cuda_devices
 from checkers.sandbox.outcome import RankedOutcome
 from checkers.verdict import Device, Expectation, Verdict
 
@@ -51,7 +52,7 @@ class UsageError(ValueError):
 
 _sandboxes: dict[str, Sandbox] = {}
 _sandboxes_lock = threading.Lock()
-_references: dict[tuple[object, ...], Observed | list[Observed] | Verdict] = {}
+_references: dict[tuple[object, ...], tuple[Verdict, Observed | list[Observed]]] = {}
 _references_lock = threading.Lock()
 
 
@@ -86,9 +87,17 @@ def grading_sandbox(device: Device = "auto", *, warm: bool = True) -> Sandbox:
     return Sandbox(device=device, warm=warm, preload=(GRADE_MODULE,))
 
 
+def worker_device(device: Device) -> Device:
+    """The device a worker asked for `device` grades on, as far as the parent can tell
+    without torch: `auto` on a machine with no NVIDIA device nodes is the CPU."""
+    return "cpu" if device == "auto" and not host_has_cuda_devices() else device
+
+
 def shared_sandbox(device: Device = "auto") -> Sandbox:
-    """One warm grading sandbox per requested device for this process (closed at exit, as
-    every started sandbox is)."""
+    """One warm grading sandbox per device for this process (closed at exit, as every
+    started sandbox is): `auto` and `cpu` share one where they are the same
+    (`worker_device`), so a process grading both starts torch once."""
+    device = worker_device(device)
     with _sandboxes_lock:
         if device not in _sandboxes:
             _sandboxes[device] = grading_sandbox(device)
@@ -148,7 +157,7 @@ def grade_task(
     }
     if spec.grading.ranks is not None:
         return _ranked_task(source, spec, options, filename)
-    verdict, fix = _run(source, options, filename)
+    verdict, fix = _fix_run(source, spec, options, filename)
     if not isinstance(fix, Observed):
         return verdict
     reference = _reference(spec.solution, "the reference solution", options)
@@ -212,7 +221,7 @@ def _run(
 def _ranked_task(source: str, spec: TaskSpec, options: _Options, filename: str) -> Verdict:
     """A ranked task's fix: every rank graded, every rank held to the contract against the
     same rank of the solution, and the communication the contract asks for."""
-    verdict, fixes = _run(source, options, filename)
+    verdict, fixes = _fix_run(source, spec, options, filename)
     if not isinstance(fixes, list):
         return verdict
     reference = _reference(spec.solution, "the reference solution", options)
@@ -391,10 +400,23 @@ def _contract_hint(
     )
 
 
-def _reference(source: str, role: str, options: _Options) -> Observed | list[Observed] | Verdict:
-    """What the card's own code does, cached per process once it ran (it is the same every
-    time); a run that failed (cancelled, out of time on a busy machine) is tried again. A
-    ranked task's is one Observed per rank."""
+def _fix_run(
+    source: str, spec: TaskSpec, options: _Options, filename: str
+) -> tuple[Verdict, Observed | list[Observed] | None]:
+    """A fix's run. A fix that is the card's own code (its solution, or its starter where the
+    contract measures peak memory against it) is the run its reference is: run once per
+    process and shared (`_card_run`), so `grill lint --run`, which grades both, runs each once."""
+    if source == spec.solution or (source == spec.starter and options["peak"]):
+        return _card_run(source, options, filename)
+    return _run(source, options, filename)
+
+
+def _card_run(
+    source: str, options: _Options, filename: str
+) -> tuple[Verdict, Observed | list[Observed] | None]:
+    """A run of the card's own code, kept per process once it ran (it is the same every
+    time: the measurements do not depend on the name it runs under); a run that failed
+    (cancelled, out of time on a busy machine) is not kept, and is tried again."""
     key = (
         hashlib.sha256(source.encode()).hexdigest(),
         *[options[k] for k in ("device", "seconds", "steps", "seed", "compare", "peak", "ranks")],
@@ -403,22 +425,26 @@ def _reference(source: str, role: str, options: _Options) -> Observed | list[Obs
         found = _references.get(key)
     if found is not None:
         return found
-    verdict, observed = _run(source, options, f"<{role}>")
-    result: Observed | list[Observed] | Verdict = (
-        observed
-        if observed is not None
-        else Verdict.not_graded(
-            "error",
-            verdict.device,
-            f"The task's {role} could not be graded, so a fix cannot be"
-            f" compared with it: {verdict.message or verdict.verdict}",
-            kind="task",
-        )
-    )
-    if observed is not None:  # a failed run (cancelled, timed out on a busy machine) is retried
+    verdict, observed = _run(source, options, filename)
+    if observed is not None:
         with _references_lock:
-            _references[key] = result
-    return result
+            _references[key] = (verdict, observed)
+    return verdict, observed
+
+
+def _reference(source: str, role: str, options: _Options) -> Observed | list[Observed] | Verdict:
+    """What the card's own code does (`_card_run`), or why it could not be graded. A ranked
+    task's is one Observed per rank."""
+    verdict, observed = _card_run(source, options, f"<{role}>")
+    if observed is not None:
+        return observed
+    return Verdict.not_graded(
+        "error",
+        verdict.device,
+        f"The task's {role} could not be graded, so a fix cannot be"
+        f" compared with it: {verdict.message or verdict.verdict}",
+        kind="task",
+    )
 
 
 def _graded(

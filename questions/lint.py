@@ -123,9 +123,10 @@ def _task_problems(
     grade: TaskGrader,
     progress: Callable[[LoadedCard, str], None] | None,
 ) -> list[Problem]:
+    # the solution first: its run is then the reference every later fix is held against
     runs: list[tuple[Loc, str, str]] = [
-        (("code_task", "starter"), task.starter, task.starter_fails),
         (("code_task", "solution"), task.solution, "clean"),
+        (("code_task", "starter"), task.starter, task.starter_fails),
     ]
     runs += [
         (("code_task", "tried_fixes", i), fix.code, fix.expect)

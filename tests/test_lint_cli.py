@@ -12,6 +12,7 @@ import types
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 from app.cli import main
 from app.commands.lint import LintWorkers, idle_cores
@@ -322,6 +323,7 @@ def test_run_flag_uses_the_checkers_grader_on_the_shared_warm_worker(capsys, mon
     fake = fake_grader({"total + loss.item()": "leak", "total + loss": "leak"}, [])
     shared, started = FakeSandbox(), []
     api.shared_sandbox = lambda device: shared
+    api.worker_device = lambda device: device
     api.grading_sandbox = lambda device: started.append(FakeSandbox()) or started[-1]
     api.grade_task = lambda source, spec, sandbox, filename: fake(source, TASK)
     monkeypatch.setitem(sys.modules, "checkers.api", api)
@@ -367,7 +369,7 @@ def test_run_on_several_workers_grades_tasks_at_once_and_reports_in_the_cards_or
         copy = card.read_text().replace("id: detach-metrics", f"id: detach-metrics-{index}")
         (pack / f"detach-metrics-{index}.yaml").write_text(copy)
     cards = lint_paths([pack]).cards
-    both_running = threading.Barrier(2, timeout=30)
+    both_running = threading.Barrier(2, timeout=bound(3))
     threads: dict[int, set[int]] = {}
 
     def grade(source, task):
@@ -558,7 +560,7 @@ def test_watch_lints_again_at_each_save_until_ctrl_c(tmp_path):
     ).start()
 
     def wait_for(text: str) -> None:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + bound(6)  # a lint takes about a second quiet
         while time.monotonic() < deadline:
             try:
                 if text in lines.get(timeout=1):
@@ -574,6 +576,6 @@ def test_watch_lints_again_at_each_save_until_ctrl_c(tmp_path):
         card.write_text(good_text)
         wait_for("no problems; 2 cards loaded")
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=30) == 0
+        assert process.wait(timeout=bound(3)) == 0
     finally:
         process.kill()

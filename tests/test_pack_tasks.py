@@ -4,8 +4,8 @@ pack allows it, a leak), compared names that exist in starter and solution, and 
 the sandbox offers.
 
 Whether each starter really fails and each solution really passes is graded by the real grader
-through the contract: `grill lint --run questions/` in `tests/grader/test_corpus.py`, with the
-fixes that break a task.
+through the contract: `grill lint --run` on each shipped task in `tests/grader/test_corpus.py`,
+with the fixes that break a task.
 """
 
 from __future__ import annotations

@@ -148,14 +148,19 @@ def _lint(args: argparse.Namespace, paths: list[Path]) -> int:
     problems = report.problems
     if args.run:
         try:
-            from checkers.api import grade_task, grading_sandbox, shared_sandbox  # only for --run
+            from checkers.api import (  # only for --run
+                grade_task,
+                grading_sandbox,
+                shared_sandbox,
+                worker_device,
+            )
         except ImportError as error:
             print(f"grill lint --run: the grader is not available ({error})", file=sys.stderr)
             return EXIT_USAGE
         workers = LintWorkers(shared_sandbox, grading_sandbox)
 
         def grade(source: str, task: CodeTask) -> Verdict:
-            sandbox = workers.own(task.spec.grading.device)
+            sandbox = workers.own(worker_device(task.spec.grading.device))
             return grade_task(source, task.spec, sandbox=sandbox, filename="<code task>")
 
         start = time.monotonic()

@@ -11,6 +11,7 @@ here imports torch or runs anything.
 
 from __future__ import annotations
 
+import functools
 import re
 from fnmatch import fnmatchcase
 
@@ -786,9 +787,12 @@ BUILTIN_TYPES = frozenset(
 """Builtin types whose instances a snippet may hold (their attributes are judged one by one)."""
 
 
+@functools.lru_cache(maxsize=8192)
 def torch_reason(path: str, ranked: bool = False) -> str | None:
     """Why a torch path (where an object lives, or the name a snippet reached it under) is a
-    closed capability, or None when it is open; `ranked`: for a rank of a ranked run."""
+    closed capability, or None when it is open; `ranked`: for a rank of a ranked run. Kept
+    per path (the tables are constant): a snippet reaches the same few paths every step
+    (`torch.randn`), and matching each against every pattern took a fifteenth of a run."""
     if any(fnmatchcase(path, pattern) for pattern in TORCH_OPEN):
         return None
     if ranked:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -26,7 +27,7 @@ def tool(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         env={"PATH": str(BIN), "PYTHONPATH": str(cwd), "HOME": str(cwd)},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=bound(10),  # the slowest, vulture over the tree and its tests: about 4 s quiet
     )
 
 
