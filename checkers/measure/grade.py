@@ -28,6 +28,7 @@ import torch
 
 from checkers import policy
 from checkers.measure import carried, ranked, storage, warnings_shown
+from checkers.measure.alive import alive_bytes
 from checkers.measure.fingerprint import fingerprint
 from checkers.measure.instrument import EACH, ENTER, LEAVE, LOOP, TICK, instrument
 from checkers.measure.ledger import (
@@ -283,6 +284,7 @@ def measure(
         held = held_passes(ledger)
         scans = chosen_scans(ledger.scans)
         settle(scans)
+        alive = alive_bytes()  # last: its collection must not change what the scans saw
     steps, loops = ledger.step_at.values(), ledger.loop_at.values()
     memory = (
         ledger.memory_by_step.values()
@@ -308,6 +310,7 @@ def measure(
         "memory": thin(memory),
         "reserved": thin(ledger.reserved_by_step.values()) if ledger.optimizer_steps else [],
         "peak_bytes": max(ledger.peak - ledger.base, 0),
+        "alive_bytes": alive,
         "scans": [
             {
                 "generation": s.generation,
@@ -498,6 +501,7 @@ def unmeasured(ledger: Ledger, why: str, started: float, device: str) -> Measure
         "memory": [],
         "reserved": [],
         "peak_bytes": 0,
+        "alive_bytes": 0,
         "scans": [],
         "held_passes": [],
         "values": {},
