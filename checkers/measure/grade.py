@@ -284,14 +284,13 @@ def measure(
         held = held_passes(ledger)
         scans = chosen_scans(ledger.scans)
         settle(scans)
-        alive = alive_bytes()  # last: its collection must not change what the scans saw
     steps, loops = ledger.step_at.values(), ledger.loop_at.values()
     memory = (
         ledger.memory_by_step.values()
         if ledger.optimizer_steps
         else ledger.memory_by_backward.values()
     )
-    return {
+    measured: Measurements = {
         "device": device,
         "stopped_by": stopped_by,
         "seconds": round(time.monotonic() - started, 3),
@@ -310,7 +309,6 @@ def measure(
         "memory": thin(memory),
         "reserved": thin(ledger.reserved_by_step.values()) if ledger.optimizer_steps else [],
         "peak_bytes": max(ledger.peak - ledger.base, 0),
-        "alive_bytes": alive,
         "scans": [
             {
                 "generation": s.generation,
@@ -342,6 +340,9 @@ def measure(
             "measure": round(time.monotonic() - measuring, 3),
         },
     }
+    with ledger.paused():  # last: its collection must not change what was measured above
+        measured["alive_bytes"] = alive_bytes()
+    return measured
 
 
 def held_passes(ledger: Ledger) -> list[HeldPass]:
