@@ -30,9 +30,16 @@ def alive_bytes() -> int:
     own, count themselves."""
     gc.collect()
     storages: dict[int, int] = {}
+    # per type, since most objects are not tensors; by id, since a class's metaclass may
+    # define `__hash__` (the type is kept beside its answer, so no id is reused)
+    tensor_types: dict[int, tuple[type, bool]] = {}
     with torch._C.DisableTorchFunction():
         for obj in gc.get_objects():
-            if not storage.is_a(obj, torch.Tensor):
+            cls = type(obj)
+            known = tensor_types.get(id(cls))
+            if known is None:
+                known = tensor_types[id(cls)] = (cls, storage.is_sub(cls, torch.Tensor))
+            if not known[1]:
                 continue
             tensor = cast(torch.Tensor, obj)
             for held in (tensor, storage.grad(tensor)):
