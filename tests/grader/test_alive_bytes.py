@@ -126,3 +126,27 @@ def test_a_broken_alive_bytes_is_named_in_the_verdict_with_both_figures():
 def test_the_task_panel_says_what_alive_bytes_checks():
     (line,) = [line for line in contract_lines(BOUNDED) if "alive at the end" in line]
     assert line.startswith("keeps at most as many (10% of slack) bytes of tensors alive")
+
+
+def test_a_task_grades_a_kept_copy_wrong_and_a_freed_one_clean():
+    """Through the sandbox, as the app grades: the copy kept under a name the contract does
+    not compare is `wrong`, in the verdict's words; the same code that lets it go is clean."""
+    from checkers.api import grade_task
+    from checkers.task import TaskSpec
+
+    solution = SERVED.replace("reference = copy.deepcopy(model)", "")
+    spec = TaskSpec(
+        solution=solution,
+        contract=Contract(
+            trains=False,
+            same_as_solution=[Compared(name="model", dtype=True)],
+            alive_bytes="at_most",
+        ),
+    )
+    kept = grade_task(SERVED, spec)
+    freed = grade_task(SERVED + "del reference\n", spec)
+    assert kept.verdict == "wrong"
+    assert "it keeps 385.5 KB of tensors alive at the end, the solution keeps 128.5 KB" in (
+        kept.message
+    )
+    assert freed.verdict == "clean", freed.message
