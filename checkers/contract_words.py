@@ -159,6 +159,14 @@ CONTRACT_WORDS: dict[str, Callable[[Contract], list[str]]] = {
     "per_update": lambda c: (
         _said(c.per_update, PER_UPDATE_WORDS) if c.per_update is not None else []
     ),
+    "alive_bytes": lambda c: (
+        [
+            f"keeps {_AS_MANY[c.alive_bytes]}{SLACK} bytes of tensors alive at the end as the "
+            "reference solution, wherever they are kept (another name, a container, an attribute)"
+        ]
+        if c.alive_bytes
+        else []
+    ),
     "communication": lambda c: (
         _said(c.communication, COMMUNICATION_WORDS) if c.communication is not None else []
     ),

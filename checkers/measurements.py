@@ -233,6 +233,8 @@ class Measurements(TypedDict):
     memory: list[int]
     reserved: list[int]
     peak_bytes: int
+    alive_bytes: NotRequired[int]
+    """Tensor bytes alive at the end of the run, wherever kept (`checkers.measure.alive`)."""
     scans: list[ScanRecord]
     held_passes: NotRequired[list[HeldPass]]
     values: dict[str, Fingerprint]

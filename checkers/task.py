@@ -112,6 +112,13 @@ class Contract(Strict):
     grows (activation checkpointing, activation size)."""
     per_update: PerUpdate | None = None
     """How the fix trains, per optimizer update: host synchronisations, backward passes."""
+    alive_bytes: Literal["at_most"] | None = None
+    """`at_most`: the bytes of every tensor still alive at the end of the run (after a garbage
+    collection; wherever kept: a module's parameters and buffers, another name, a container,
+    an attribute, a gradient; each storage once; grill's own not counted) are at most the
+    solution's, with 10% of slack. For prompts that say "do not keep a float32 copy" or "do
+    not keep the whole history", where a fix could keep it under a name the contract does not
+    compare. Unset: not checked."""
     communication: Communication | None = None
     """For a ranked task (`grading.ranks`): what its ranks must send each other."""
 

@@ -77,7 +77,7 @@ class Expectation:
 
     what: str
     """`trains`, `updates`, `host_syncs`, `backward_passes`, `same:<name>`, `exact:<name>`,
-    `dtype:<name>`, `bytes:<name>`, `peak_memory`, or a ranked run's `in_sync`, `per_update`..."""
+    `dtype:<name>`, `bytes:<name>`, `peak_memory`, `alive_bytes`, or a ranked run's `in_sync`, `per_update`..."""
     met: bool
     message: str
     tolerance_used: float = 0.0

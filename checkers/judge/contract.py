@@ -35,6 +35,8 @@ class Observed:
     values: dict[str, Fingerprint] = field(default_factory=dict)
     """Per compared name, its fingerprint (`checkers.measure.fingerprint`)."""
     peak_bytes: int = 0
+    alive_bytes: int = 0
+    """Tensor bytes alive at the end of the run, wherever they were kept."""
     complete: bool = True
     """The run reached its end (not stopped by a budget)."""
     ranked: RankedMeasurements | None = None
@@ -51,6 +53,7 @@ class Observed:
             optimizer_steps=training["optimizer_steps"],
             values=m.get("values") or {},
             peak_bytes=m.get("peak_bytes", 0),
+            alive_bytes=m.get("alive_bytes", 0),
             complete=m.get("stopped_by") == "end",
             ranked=m.get("ranked"),
             per_update=training.get("per_update") or {},
@@ -95,6 +98,8 @@ def check(
         )
     if contract.peak_memory is not None and starter is not None:
         found.append(_peak(contract.peak_memory, fix.peak_bytes, starter.peak_bytes))
+    if contract.alive_bytes is not None:
+        found.append(_alive(fix.alive_bytes, solution.alive_bytes))
     return tuple(found)
 
 
@@ -296,6 +301,27 @@ def _peak(fraction: float, fix: int, starter: int) -> Expectation:
         f"Peak memory {format_bytes(fix)}; the task allows"
         f" {fraction:.0%} of the starter's {format_bytes(starter)}"
         f" ({format_bytes(budget)}).",
+    )
+
+
+def _alive(fix: int, solution: int) -> Expectation:
+    """The tensors alive at the end, against the solution's under `at_most` with
+    BYTES_SLACK: a copy kept under a name no value of the contract compares shows here."""
+    said = (
+        f"keeps {format_bytes(fix)} of tensors alive at the end, the solution keeps"
+        f" {format_bytes(solution)}"
+    )
+    if within("at_most", fix, solution * (1 + BYTES_SLACK)):
+        return Expectation("alive_bytes", True, f"The fix {said}.")
+    return Expectation(
+        "alive_bytes",
+        False,
+        f"It {said}.",
+        advice=(
+            "Let go of what the solution lets go of: a tensor kept under another name, in a"
+            " container or as an attribute still holds its memory (do not make the copy, or"
+            " `del` it once it has served)."
+        ),
     )
 
 

@@ -30,6 +30,7 @@ import torch
 
 from checkers import policy
 from checkers.measure import carried, ranked, storage, warnings_shown
+from checkers.measure.alive import alive_bytes
 from checkers.measure.fingerprint import fingerprint
 from checkers.measure.instrument import EACH, ENTER, LEAVE, LOOP, TICK, instrument
 from checkers.measure.ledger import (
@@ -296,7 +297,7 @@ def measure(
         if ledger.optimizer_steps
         else ledger.memory_by_backward.values()
     )
-    return {
+    measured: Measurements = {
         "device": device,
         "stopped_by": stopped_by,
         "seconds": round(time.monotonic() - started, 3),
@@ -346,6 +347,9 @@ def measure(
             "measure": round(time.monotonic() - measuring, 3),
         },
     }
+    with ledger.paused():  # last: its collection must not change what was measured above
+        measured["alive_bytes"] = alive_bytes()
+    return measured
 
 
 def held_passes(ledger: Ledger) -> list[HeldPass]:
@@ -515,6 +519,7 @@ def unmeasured(ledger: Ledger, why: str, started: float, device: str) -> Measure
         "memory": [],
         "reserved": [],
         "peak_bytes": 0,
+        "alive_bytes": 0,
         "scans": [],
         "held_passes": [],
         "values": {},
