@@ -19,6 +19,19 @@ A call whose output's *size* depends on the values it reads (`DATA_DEPENDENT_SHA
 host must learn how many elements there are before it can allocate the result, so it copies a
 count back from the device. Those calls count too; the same result in a fixed shape
 (`torch.where(mask, x, y)`, `masked_fill`, a multiply by the mask) does not.
+
+A tensor given where torch expects a Python number (`torch.arange(n)`, `torch.zeros(n)`,
+`x.narrow(0, start, 2)`, `x.view(n, -1)`, `x[:n]`, `torch.full((2,), value)`, an `alpha=`)
+is read on the host too, by torch's C++ argument parser, where no TorchFunctionMode sees it.
+Every such read, like every `.item()`, ends in one operator, `aten::_local_scalar_dense`: a
+TorchDispatchMode (`ScalarReads`) sees that operator wherever it runs, and it counts when the
+tensor read is one the snippet gave the torch call in progress (`given_to`): an argument,
+or inside a size tuple, a list or a slice. Not counted: reads inside a call already counted
+by name above (`.item()`, `float()`, an f-string: one call, one count); reads of a tensor a
+kernel made for itself (the CPU `one_hot` checks its labels' range with `.item()`, which the
+CUDA kernel leaves to the device); grill's own reads, made with torch functions disabled. A
+tensor operand (`x + t`, `torch.where(m, x, t)`, `x.pow(t)`) stays on the device and reads
+nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 MAX_WINDOWS = 256
 """Updates whose counts are kept one by one."""
@@ -212,6 +226,49 @@ def is_host_sync(
     except (TypeError, RuntimeError):
         return False
     return device is not None and device.type == "cpu"
+
+
+SCALAR_READ = torch.ops.aten._local_scalar_dense.default
+"""The operator every read of one tensor element into a Python number ends in, from Python
+(`.item()`) or from torch's C++ (a tensor given for an int, a float or a Scalar)."""
+
+
+def given_to(tensor: object, args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    """Whether `tensor` is one of a call's arguments, or an element of a size tuple, a list or
+    a slice among them (`torch.zeros((n, 2))`, `x[:n]`, `x[1:n, 0]`)."""
+
+    def holds(value: object, depth: int) -> bool:
+        if value is tensor:
+            return True
+        if depth == 0:
+            return False
+        if isinstance(value, slice):
+            return any(holds(bound, depth - 1) for bound in (value.start, value.stop, value.step))
+        if isinstance(value, tuple | list):
+            return any(holds(item, depth - 1) for item in value)
+        return False
+
+    return any(holds(value, 2) for value in (*args, *kwargs.values()))
+
+
+class ScalarReads(TorchDispatchMode):  # type: ignore[no-untyped-call]  # (unannotated in torch)
+    """Calls `on_read` with the tensor read at each SCALAR_READ, whatever route led to it.
+    Every other operator passes straight through."""
+
+    def __init__(self, on_read: Callable[[object], None]) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.on_read = on_read
+
+    def __torch_dispatch__(
+        self,
+        func: object,
+        types: object,
+        args: Sequence[object] = (),
+        kwargs: Mapping[str, object] | None = None,
+    ) -> object:
+        if func is SCALAR_READ and args:
+            self.on_read(args[0])
+        return func(*args, **(kwargs or {}))  # type: ignore[operator]
 
 
 class PerUpdate:
