@@ -78,6 +78,19 @@ truth value, a CPU copy."""
 
 _CPU = torch.device("cpu")
 
+_FROM_PYTHON_DATA: frozenset[Callable[..., object]] = frozenset({torch.tensor, torch.as_tensor})
+"""Calls that build a tensor from Python data. Tensors inside that data are read one element
+at a time on the host (torch converts each with `.item()`, with the dispatch modes off, so no
+`ScalarReads` sees it): `torch.tensor([loss_a, loss_b])`."""
+
+
+def _holds_tensor(data: object, depth: int = 4) -> bool:
+    if isinstance(data, torch.Tensor):
+        return True
+    if depth == 0 or not isinstance(data, list | tuple):
+        return False
+    return any(_holds_tensor(item, depth - 1) for item in data)
+
 
 def _always(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
     return True
@@ -203,7 +216,8 @@ _SIZED_BY_DATA: dict[Callable[..., object], DataDependentShape] = {
 def is_host_sync(
     func: Callable[..., object], args: Sequence[object], kwargs: Mapping[str, object]
 ) -> bool:
-    """Whether this torch call waits for a value on the host: one of HOST_SYNCS, a call whose
+    """Whether this torch call waits for a value on the host: one of HOST_SYNCS, a tensor
+    built from Python data holding tensors (`torch.tensor([loss_a, loss_b])`), a call whose
     output size depends on the data (DATA_DEPENDENT_SHAPES), or a `.to()` that moves a tensor
     off an accelerator to the CPU. (`.to("cpu")` of a tensor already on the CPU moves nothing:
     on a CPU run it is how code written for any device moves its data, not a synchronisation;
@@ -211,6 +225,9 @@ def is_host_sync(
     try:
         if func in HOST_SYNCS:
             return True
+        if func in _FROM_PYTHON_DATA:
+            data = args[0] if args else kwargs.get("data")
+            return isinstance(data, list | tuple) and _holds_tensor(data)
         shape = _SIZED_BY_DATA.get(func)
     except TypeError:  # an unhashable callable reached torch's dispatch: none of these
         return False
