@@ -1081,12 +1081,12 @@ class _Watching:
     def __enter__(self) -> Ledger:
         self.ledger._install()
         self.ledger.__enter__()  # type: ignore[no-untyped-call]  # (unannotated in torch)
-        self.ledger.scalar_reads.__enter__()  # type: ignore[no-untyped-call]
+        self.ledger.scalar_reads.__enter__()
         return self.ledger
 
     def __exit__(self, *exc: *_ExcInfo) -> None:
         try:
-            self.ledger.scalar_reads.__exit__(*exc)  # type: ignore[no-untyped-call]
+            self.ledger.scalar_reads.__exit__(*exc)
             self.ledger.__exit__(*exc)  # type: ignore[no-untyped-call]
         finally:
             self.ledger._uninstall()

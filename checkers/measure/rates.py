@@ -24,9 +24,10 @@ A tensor given where torch expects a Python number (`torch.arange(n)`, `torch.ze
 `x.narrow(0, start, 2)`, `x.view(n, -1)`, `x[:n]`, `torch.full((2,), value)`, an `alpha=`)
 is read on the host too, by torch's C++ argument parser, where no TorchFunctionMode sees it.
 Every such read, like every `.item()`, ends in one operator, `aten::_local_scalar_dense`: a
-TorchDispatchMode (`ScalarReads`) sees that operator wherever it runs, and it counts when the
-tensor read is one the snippet gave the torch call in progress (`given_to`): an argument,
-or inside a size tuple, a list or a slice. Not counted: reads inside a call already counted
+kernel put in front of torch's own for that operator (`ScalarReads`) hears of it wherever it
+runs (outside inference mode), and the read counts when the tensor read is one the snippet
+gave the torch call in progress (`given_to`): an argument, or inside a size tuple, a list or
+a slice. Not counted: reads inside a call already counted
 by name above (`.item()`, `float()`, an f-string: one call, one count); reads of a tensor a
 kernel made for itself (the CPU `one_hot` checks its labels' range with `.item()`, which the
 CUDA kernel leaves to the device); grill's own reads, made with torch functions disabled. A
@@ -36,11 +37,11 @@ nothing.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
 MAX_WINDOWS = 256
 """Updates whose counts are kept one by one."""
@@ -268,24 +269,41 @@ def given_to(tensor: object, args: Sequence[object], kwargs: Mapping[str, object
     return any(holds(value, 2) for value in (*args, *kwargs.values()))
 
 
-class ScalarReads(TorchDispatchMode):  # type: ignore[no-untyped-call]  # (unannotated in torch)
-    """Calls `on_read` with the tensor read at each SCALAR_READ, whatever route led to it.
-    Every other operator passes straight through."""
+_readers: list[Callable[[object], None]] = []
+"""Who hears of each SCALAR_READ now, innermost last."""
+
+_kernels: list[torch.library.Library] = []
+"""The registration of `_read_kernel`, made once per process and kept (a kernel stays
+registered as long as its library object lives)."""
+
+
+def _read_kernel(keyset: torch._C.DispatchKeySet, tensor: torch.Tensor) -> object:
+    if _readers:
+        _readers[-1](tensor)
+    return SCALAR_READ.redispatch(keyset & torch._C._after_autograd_keyset, tensor)
+
+
+class ScalarReads:
+    """While entered, calls `on_read` with the tensor read at each SCALAR_READ, whatever route
+    led to it. The hook is a kernel for that one operator at the Autograd key, in front of
+    torch's own, so no other operator pays for it (a TorchDispatchMode would put Python in
+    front of every operator of the run). Inference mode skips the Autograd key: reads made
+    there, or of tensors made there, are not heard."""
 
     def __init__(self, on_read: Callable[[object], None]) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
         self.on_read = on_read
 
-    def __torch_dispatch__(
-        self,
-        func: object,
-        types: object,
-        args: Sequence[object] = (),
-        kwargs: Mapping[str, object] | None = None,
-    ) -> object:
-        if func is SCALAR_READ and args:
-            self.on_read(args[0])
-        return func(*args, **(kwargs or {}))  # type: ignore[operator]
+    def __enter__(self) -> None:
+        if not _kernels:
+            library = torch.library.Library("aten", "IMPL")  # type: ignore[no-untyped-call]
+            with warnings.catch_warnings():  # torch warns that its kernel is overridden
+                warnings.simplefilter("ignore")
+                library.impl("_local_scalar_dense", _read_kernel, "Autograd", with_keyset=True)  # type: ignore[no-untyped-call]
+            _kernels.append(library)
+        _readers.append(self.on_read)
+
+    def __exit__(self, *exc: object) -> None:
+        _readers.remove(self.on_read)
 
 
 class PerUpdate:

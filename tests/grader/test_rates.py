@@ -145,6 +145,14 @@ def test_numbers_given_as_numbers_and_tensors_given_as_operands_make_no_host_syn
     assert found["host_syncs"][1:] == [0] * 5, found
 
 
+def test_an_optimizers_own_reads_are_not_the_snippets():
+    """Adam reads its step count with `.item()` inside `step()`: torch's work, run while
+    grill's ledger is paused, not a read the snippet made."""
+    source = LOOP.replace("torch.optim.SGD(", "torch.optim.Adam(").format(body="pass")
+    found = measure(source)["training"]["per_update"]
+    assert found["host_syncs"][1:] == [0] * 5, found
+
+
 def test_a_total_kept_on_the_device_makes_no_host_sync():
     """`.detach()` and `.to("cpu")` of a tensor already on the CPU hand nothing to the host."""
     found = per_update("total += loss.detach().to('cpu')")
