@@ -55,7 +55,7 @@ from torch.overrides import TorchFunctionMode
 
 from checkers.measure import storage
 from checkers.measure.memory import CudaAllocator, HostHeap, OffHeap, TensorPeak
-from checkers.measure.rates import PerUpdate, is_host_sync
+from checkers.measure.rates import PerUpdate, ScalarReads, given_to, is_host_sync
 from checkers.measure.retained import grad_fn_of
 from checkers.measurements import Holder
 from checkers.policy.standins import stand_in
@@ -306,6 +306,10 @@ class Ledger(TorchFunctionMode):
         ZeroRedundancyOptimizer over its local optimizer) makes one update, not two."""
         self._inside = 0
         """Depth of torch calls running inside the mode's handler (where torch pops the mode)."""
+        self._calls: list[tuple[Sequence[object], Mapping[str, object], bool]] = []
+        """The torch calls in progress: their arguments, and whether each counted as a host
+        sync already (the scalar reads inside one are its own)."""
+        self.scalar_reads = ScalarReads(self._scalar_read)
         self._loop_line = 0
         self._engine: torch._C._ImperativeEngine | None = None
         self._apply: classmethod[autograd_function.Function, ..., object] | None = None
@@ -429,8 +433,18 @@ class Ledger(TorchFunctionMode):
         kwargs: Mapping[str, object] | None = None,
     ) -> object:
         kwargs = kwargs or {}
-        if not self._paused and is_host_sync(func, args, kwargs):
+        counted = not self._paused and is_host_sync(func, args, kwargs)
+        if counted:
             self.per_update.count("host_syncs")
+        self._calls.append((args, kwargs, counted))
+        try:
+            return self._call(func, args, kwargs)
+        finally:
+            self._calls.pop()
+
+    def _call(
+        self, func: Callable[..., object], args: Sequence[object], kwargs: Mapping[str, object]
+    ) -> object:
         if self._paused or not torch.is_grad_enabled():
             return func(*args, **kwargs)
         self._inside += 1
@@ -443,6 +457,19 @@ class Ledger(TorchFunctionMode):
             if args:
                 self.observe(args[0], depth=0)  # an in-place call gives its target a new grad_fn
         return result
+
+    def _scalar_read(self, tensor: object) -> None:
+        """A tensor element read into a Python number (`rates.ScalarReads`): a host sync when
+        the snippet gave that tensor to the call in progress for a number, unless that call
+        counted already; a kernel's reads of its own intermediates and grill's reads (torch
+        functions off) are not the snippet's."""
+        if self._paused or torch._C._is_torch_function_all_disabled():
+            return
+        if self._calls:
+            args, kwargs, _ = self._calls[-1]
+            if any(counted for *_, counted in self._calls) or not given_to(tensor, args, kwargs):
+                return
+        self.per_update.count("host_syncs")
 
     def observe(self, value: object, depth: int = 2) -> None:
         """Stamp the graph behind `value` (a tensor, or tuples and lists of them). Called
@@ -1070,10 +1097,12 @@ class _Watching:
     def __enter__(self) -> Ledger:
         self.ledger._install()
         self.ledger.__enter__()  # type: ignore[no-untyped-call]  # (unannotated in torch)
+        self.ledger.scalar_reads.__enter__()
         return self.ledger
 
     def __exit__(self, *exc: *_ExcInfo) -> None:
         try:
+            self.ledger.scalar_reads.__exit__(*exc)
             self.ledger.__exit__(*exc)  # type: ignore[no-untyped-call]
         finally:
             self.ledger._uninstall()

@@ -19,10 +19,25 @@ A call whose output's *size* depends on the values it reads (`DATA_DEPENDENT_SHA
 host must learn how many elements there are before it can allocate the result, so it copies a
 count back from the device. Those calls count too; the same result in a fixed shape
 (`torch.where(mask, x, y)`, `masked_fill`, a multiply by the mask) does not.
+
+A tensor given where torch expects a Python number (`torch.arange(n)`, `torch.zeros(n)`,
+`x.narrow(0, start, 2)`, `x.view(n, -1)`, `x[:n]`, `torch.full((2,), value)`, an `alpha=`)
+is read on the host too, by torch's C++ argument parser, where no TorchFunctionMode sees it.
+Every such read, like every `.item()`, ends in one operator, `aten::_local_scalar_dense`: a
+kernel put in front of torch's own for that operator (`ScalarReads`) hears of it wherever it
+runs (outside inference mode), and the read counts when the tensor read is one the snippet
+gave the torch call in progress (`given_to`): an argument, or inside a size tuple, a list or
+a slice. Not counted: reads inside a call already counted
+by name above (`.item()`, `float()`, an f-string: one call, one count); reads of a tensor a
+kernel made for itself (the CPU `one_hot` checks its labels' range with `.item()`, which the
+CUDA kernel leaves to the device); grill's own reads, made with torch functions disabled. A
+tensor operand (`x + t`, `torch.where(m, x, t)`, `x.pow(t)`) stays on the device and reads
+nothing.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -63,6 +78,19 @@ truth value, a CPU copy."""
 
 
 _CPU = torch.device("cpu")
+
+_FROM_PYTHON_DATA: frozenset[Callable[..., object]] = frozenset({torch.tensor, torch.as_tensor})
+"""Calls that build a tensor from Python data. Tensors inside that data are read one element
+at a time on the host (torch converts each with `.item()`, with the dispatch modes off, so no
+`ScalarReads` sees it): `torch.tensor([loss_a, loss_b])`."""
+
+
+def _holds_tensor(data: object, depth: int = 4) -> bool:
+    if isinstance(data, torch.Tensor):
+        return True
+    if depth == 0 or not isinstance(data, list | tuple):
+        return False
+    return any(_holds_tensor(item, depth - 1) for item in data)
 
 
 def _always(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
@@ -189,7 +217,8 @@ _SIZED_BY_DATA: dict[Callable[..., object], DataDependentShape] = {
 def is_host_sync(
     func: Callable[..., object], args: Sequence[object], kwargs: Mapping[str, object]
 ) -> bool:
-    """Whether this torch call waits for a value on the host: one of HOST_SYNCS, a call whose
+    """Whether this torch call waits for a value on the host: one of HOST_SYNCS, a tensor
+    built from Python data holding tensors (`torch.tensor([loss_a, loss_b])`), a call whose
     output size depends on the data (DATA_DEPENDENT_SHAPES), or a `.to()` that moves a tensor
     off an accelerator to the CPU. (`.to("cpu")` of a tensor already on the CPU moves nothing:
     on a CPU run it is how code written for any device moves its data, not a synchronisation;
@@ -197,6 +226,9 @@ def is_host_sync(
     try:
         if func in HOST_SYNCS:
             return True
+        if func in _FROM_PYTHON_DATA:
+            data = args[0] if args else kwargs.get("data")
+            return isinstance(data, list | tuple) and _holds_tensor(data)
         shape = _SIZED_BY_DATA.get(func)
     except TypeError:  # an unhashable callable reached torch's dispatch: none of these
         return False
@@ -212,6 +244,66 @@ def is_host_sync(
     except (TypeError, RuntimeError):
         return False
     return device is not None and device.type == "cpu"
+
+
+SCALAR_READ = torch.ops.aten._local_scalar_dense.default
+"""The operator every read of one tensor element into a Python number ends in, from Python
+(`.item()`) or from torch's C++ (a tensor given for an int, a float or a Scalar)."""
+
+
+def given_to(tensor: object, args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    """Whether `tensor` is one of a call's arguments, or an element of a size tuple, a list or
+    a slice among them (`torch.zeros((n, 2))`, `x[:n]`, `x[1:n, 0]`)."""
+
+    def holds(value: object, depth: int) -> bool:
+        if value is tensor:
+            return True
+        if depth == 0:
+            return False
+        if isinstance(value, slice):
+            return any(holds(bound, depth - 1) for bound in (value.start, value.stop, value.step))
+        if isinstance(value, tuple | list):
+            return any(holds(item, depth - 1) for item in value)
+        return False
+
+    return any(holds(value, 2) for value in (*args, *kwargs.values()))
+
+
+_readers: list[Callable[[object], None]] = []
+"""Who hears of each SCALAR_READ now, innermost last."""
+
+_kernels: list[torch.library.Library] = []
+"""The registration of `_read_kernel`, made once per process and kept (a kernel stays
+registered as long as its library object lives)."""
+
+
+def _read_kernel(keyset: torch._C.DispatchKeySet, tensor: torch.Tensor) -> object:
+    if _readers:
+        _readers[-1](tensor)
+    return SCALAR_READ.redispatch(keyset & torch._C._after_autograd_keyset, tensor)
+
+
+class ScalarReads:
+    """While entered, calls `on_read` with the tensor read at each SCALAR_READ, whatever route
+    led to it. The hook is a kernel for that one operator at the Autograd key, in front of
+    torch's own, so no other operator pays for it (a TorchDispatchMode would put Python in
+    front of every operator of the run). Inference mode skips the Autograd key: reads made
+    there, or of tensors made there, are not heard."""
+
+    def __init__(self, on_read: Callable[[object], None]) -> None:
+        self.on_read = on_read
+
+    def __enter__(self) -> None:
+        if not _kernels:
+            library = torch.library.Library("aten", "IMPL")  # type: ignore[no-untyped-call]
+            with warnings.catch_warnings():  # torch warns that its kernel is overridden
+                warnings.simplefilter("ignore")
+                library.impl("_local_scalar_dense", _read_kernel, "Autograd", with_keyset=True)  # type: ignore[no-untyped-call]
+            _kernels.append(library)
+        _readers.append(self.on_read)
+
+    def __exit__(self, *exc: object) -> None:
+        _readers.remove(self.on_read)
 
 
 class PerUpdate:

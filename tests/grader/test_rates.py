@@ -98,6 +98,61 @@ def test_the_same_selections_in_a_fixed_shape_make_no_host_sync():
     assert found["host_syncs"][1:] == [0] * 5, found
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "n = torch.tensor(3); y = torch.arange(n)",
+        "n = torch.tensor(3); y = torch.zeros(n, 2)",
+        "n = torch.tensor(3); y = torch.randn((n, 2))",
+        "n = torch.tensor(2); y = torch.randn(6, 4).narrow(0, n, 2)",
+        "n = torch.tensor(3); y = torch.randn(6, 4).view(n, -1)",
+        "n = torch.tensor(3); y = torch.randn(6)[:n]",
+        "n = torch.tensor(3); y = torch.randn(6, 2)[n]",
+        "v = torch.tensor(2.5); y = torch.full((2,), v)",
+        "a = torch.tensor(0.5); y = torch.randn(4).add(1, alpha=a)",
+        "n = torch.tensor(2); y = torch.randn(6).topk(n)",
+        "n = torch.tensor(3); y = [i for i in range(n)]",
+        "y = torch.tensor([loss.detach(), loss.detach() * 2])",
+        "y = torch.as_tensor([[loss.detach()], [loss.detach()]])",
+    ],
+)
+def test_a_tensor_given_for_a_number_counts_as_one_host_sync(body):
+    """A size, an index, a bound or a Scalar given as a tensor is read on the host by torch's
+    argument parser in C++ (or by `__index__`), and tensors inside a new tensor's Python data
+    element by element: once per call, like `.item()`."""
+    windows = per_update(body)["host_syncs"]
+    assert windows[1:] == [1] * (len(windows) - 1), windows
+
+
+def test_numbers_given_as_numbers_and_tensors_given_as_operands_make_no_host_sync():
+    """Python ints as sizes, shape arithmetic on `x.shape`, and a 0-dim tensor used as a
+    tensor operand (an add, `torch.where`'s branch, an exponent, a clamp bound), a tensor built
+    from Python numbers and `as_tensor` of a tensor read nothing: they stay on the device or
+    were never there."""
+    found = per_update(
+        """
+        x = torch.randn(6, 4)
+        t = torch.tensor(2.0)
+        a = torch.zeros(3, 2) + torch.arange(4)[:2].sum()
+        b = torch.zeros(x.shape[0] * 2, x.size(1)).view(x.shape[0], -1)
+        c = x + t
+        d = torch.where(x > 0, x, t)
+        e = x.pow(t).clamp(min=t)
+        f = x.narrow(0, 1, 2).reshape(-1, x.shape[1] // 2)
+        g = torch.tensor([1.0, 2.0, 3.0, 4.0]) + torch.as_tensor(x)
+        """
+    )
+    assert found["host_syncs"][1:] == [0] * 5, found
+
+
+def test_an_optimizers_own_reads_are_not_the_snippets():
+    """Adam reads its step count with `.item()` inside `step()`: torch's work, run while
+    grill's ledger is paused, not a read the snippet made."""
+    source = LOOP.replace("torch.optim.SGD(", "torch.optim.Adam(").format(body="pass")
+    found = measure(source)["training"]["per_update"]
+    assert found["host_syncs"][1:] == [0] * 5, found
+
+
 def test_a_total_kept_on_the_device_makes_no_host_sync():
     """`.detach()` and `.to("cpu")` of a tensor already on the CPU hand nothing to the host."""
     found = per_update("total += loss.detach().to('cpu')")
