@@ -54,7 +54,7 @@ COMPARED_WORDS: dict[str, Callable[[Compared], str | None]] = {
         else None
     ),
     "dtype": lambda value: (
-        "in the solution's dtype: a float16 value turned float32 is refused"
+        "in the solution's dtype: the same values in another dtype are refused"
         if value.dtype
         else None
     ),

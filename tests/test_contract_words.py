@@ -98,8 +98,8 @@ def test_a_contract_in_words():
         "absolute tolerance 1e-6)",
         "leaves `model` as the reference solution does (relative tolerance 1e-5; absolute "
         "tolerance 0)",
-        "leaves `cache` as the reference solution does (in the solution's dtype: a float16 value "
-        "turned float32 is refused; holding at most as many bytes as the solution's; relative "
+        "leaves `cache` as the reference solution does (in the solution's dtype: the same values "
+        "in another dtype are refused; holding at most as many bytes as the solution's; relative "
         "tolerance 1e-4; absolute tolerance 1e-6)",
         "peaks under 25% of the starter's memory (the host heap on CPU, allocated bytes on CUDA)",
         "makes at most as many host synchronisations per optimizer update as the reference "
