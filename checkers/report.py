@@ -46,17 +46,35 @@ def kind_of(verdict: Verdict) -> str | None:
     return verdict.error.kind if verdict.error is not None else None
 
 
+UNTRAINED_CLEAN = "CLEAN: the task's contract is kept, and no autograd graph is left alive"
+"""A clean run with no training step is an inference task's fix, judged by its contract alone:
+"as training goes on" would describe a run that never trained."""
+
+
 def headline(verdict: Verdict) -> str:
     kind = verdict.error.kind if verdict.error is not None else None
     if kind in KIND_HEADLINES:
         return KIND_HEADLINES[kind]
     if kind in GRILL_FAULTS:
         return "NOT GRADED (grill could not run the grader)"
+    if verdict.verdict == "clean" and verdict.steps == 0:
+        return UNTRAINED_CLEAN
     return HEADLINES[verdict.verdict]
 
 
 def render(verdict: Verdict) -> str:
     return "\n\n".join(text for _, text in sections(verdict)) + "\n"
+
+
+def _run_line(verdict: Verdict) -> str:
+    if verdict.steps == 0:
+        return "no training steps: judged by the task's contract alone"
+    memory = (
+        f"memory {verdict.pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step"
+        if verdict.pattern
+        else "too few steps to name the memory curve's shape"
+    )
+    return f"{verdict.steps} training steps · {memory}"
 
 
 ESSENTIAL = frozenset({"headline", "message", "error", "hint", "contract"})
@@ -74,14 +92,7 @@ def sections(verdict: Verdict) -> list[tuple[str, str]]:
     elif not verdict.graded:
         parts.append(("error", _not_graded(verdict)))
     else:
-        memory = (
-            f"memory {verdict.pattern}, {format_bytes(verdict.growth_bytes_per_step)} per step"
-            if verdict.pattern
-            else "too few steps to name the memory curve's shape"
-        )
-        parts.append(
-            ("run", f"device {verdict.device} · {verdict.steps} training steps · {memory}")
-        )
+        parts.append(("run", f"device {verdict.device} · {_run_line(verdict)}"))
         if verdict.samples:
             parts.append(("memory curve", draw_curve(verdict.samples)))
         parts.append(("message", _wrap(verdict.message)))

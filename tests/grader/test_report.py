@@ -174,3 +174,16 @@ def test_lines_torch_writes_because_of_the_sandbox_are_not_the_snippets_output()
     assert shown_output(printed) == "epoch 0 loss 0.5\nepoch 1 loss 0.4\n"
     verdict = Verdict.not_graded("error", "cpu", "boom", output=printed)
     assert "cpuinfo" not in verdict.output and "epoch 1" in verdict.output
+
+
+def test_a_fix_that_trains_nothing_is_reported_as_judged_by_its_contract_not_by_training():
+    """An inference task's fix makes no training step: its report does not speak of memory
+    piling up "as training goes on" nor of a curve too short to name."""
+    untrained = Verdict(verdict="clean", device="cpu", steps=0)
+    text = render(untrained)
+    assert text.startswith("CLEAN: the task's contract is kept, and no autograd graph is left")
+    assert "device cpu · no training steps: judged by the task's contract alone" in text
+    assert "training goes on" not in text and "too few steps" not in text
+    trained = render(dataclasses.replace(untrained, steps=3))
+    assert trained.startswith("CLEAN: no autograd graph piles up as training goes on")
+    assert "3 training steps · too few steps to name the memory curve's shape" in trained
