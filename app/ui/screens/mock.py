@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Footer, Header, ProgressBar, Static, TextArea
+from textual.widgets import Header, ProgressBar, Static, TextArea
 
 from app.mock.report import clock
 from app.mock.session import Event, MockSession, Step, mmss
@@ -24,6 +24,7 @@ from app.ui.card_text import card_text
 from app.ui.dialogs.confirm import ConfirmDialog
 from app.ui.widgets.code_task import CODE_TASK_KEYS, CodeTaskPanel
 from app.ui.widgets.editor import BoundedTextArea
+from app.ui.widgets.footer import KeysFooter
 
 TICK_SECONDS = 0.25
 STEP_NAMES = {"answer": "answer", "code": "code task", "follow_up": "follow-up"}
@@ -87,7 +88,7 @@ class MockStepsScreen(GrillScreen):
         yield Static("", id="mock-notice")
         with Vertical(id="mock-body"):
             yield from self.compose_body()
-        yield Footer(compact=True)
+        yield KeysFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
