@@ -22,12 +22,14 @@ option_string, exc_info, allow_magic_methods, wrapping, current_index, current_n
 # sys.unraisablehook, prctl capability sets, torch.distributed's object (de)serialisers, the
 # policy's print hook, the single-process DataLoader's _get_iterator, dynamo's graph_break,
 # importlib's create_module, PyYAML's resolver hooks, Textual's cursor_blink (tests),
-# can_focus (the mock's review, once confirmed) and tempfile's tempdir (a run's default folder).
+# can_focus (the mock's review, once confirmed), tempfile's tempdir (a run's default folder)
+# and Textual's prepare_query (app/ui/widgets/editor.py: compiled once).
 _ = object()
 _.text_factory, _.variant, _.auto_width, _._syntax_tree, _.__class__, _._get_left_gutter_width
 _.formatter_class, _.showwarning, _.unraisablehook, _.effective, _.permitted
 _._object_to_tensor, _._tensor_to_object, _._call_print, _._get_iterator
 _.graph_break, _.create_module, _.descend_resolver, _.ascend_resolver, _.cursor_blink, _.tempdir
+_.prepare_query
 _.can_focus
 
 # Test code: fixtures asked for by parameter name for their effect (no_worker, two_attempts,

@@ -405,3 +405,26 @@ async def test_the_report_table_keeps_each_card_id_on_its_row(cards, clock, hist
     for name in names:
         row = next(line for line in lines if name in line)
         assert "%" in row, row
+
+
+async def test_a_tick_that_changes_no_time_shown_updates_nothing(
+    cards, clock, history, monkeypatch
+):
+    """The bar is refreshed four times a second, and each update lays out the whole screen."""
+    from textual.widgets import Static
+
+    session = MockSession([cards["no-grad-eval"]], level="junior", clock=clock)
+    app, _ = app_for(session, history, clock, MockScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await until_screen(pilot, MockScreen)
+        await until(pilot, lambda: screen.shown)
+        updated: list[str] = []
+        real = Static.update
+        monkeypatch.setattr(
+            Static, "update", lambda self, *a, **k: updated.append(self.id) or real(self, *a, **k)
+        )
+        await screen.tick_clock()
+        assert updated == []
+        clock.advance(1)
+        await screen.tick_clock()
+        assert "mock-countdown" in updated and text_of(app, "#mock-countdown") == "⏱ 00:59"

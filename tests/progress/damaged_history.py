@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
+import functools
 import hashlib
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,7 +30,16 @@ def sha256(path: Path) -> str:
 
 
 def real_history(path: Path, attempts: int = 300) -> Path:
-    """A history grill wrote, spread over a few hundred pages (tables, indexes, overflow)."""
+    """A history grill wrote, spread over a few hundred pages (tables, indexes, overflow): a copy
+    of one written once per process, as writing it takes a second of CPU and every test damages
+    its own copy."""
+    shutil.copyfile(_written_history(attempts), path)
+    return path
+
+
+@functools.cache
+def _written_history(attempts: int) -> Path:
+    path = _process_folder() / f"history-{attempts}.db"
     with History.open(path) as history:
         history.merge(
             attempt(
@@ -38,6 +51,14 @@ def real_history(path: Path, attempts: int = 300) -> Path:
             for n in range(attempts)
         )
     return path
+
+
+@functools.cache
+def _process_folder() -> Path:
+    """Where this process keeps the files it copies, removed when it exits."""
+    folder = Path(tempfile.mkdtemp(prefix="grill-damaged-history-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def damage_one_page(path: Path, seed: int) -> Path:
@@ -98,7 +119,18 @@ os.kill(os.getpid(), signal.SIGKILL)
 def hot_journal(path: Path) -> Path:
     """A v1 history (rollback-journal mode, as v1 files can be) whose v1 -> v2 migration was
     killed mid-way: `history.db-journal` holds the pages as they were, the file holds half the
-    migration. Returns the path; the v1 attempts number V1_ATTEMPTS plus the fixture's three."""
+    migration. Returns the path; the v1 attempts number V1_ATTEMPTS plus the fixture's three.
+    Both files are copies of a pair made once per process (a journal names no path, so the copy
+    is as hot as the original, which nothing ever opens)."""
+    made = _interrupted_migration()
+    shutil.copyfile(made, path)
+    shutil.copyfile(f"{made}-journal", f"{path}-journal")
+    return path
+
+
+@functools.cache
+def _interrupted_migration() -> Path:
+    path = _process_folder() / "hot-journal.db"
     connection = sqlite3.connect(path, isolation_level=None)
     connection.executescript((FIXTURES / "history_v1.sql").read_text())
     connection.executemany(

@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 
 import pytest
-from pilot_wait import until, until_screen
+from pilot_wait import drained, until, until_screen
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 from ui_fakes import SIZE
@@ -164,6 +164,22 @@ async def test_the_footer_shows_every_key_a_screen_is_used_with(make_app):
             for key in app.screen.query(FooterKey)
             if not key.has_class("-command-palette")
         ), "nothing cut at 80 columns"
+
+
+async def test_the_footer_is_rebuilt_only_when_what_it_shows_changes(make_app):
+    """Textual's footer composes its keys again on every update of the screen's bindings, which
+    each focus change makes; grill's keeps its keys while they stay the same, compact."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        home = await until_screen(pilot, HomeScreen)
+        keys = await until(pilot, lambda: "p" in footer_keys(app) and list(home.query(FooterKey)))
+        assert all(key.has_class("-compact") for key in keys)
+        home.refresh_bindings()
+        await drained(pilot)
+        assert list(home.query(FooterKey)) == keys
+        app.practise([app.library.card("running-loss")])
+        await until_screen(pilot, PracticeScreen)
+        await until(pilot, lambda: "ctrl+n" in footer_keys(app))
 
 
 async def test_the_palette_gives_each_command_its_key_and_what_it_does(make_app):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pilot_wait import drained, until, until_screen
+from textual.app import App, ComposeResult
 from textual.widgets import SelectionList, Static
-from ui_fakes import SIZE
+from ui_fakes import SIZE, FakeClock
 
 from app.practice.drafts import Drafts
 from app.ui.dialogs.confirm import LeaveCardDialog
@@ -311,3 +312,36 @@ async def test_the_answer_clock_holds_while_the_code_task_is_open(make_app, cloc
         await pilot.press("ctrl+n")
         await until(pilot, lambda: screen.revealed == 1)
         assert answer_clock.elapsed == 15 and not answer_clock.running
+
+
+class ClockOnly(App[None]):
+    def __init__(self, clock: AnswerClock) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def compose(self) -> ComposeResult:
+        yield self.clock
+
+
+async def test_a_clock_tick_draws_only_a_change_and_lays_out_only_a_wider_time(monkeypatch):
+    """It ticks twice a second: each tick drew the clock again and laid out the whole screen."""
+    time = FakeClock()
+    clock = AnswerClock(time, basic=2000, solid=5000)  # its colour stays the same throughout
+    app = ClockOnly(clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await drained(pilot)
+        layouts: list[bool] = []
+        real = clock.refresh
+        monkeypatch.setattr(
+            clock,
+            "refresh",
+            lambda *a, **k: layouts.append(k.get("layout", False)) or real(*a, **k),
+        )
+        clock._tick()
+        assert layouts == [], "nothing shown changed"
+        time.advance(5)
+        clock._tick()
+        assert layouts == [False] and "0:05 ·" in str(clock.render())
+        time.advance(600)
+        clock._tick()
+        assert layouts == [False, True] and "10:05 ·" in str(clock.render())

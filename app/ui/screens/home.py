@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from app.practice.catalog import (
@@ -26,6 +26,7 @@ from app.progress.queue import DayCounts, TodaysQueue
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.widgets.card_table import CardRow, CardTable
+from app.ui.widgets.footer import KeysFooter
 from app.wording import count, due_status
 from questions.levels import LEVELS
 from questions.library import Library, LoadedCard
@@ -179,7 +180,7 @@ class HomeScreen(GrillScreen):
                 yield Static("", id="home-preview")
         with VerticalScroll(id="home-problems"):
             yield Static("", id="home-problems-text", markup=False)
-        yield Footer(compact=True)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#home-cards", CardTable)

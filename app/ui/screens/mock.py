@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Footer, Header, ProgressBar, Static, TextArea
+from textual.widgets import Header, ProgressBar, Static, TextArea
 
 from app.mock.report import clock
 from app.mock.session import Event, MockSession, Step, mmss
@@ -24,9 +24,17 @@ from app.ui.card_text import card_text
 from app.ui.dialogs.confirm import ConfirmDialog
 from app.ui.widgets.code_task import CODE_TASK_KEYS, CodeTaskPanel
 from app.ui.widgets.editor import BoundedTextArea
+from app.ui.widgets.footer import KeysFooter
 
 TICK_SECONDS = 0.25
 STEP_NAMES = {"answer": "answer", "code": "code task", "follow_up": "follow-up"}
+
+
+def show(static: Static, content: str | Text) -> None:
+    """`static.update(content)` unless it shows that already: the bar is refreshed four times a
+    second, and each update lays out the whole screen."""
+    if static.content != content:
+        static.update(content)
 
 
 class MockStepsScreen(GrillScreen):
@@ -87,7 +95,7 @@ class MockStepsScreen(GrillScreen):
         yield Static("", id="mock-notice")
         with Vertical(id="mock-body"):
             yield from self.compose_body()
-        yield Footer(compact=True)
+        yield KeysFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -117,22 +125,21 @@ class MockStepsScreen(GrillScreen):
         name = STEP_NAMES[step.kind]
         if step.follow_up is not None:
             name += f" {step.follow_up + 1}"
-        self.query_one("#mock-step", Static).update(
+        show(
+            self.query_one("#mock-step", Static),
             Text.assemble(
                 f"Question {step.question + 1} of {len(session.cards)} · ", (name, "bold")
-            )
+            ),
         )
         countdown = self.query_one("#mock-countdown", Static)
-        countdown.update(f"⏱ {mmss(max(0.0, session.remaining()))}")
+        show(countdown, f"⏱ {mmss(max(0.0, session.remaining()))}")
         countdown.set_class(session.state == "overtime", "-over")
-        self.query_one("#mock-session-clock", Static).update(session_clock(session))
+        show(self.query_one("#mock-session-clock", Static), session_clock(session))
         self.query_one("#mock-progress", ProgressBar).update(progress=100 * session.progress)
         notice = self.query_one("#mock-notice", Static)
         if session.state == "overtime":
             what = "The interview's time is up" if session.session_overrun else "Time is up"
-            notice.update(
-                f"{what}: moving on in {mmss(session.grace_left())}. ctrl+n moves on now."
-            )
+            show(notice, f"{what}: moving on in {mmss(session.grace_left())}. ctrl+n moves on now.")
         notice.display = session.state == "overtime"
 
     # -- moving through the steps -------------------------------------------------------------

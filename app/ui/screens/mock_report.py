@@ -9,12 +9,13 @@ from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from app.mock.record import attempts
 from app.mock.report import MockReport, percent, render_markdown
 from app.paths import data_dir
 from app.ui.base import GrillScreen
+from app.ui.widgets.footer import KeysFooter
 from app.wording import count
 from checkers.outputs import write_whole
 
@@ -66,7 +67,7 @@ class MockReportScreen(GrillScreen):
         yield Static("", id="report-status", markup=False)
         with VerticalScroll(id="report-scroll"):
             yield Static(Markdown(render_markdown(self.report)), id="report-markdown")
-        yield Footer(compact=True)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         views = {run.card.id: self.grill.solution_view(run.card.id) for run in self.report.runs}

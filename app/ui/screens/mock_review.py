@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Header, Label, SelectionList, Static
+from textual.widgets import Header, Label, SelectionList, Static
 
 from app.mock.match import Marks, pre_mark
 from app.mock.report import build_report, percent
@@ -21,6 +21,7 @@ from app.mock.score import Judgement, score_session
 from app.mock.session import MockSession, QuestionRun
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
+from app.ui.widgets.footer import KeysFooter
 from app.ui.widgets.tick_list import TickList
 
 
@@ -60,7 +61,7 @@ class MockReviewScreen(GrillScreen):
             for n, (run, marks) in enumerate(zip(self.runs, self.marks, strict=True)):
                 if run.reached:
                     yield self._question(n, run, marks)
-        yield Footer(compact=True)
+        yield KeysFooter()
 
     def _question(self, n: int, run: QuestionRun, marks: Marks) -> Vertical:
         said = run.spoken_text.strip() or "(nothing typed)"

@@ -14,7 +14,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Header, Static, TabbedContent, TabPane, TextArea
 
 from app.practice.review import PhaseTimer, SelfGrade, build_attempt, pretick, reveal_plan
 from app.practice.solution import SolutionView, earned_by, viewed_for
@@ -25,6 +25,7 @@ from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.widgets.clock import AnswerClock
 from app.ui.widgets.code_task import CODE_TASK_KEYS, CodeTaskPanel
 from app.ui.widgets.editor import BoundedTextArea
+from app.ui.widgets.footer import KeysFooter
 from app.ui.widgets.reveal import RevealSection
 from app.wording import comes_back, count
 from checkers.verdict import Device, Verdict
@@ -200,7 +201,7 @@ class PracticeScreen(GrillScreen):
                         hints_seen=self.grill.hints_shown(card.id),
                         on_hints_seen=lambda shown: self.grill.record_hints_shown(card.id, shown),
                     )
-        yield Footer(compact=True)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         if self.code is not None and self.card.code_task is not None:

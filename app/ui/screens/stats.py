@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Header, Label, Static
+from textual.widgets import DataTable, Header, Label, Static
 
 from app.clock import local_day
 from app.progress.outlook import Outlook
@@ -24,6 +24,7 @@ from app.progress.stats import Missed, Stats
 from app.ui.base import GrillScreen
 from app.ui.card_text import card_text
 from app.ui.widgets.bar_chart import BarChart
+from app.ui.widgets.footer import KeysFooter
 from app.wording import count
 
 BAR_WIDTH = 10
@@ -117,7 +118,7 @@ class StatsScreen(GrillScreen):
             yield Static(
                 self.misses(stats.red_flags_said, "No red flag said yet."), id="stats-flags"
             )
-        yield Footer(compact=True)
+        yield KeysFooter()
 
     def summary(self) -> str:
         s = self.stats

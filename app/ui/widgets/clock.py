@@ -33,6 +33,7 @@ class AnswerClock(Static):
         self._started = clock()
         self._stopped: float | None = None
         self._paused_at: float | None = None
+        self._shown: Text | None = None
         self.basic, self.solid = basic, solid
 
     @property
@@ -78,9 +79,13 @@ class AnswerClock(Static):
         self.set_class(elapsed >= self.solid, "-over-solid")
         # ⏸ rather than the word "stopped": the meta line then fits 80 columns either way.
         icon = "⏱" if self.running else "⏸"
-        self.update(
-            Text.assemble(
-                (f"{icon} {mmss(elapsed)}", "bold"),
-                f" · basic {mmss(self.basic)} · solid {mmss(self.solid)}",
-            )
+        text = Text.assemble(
+            (f"{icon} {mmss(elapsed)}", "bold"),
+            f" · basic {mmss(self.basic)} · solid {mmss(self.solid)}",
         )
+        # It ticks twice a second: a tick that changes nothing shown draws nothing, and a new time
+        # as wide as the last lays out nothing (a layout reflows the whole screen).
+        if text != self._shown:
+            widened = self._shown is None or text.cell_len != self._shown.cell_len
+            self.update(text, layout=widened)
+            self._shown = text
