@@ -13,6 +13,7 @@ import ast
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TypedDict
 
 from checkers.judge.curve import Shape, classify, classify_cuda
@@ -773,15 +774,23 @@ def _again(repeats: int) -> str:
 
 
 def _cadence(culprit: Culprit, m: Measurements) -> str:
-    """How the container grows, as the code has it: one per step, one every few steps (what
-    its entries' steps span, over how many there are), or several per step."""
+    """How the container grows, as the code has it: one per step, one every few steps, or
+    several per step. Its entries' steps (a step: the loop's update, however many optimizers
+    it steps and backward passes it takes) are measured, and a cadence the gaps between them
+    do not share is told as the numbers were, never rounded to a step count the code lacks."""
     if culprit.tensors > culprit.steps:
         return "each step adds its own"
-    keys = [h["keys"] for h in culprit.holders if h["keys"] is not None]
-    if len(keys) > 1:
-        first = _step_of(m, min(k[0] for k in keys))
-        span = _step_of(m, max(k[1] for k in keys)) - first + 1  # in steps, not generations
-        every = round(span / max(culprit.tensors, len(keys)))
-        if every >= 2:
-            return f"one is added every {every} steps"
-    return "each step adds one"
+    added = sorted({_step_of(m, h["keys"][0]) for h in culprit.holders if h["keys"] is not None})
+    if len(added) < 2:
+        return "each step adds one"
+    gaps = {later - earlier for earlier, later in pairwise(added)}
+    if len(gaps) == 1:
+        every = gaps.pop()
+        return "each step adds one" if every == 1 else f"one is added every {every} steps"
+    mean = (added[-1] - added[0]) / (len(added) - 1)
+    near = round(mean)
+    if abs(mean - near) <= 0.1 * near:
+        return (
+            "nearly every step adds one" if near == 1 else f"about one is added every {near} steps"
+        )
+    return f"{len(added)} were added over steps {added[0]} to {added[-1]}"
