@@ -777,10 +777,11 @@ def _cadence(culprit: Culprit, m: Measurements) -> str:
     """How the container grows, as the code has it: one per step, one every few steps, or
     several per step. Its entries' steps (a step: the loop's update, however many optimizers
     it steps and backward passes it takes) are measured, and a cadence the gaps between them
-    do not share is told as the numbers were, never rounded to a step count the code lacks."""
+    do not share is told as the numbers were, never rounded to a step count the code lacks.
+    An entry is dated by its graph's newest node: the value stored, made when it was added."""
     if culprit.tensors > culprit.steps:
         return "each step adds its own"
-    added = sorted({_step_of(m, h["keys"][0]) for h in culprit.holders if h["keys"] is not None})
+    added = sorted({_step_of(m, h["keys"][1]) for h in culprit.holders if h["keys"] is not None})
     if len(added) < 2:
         return "each step adds one"
     gaps = {later - earlier for earlier, later in pairwise(added)}
