@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -781,17 +782,24 @@ def _cadence(culprit: Culprit, m: Measurements) -> str:
     An entry is dated by its graph's newest node: the value stored, made when it was added."""
     if culprit.tensors > culprit.steps:
         return "each step adds its own"
-    added = sorted({_step_of(m, h["keys"][1]) for h in culprit.holders if h["keys"] is not None})
+    per_step = Counter(_step_of(m, h["keys"][1]) for h in culprit.holders if h["keys"] is not None)
+    added, sizes = sorted(per_step), set(per_step.values())
     if len(added) < 2:
         return "each step adds one"
+    if len(sizes) > 1:
+        return f"{per_step.total()} were added over steps {added[0]} to {added[-1]}"
+    size = sizes.pop()
+    what = "one is" if size == 1 else f"{size} are"
     gaps = {later - earlier for earlier, later in pairwise(added)}
     if len(gaps) == 1:
         every = gaps.pop()
-        return "each step adds one" if every == 1 else f"one is added every {every} steps"
+        if every == 1:
+            return f"each step adds {'one' if size == 1 else size}"
+        return f"{what} added every {every} steps"
     mean = (added[-1] - added[0]) / (len(added) - 1)
     near = round(mean)
-    if abs(mean - near) <= 0.1 * near:
-        return (
-            "nearly every step adds one" if near == 1 else f"about one is added every {near} steps"
-        )
-    return f"{len(added)} were added over steps {added[0]} to {added[-1]}"
+    if abs(mean - near) > 0.1 * near:
+        return f"{per_step.total()} were added over steps {added[0]} to {added[-1]}"
+    if near == 1:
+        return f"nearly every step adds {'one' if size == 1 else size}"
+    return f"about {what} added every {near} steps"

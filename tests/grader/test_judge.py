@@ -478,3 +478,17 @@ def test_a_cadence_is_told_as_measured_never_rounded_to_a_step_count_the_code_la
     verdict = judge(measured(dead=range(40), holders=kept), SOURCE)
     assert verdict.verdict == "leak", verdict.message
     assert told in verdict.message, verdict.message
+
+
+def test_entries_added_together_are_counted_together():
+    """Two validation losses kept after every fourth update (each in its own generation, both
+    at one step) are two added every 4 steps, not one every 2."""
+    kept = [
+        holder(f"outputs[{i}]", keys=[g, g])
+        for i, g in enumerate(sorted({*range(0, 40, 8), *range(1, 40, 8)}))
+    ]
+    m = measured(dead=range(40), holders=kept)
+    m["dead_weight"]["steps"] = [g // 2 for g in range(40)]
+    verdict = judge(m, SOURCE)
+    assert verdict.verdict == "leak", verdict.message
+    assert "2 are added every 4 steps" in verdict.message, verdict.message
