@@ -779,15 +779,24 @@ def _cadence(culprit: Culprit, m: Measurements) -> str:
     several per step. Its entries' steps (a step: the loop's update, however many optimizers
     it steps and backward passes it takes) are measured, and a cadence the gaps between them
     do not share is told as the numbers were, never rounded to a step count the code lacks.
-    An entry is dated by its graph's newest node: the value stored, made when it was added."""
+    An entry is dated by the steps taken when the generation of its graph's newest node (the
+    value stored) ended: an inner loop between a backward and its step (`for opt in
+    optimizers`) opens a generation there, so the one before is no step of its own."""
     if culprit.tensors > culprit.steps:
         return "each step adds its own"
-    per_step = Counter(_step_of(m, h["keys"][1]) for h in culprit.holders if h["keys"] is not None)
+    series = m["dead_weight"]
+    measured = series["first"][-1] + series["width"] if series["first"] else 0
+    per_step = Counter(  # the generation still open at the end has not ended
+        _step_of(m, h["keys"][1] + 1)
+        for h in culprit.holders
+        if h["keys"] is not None and h["keys"][1] + 1 < measured
+    )
     added, sizes = sorted(per_step), set(per_step.values())
     if len(added) < 2:
         return "each step adds one"
+    spread = f"{per_step.total()} were added in {added[-1] - added[0] + 1} steps"
     if len(sizes) > 1:
-        return f"{per_step.total()} were added over steps {added[0]} to {added[-1]}"
+        return spread
     size = sizes.pop()
     what = "one is" if size == 1 else f"{size} are"
     gaps = {later - earlier for earlier, later in pairwise(added)}
@@ -799,7 +808,7 @@ def _cadence(culprit: Culprit, m: Measurements) -> str:
     mean = (added[-1] - added[0]) / (len(added) - 1)
     near = round(mean)
     if abs(mean - near) > 0.1 * near:
-        return f"{per_step.total()} were added over steps {added[0]} to {added[-1]}"
+        return spread
     if near == 1:
         return f"nearly every step adds {'one' if size == 1 else size}"
     return f"about {what} added every {near} steps"

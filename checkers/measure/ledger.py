@@ -945,6 +945,7 @@ class Ledger(TorchFunctionMode):
         the run ever went between backward passes (the last, unfinished accumulation window or
         episode); older unused graph is dead weight."""
         self.generation += 1
+        self.step_at[self.generation] = self.steps  # the last generation's steps end here
         waiting_from = self.generation - self._longest_wait()
         for life in list(self.lives):
             if life.first_use == UNSET and life.born >= waiting_from:
