@@ -774,6 +774,10 @@ def _again(repeats: int) -> str:
     return f", again and again ({repeats} times)" if repeats > 1 else ""
 
 
+MAX_PERIOD = 4
+"""The longest repeating pattern of gaps between a container's entries told as a cadence."""
+
+
 def _cadence(culprit: Culprit, m: Measurements) -> str:
     """How the container grows, as the code has it: one per step, one every few steps, or
     several per step. Its entries' steps (a step: the loop's update, however many optimizers
@@ -799,12 +803,15 @@ def _cadence(culprit: Culprit, m: Measurements) -> str:
         return spread
     size = sizes.pop()
     what = "one is" if size == 1 else f"{size} are"
-    gaps = {later - earlier for earlier, later in pairwise(added)}
-    if len(gaps) == 1:
-        every = gaps.pop()
-        if every == 1:
+    gaps = [later - earlier for earlier, later in pairwise(added)]
+    if len(set(gaps)) == 1:
+        if gaps[0] == 1:
             return f"each step adds {'one' if size == 1 else size}"
-        return f"{what} added every {every} steps"
+        return f"{what} added every {gaps[0]} steps"
+    for period in range(2, min(len(gaps) // 2, MAX_PERIOD) + 1):
+        # a repeating pattern (a critic's and a generator's entries, 1 and 3 steps apart)
+        if all(gap == gaps[i % period] for i, gap in enumerate(gaps)):
+            return f"{period * size} are added every {sum(gaps[:period])} steps"
     mean = (added[-1] - added[0]) / (len(added) - 1)
     near = round(mean)
     if abs(mean - near) > 0.1 * near:
