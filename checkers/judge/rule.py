@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ast
 import bisect
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TypedDict
 
 from checkers.judge.curve import Shape, classify, classify_cuda
@@ -772,16 +774,48 @@ def _again(repeats: int) -> str:
     return f", again and again ({repeats} times)" if repeats > 1 else ""
 
 
+MAX_PERIOD = 4
+"""The longest repeating pattern of gaps between a container's entries told as a cadence."""
+
+
 def _cadence(culprit: Culprit, m: Measurements) -> str:
-    """How the container grows, as the code has it: one per step, one every few steps (what
-    its entries' steps span, over how many there are), or several per step."""
+    """How the container grows, as the code has it: one per step, one every few steps, or
+    several per step. Its entries' steps (a step: the loop's update, however many optimizers
+    it steps and backward passes it takes) are measured, and a cadence the gaps between them
+    do not share is told as the numbers were, never rounded to a step count the code lacks.
+    An entry is dated by the steps taken when the generation of its graph's newest node (the
+    value stored) ended: an inner loop between a backward and its step (`for opt in
+    optimizers`) opens a generation there, so the one before is no step of its own."""
     if culprit.tensors > culprit.steps:
         return "each step adds its own"
-    keys = [h["keys"] for h in culprit.holders if h["keys"] is not None]
-    if len(keys) > 1:
-        first = _step_of(m, min(k[0] for k in keys))
-        span = _step_of(m, max(k[1] for k in keys)) - first + 1  # in steps, not generations
-        every = round(span / max(culprit.tensors, len(keys)))
-        if every >= 2:
-            return f"one is added every {every} steps"
-    return "each step adds one"
+    series = m["dead_weight"]
+    measured = series["first"][-1] + series["width"] if series["first"] else 0
+    per_step = Counter(  # the generation still open at the end has not ended
+        _step_of(m, h["keys"][1] + 1)
+        for h in culprit.holders
+        if h["keys"] is not None and h["keys"][1] + 1 < measured
+    )
+    added, sizes = sorted(per_step), set(per_step.values())
+    if len(added) < 2:
+        return "each step adds one"
+    spread = f"{per_step.total()} were added in {added[-1] - added[0] + 1} steps"
+    if len(sizes) > 1:
+        return spread
+    size = sizes.pop()
+    what = "one is" if size == 1 else f"{size} are"
+    gaps = [later - earlier for earlier, later in pairwise(added)]
+    if len(set(gaps)) == 1:
+        if gaps[0] == 1:
+            return f"each step adds {'one' if size == 1 else size}"
+        return f"{what} added every {gaps[0]} steps"
+    for period in range(2, min(len(gaps) // 2, MAX_PERIOD) + 1):
+        # a repeating pattern (a critic's and a generator's entries, 1 and 3 steps apart)
+        if all(gap == gaps[i % period] for i, gap in enumerate(gaps)):
+            return f"{period * size} are added every {sum(gaps[:period])} steps"
+    mean = (added[-1] - added[0]) / (len(added) - 1)
+    near = round(mean)
+    if abs(mean - near) > 0.1 * near:
+        return spread
+    if near == 1:
+        return f"nearly every step adds {'one' if size == 1 else size}"
+    return f"about {what} added every {near} steps"

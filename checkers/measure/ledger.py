@@ -221,7 +221,7 @@ class Ledger(TorchFunctionMode):
         self._dirty = False
         self.last_death = OffHeap(fill=UNSET)
         self.step_at = OffHeap()
-        """Optimizer steps taken when each generation opened."""
+        """Steps (`steps`) taken when each generation opened."""
         self.loop_at = OffHeap()
         """Line of the loop whose tick opened each generation (0: a backward or step)."""
         self.reach = OffHeap()
@@ -277,6 +277,10 @@ class Ledger(TorchFunctionMode):
         self.optimizer_steps = 0
         self.updates = 0
         """Optimizer steps that found at least one gradient to apply."""
+        self.steps = 0
+        """Optimizer steps as the loop counts them, for the judge's step numbers and cadences:
+        the steps of one generation are one (several optimizers updating in one iteration)."""
+        self._stepped_in = UNSET
         self.reused_nodes = 0
         """Node visits by a backward pass that an earlier pass had already used (retain_graph)."""
         self.higher_order = False
@@ -781,6 +785,9 @@ class Ledger(TorchFunctionMode):
             pause, self._step_pause = self._step_pause, None
             pause.__exit__(None, None, None)
         self.optimizer_steps += 1
+        if self._stepped_in != self.generation:
+            self._stepped_in = self.generation
+            self.steps += 1
         self.per_update.update()
         if self.reader is not None:
             used, reserved = self._read()
@@ -874,7 +881,7 @@ class Ledger(TorchFunctionMode):
         if opened:  # a new generation opens
             self._dirty = False
             self.generation += 1
-            self.step_at[self.generation] = self.optimizer_steps
+            self.step_at[self.generation] = self.steps
             self.loop_at[self.generation] = self._loop_line
             if line and self.problem is None and not self.intact():
                 self._switched_off()
@@ -965,6 +972,7 @@ class Ledger(TorchFunctionMode):
         the run ever went between backward passes (the last, unfinished accumulation window or
         episode); older unused graph is dead weight."""
         self.generation += 1
+        self.step_at[self.generation] = self.steps  # the last generation's steps end here
         waiting_from = self.generation - self._longest_wait()
         for life in list(self.lives):
             if life.first_use == UNSET and life.born >= waiting_from:

@@ -461,3 +461,36 @@ def test_graph_kept_through_a_caught_exception_is_told_to_keep_the_message_not_t
     verdict = judge(measured(dead=range(40), holders=kept), SOURCE)
     assert verdict.verdict == "leak"
     assert "keep `str(err)` or `repr(err)`, or `err.with_traceback(None)`" in verdict.hint
+
+
+@pytest.mark.parametrize(
+    "kept_at,told",
+    [
+        (range(0, 40, 3), "one is added every 3 steps"),
+        ([0, 3, 7, 9, 12, 16, 18, 21, 24, 28, 30, 33, 36], "about one is added every 3 steps"),
+        ([0, 1, 3, 4, 6, 7, 9, 10, 12, 14, 15, 17, 18, 19], "14 were added in 20 steps"),
+        (sorted({*range(3, 36, 4), *range(4, 36, 4)}), "2 are added every 4 steps"),
+    ],
+)
+def test_a_cadence_is_told_as_measured_never_rounded_to_a_step_count_the_code_lacks(kept_at, told):
+    """Regular gaps, or a repeating pattern of them, are told as the code's cadence; irregular
+    ones as about that many, or as the count over the steps they span where no whole number of
+    steps fits."""
+    kept = [holder(f"losses[{i}]", keys=[at, at]) for i, at in enumerate(kept_at)]
+    verdict = judge(measured(dead=range(40), holders=kept), SOURCE)
+    assert verdict.verdict == "leak", verdict.message
+    assert told in verdict.message, verdict.message
+
+
+def test_entries_added_together_are_counted_together():
+    """Two validation losses kept after every fourth update (each in its own generation, both
+    at one step) are two added every 4 steps, not one every 2."""
+    kept = [
+        holder(f"outputs[{i}]", keys=[g, g])
+        for i, g in enumerate(sorted({*range(0, 40, 8), *range(1, 40, 8)}))
+    ]
+    m = measured(dead=range(40), holders=kept)
+    m["dead_weight"]["steps"] = [max(g - 1, 0) // 2 for g in range(40)]  # a step ends 2g
+    verdict = judge(m, SOURCE)
+    assert verdict.verdict == "leak", verdict.message
+    assert "2 are added every 4 steps" in verdict.message, verdict.message
