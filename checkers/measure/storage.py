@@ -39,6 +39,8 @@ HEAPTYPE = 1 << 9
 
 _GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"]
 _GRAD = torch._C.TensorBase.__dict__["grad"]
+_IS_LEAF = torch._C.TensorBase.__dict__["is_leaf"]
+_RETAINS_GRAD = torch._C.TensorBase.__dict__["retains_grad"]
 _BASE = torch._C.TensorBase.__dict__["_base"]
 _HOOKS = torch._C.TensorBase.__dict__["_backward_hooks"]
 _PARTIAL = {name: functools.partial.__dict__[name] for name in ("func", "args", "keywords")}
@@ -242,7 +244,11 @@ def grad_fn(tensor: torch.Tensor) -> torch.autograd.graph.Node | None:
 
 
 def grad(tensor: torch.Tensor) -> torch.Tensor | None:
+    """`tensor.grad` where torch keeps one (a leaf, or a tensor that retains its grad); reading
+    it elsewhere makes torch warn, and the warning would be shown as the snippet's."""
     try:
+        if not (_IS_LEAF.__get__(tensor) or _RETAINS_GRAD.__get__(tensor)):
+            return None
         found = _GRAD.__get__(tensor)
     except RuntimeError:
         return None
