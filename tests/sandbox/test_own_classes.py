@@ -27,15 +27,15 @@ def test_a_registered_class_is_in_and_its_instances_and_other_classes_are_not() 
 def test_asking_runs_no_hash_or_eq_of_the_class_asked_about() -> None:
     calls: list[str] = []
 
-    class Meta(type):
-        def __hash__(cls) -> int:
-            calls.append("hash")
-            return 0
+    def hashing(cls: type) -> int:
+        calls.append("hash")
+        return 0
 
-        def __eq__(cls, other: object) -> bool:
-            calls.append("eq")
-            return True
+    def equal(cls: type, other: object) -> bool:
+        calls.append("eq")
+        return True
 
+    Meta = type("Meta", (type,), {"__hash__": hashing, "__eq__": equal})
     classes = ClassSet()
     Mine = Meta("Mine", (), {})
     Asked = Meta("Asked", (), {})
