@@ -116,21 +116,24 @@ def replacement(value: object) -> object:
     found = _replacements.get(id(value))
     if found is not None and found[0] is value:
         return found[1]
-    if type(value) is _BuiltinFunctionType and _bound_replacements:
-        for owner in type(value.__self__).__mro__:  # a snippet's str subclass formats too
-            bound = _bound_replacements.get((owner, value.__name__))
-            if bound is not None:
-                return bound(value)
+    if type(value) is _BuiltinFunctionType:
+        by_owner = _bound_replacements.get(value.__name__)  # (most names have none: no walk)
+        if by_owner is not None:
+            for owner in type(value.__self__).__mro__:  # a snippet's str subclass formats too
+                bound = by_owner.get(owner)
+                if bound is not None:
+                    return bound(value)
     return value
 
 
-_bound_replacements: dict[tuple[type, str], Callable[[Any], object]] = {}
+_bound_replacements: dict[str, dict[type, Callable[[Any], object]]] = {}
+"""Method name -> owner class -> the stand-in maker for that C method bound to an owner."""
 
 
 def replace_bound(owner: type, name: str, stand_in: Callable[[Any], object]) -> None:
     """Wherever a snippet would get the C method `name` bound to an `owner` (a new object
     each time: `'{}'.format`), it gets `stand_in(method)`."""
-    _bound_replacements[(owner, name)] = stand_in
+    _bound_replacements.setdefault(name, {})[owner] = stand_in
 
 
 def open_type(kind: type) -> None:

@@ -84,18 +84,18 @@ def graded(source: str, filename: str, profile_to: str | None) -> None:
     done()
 
 
-def policy_us(rounds: int = 20_000) -> float:
-    """Microseconds `closed_reason` takes per object, over the mix a training loop hands it
-    most (bound C methods, torch functions, the snippet's own methods and functions, lists,
-    modules, optimizers); the policy pays it on every attribute read and call."""
+def policy_us(rounds: int = 10_000) -> float:
+    """Microseconds `admit` (stand-ins, then `closed_reason`) takes per object, over the mix
+    a training loop hands it most (bound C methods, torch functions, torch's methods, the
+    snippet's own objects, lists, modules, optimizers); the policy pays it on every attribute
+    read and call."""
     import torch
 
     from checkers.policy import identity
     from checkers.policy.refusal import candidate_classes
 
     class Own:
-        def step(self) -> None:
-            pass
+        pass
 
     candidate_classes().add(Own)
     items: list[object] = []
@@ -107,20 +107,22 @@ def policy_us(rounds: int = 20_000) -> float:
         torch.mm,
         torch.tensor,
         isinstance,
-        Own().step,
-        Own.step,
+        torch.nn.Module.parameters,
         Own(),
         items,
         model,
         torch.optim.SGD(model.parameters(), lr=0.1),
         model.parameters,
     ]
-    judge = identity.closed_reason
-    started = time.process_time()
-    for _ in range(rounds):
-        for value in values:
-            judge(value)
-    return (time.process_time() - started) / (rounds * len(values)) * 1e6
+    judge = identity.admit
+    spans = []
+    for _ in range(5):  # the least of five: the machine is shared
+        started = time.process_time()
+        for _ in range(rounds):
+            for value in values:
+                judge(value)
+        spans.append(time.process_time() - started)
+    return min(spans) / (rounds * len(values)) * 1e6
 
 
 def main() -> int:
