@@ -116,21 +116,24 @@ def replacement(value: object) -> object:
     found = _replacements.get(id(value))
     if found is not None and found[0] is value:
         return found[1]
-    if type(value) is _BuiltinFunctionType and _bound_replacements:
-        for owner in type(value.__self__).__mro__:  # a snippet's str subclass formats too
-            bound = _bound_replacements.get((owner, value.__name__))
-            if bound is not None:
-                return bound(value)
+    if type(value) is _BuiltinFunctionType:
+        by_owner = _bound_replacements.get(value.__name__)  # (most names have none: no walk)
+        if by_owner is not None:
+            for owner in type(value.__self__).__mro__:  # a snippet's str subclass formats too
+                bound = by_owner.get(owner)
+                if bound is not None:
+                    return bound(value)
     return value
 
 
-_bound_replacements: dict[tuple[type, str], Callable[[Any], object]] = {}
+_bound_replacements: dict[str, dict[type, Callable[[Any], object]]] = {}
+"""Method name -> owner class -> the stand-in maker for that C method bound to an owner."""
 
 
 def replace_bound(owner: type, name: str, stand_in: Callable[[Any], object]) -> None:
     """Wherever a snippet would get the C method `name` bound to an `owner` (a new object
     each time: `'{}'.format`), it gets `stand_in(method)`."""
-    _bound_replacements[(owner, name)] = stand_in
+    _bound_replacements.setdefault(name, {})[owner] = stand_in
 
 
 def open_type(kind: type) -> None:
@@ -321,6 +324,15 @@ def closed_reason(value: object) -> str | None:
     kind = type(value)
     if kind in _FAST or kind is ModuleProxy or is_stand_in(value):
         return None
+    # The callables a snippet touches most, by exact type (which no object can fake, and
+    # which none of the checks above or below them in the chain could match otherwise):
+    # straight to their own rule.
+    if kind is _BuiltinFunctionType:
+        return _builtin_reason(value)  # type: ignore[arg-type]
+    if kind is _MethodType:
+        return _method_reason(value)  # type: ignore[arg-type]
+    if kind is _FunctionType:
+        return function_reason(value)  # type: ignore[arg-type]
     if kind in _CONTAINERS or kind is types.MappingProxyType:
         if is_namespace(value) or is_global_state(value):
             return "interpreter-global state: a module's globals, or grill's"
@@ -338,19 +350,9 @@ def closed_reason(value: object) -> str | None:
     if isinstance(value, _FunctionType):
         return function_reason(value)
     if isinstance(value, _MethodType):
-        return (
-            closed_reason(value.__func__)
-            or _bound_reason(value.__self__, value.__name__)
-            or _class_state_reason(value.__func__, value.__self__)
-        )
+        return _method_reason(value)
     if isinstance(value, _BuiltinFunctionType):
-        owner = value.__self__
-        if owner is None or isinstance(owner, _ModuleType):
-            home = _builtin_home(value)
-            if home is None:
-                return "a function grill cannot place"
-            return home_reason(*home)
-        return _bound_reason(owner, value.__name__)
+        return _builtin_reason(value)
     if isinstance(value, _MethodWrapperType):
         return _bound_reason(value.__self__, value.__name__)
     if isinstance(value, _DESCRIPTORS):
@@ -361,6 +363,24 @@ def closed_reason(value: object) -> str | None:
     if isinstance(value, _Node):  # C++ node types call themselves builtins
         return None
     return class_reason(kind)
+
+
+def _method_reason(method: types.MethodType) -> str | None:
+    return (
+        closed_reason(method.__func__)
+        or _bound_reason(method.__self__, method.__name__)
+        or _class_state_reason(method.__func__, method.__self__)
+    )
+
+
+def _builtin_reason(function: types.BuiltinFunctionType) -> str | None:
+    owner = function.__self__
+    if owner is None or isinstance(owner, _ModuleType):
+        home = _builtin_home(function)
+        if home is None:
+            return "a function grill cannot place"
+        return home_reason(*home)
+    return _bound_reason(owner, function.__name__)
 
 
 def _class_state_reason(function: object, owner: object) -> str | None:

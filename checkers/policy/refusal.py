@@ -83,7 +83,30 @@ class Run:
     """What the sandbox changed to run the snippet (a DataLoader's workers kept in process)."""
 
 
-OWN_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
+class ClassSet:
+    """Classes held weakly and told apart by identity alone. A `weakref.WeakSet` hashes the
+    class it is asked about, which makes a weak reference and calls its metaclass's `__hash__`
+    (a snippet's own) on every object the policy judges; this asks a dict by `id` and checks
+    the entry is still that very class, so no snippet code runs and a freed class's reused id
+    never matches."""
+
+    def __init__(self) -> None:
+        self._refs: dict[int, weakref.ref[type]] = {}
+
+    def add(self, cls: type) -> None:
+        key = id(cls)
+        self._refs[key] = weakref.ref(cls, lambda ref: self._forget(key, ref))
+
+    def _forget(self, key: int, ref: weakref.ref[type]) -> None:
+        if self._refs.get(key) is ref:
+            del self._refs[key]
+
+    def __contains__(self, value: object) -> bool:
+        ref = self._refs.get(id(value))
+        return ref is not None and ref() is value
+
+
+OWN_CLASSES = ClassSet()
 """Every class a snippet defined (class statements, and the class factories it called)."""
 
 _runs: dict[int, Run] = {}
@@ -145,7 +168,7 @@ def current_run() -> Run | None:
     return next(reversed(_runs.values()), None)
 
 
-def candidate_classes() -> weakref.WeakSet[type]:
+def candidate_classes() -> ClassSet:
     """The classes snippets defined."""
     return OWN_CLASSES
 

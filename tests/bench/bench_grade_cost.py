@@ -1,0 +1,180 @@
+"""What grading costs over the snippet's own run: each file is run plainly (`exec`) and graded
+(`checkers.measure.grade.grade_job`, what the sandbox child runs), each in a forked child of a
+process that warmed up like the sandbox's worker, and the child's CPU seconds are compared.
+
+    .venv/bin/python tests/bench/bench_grade_cost.py [--checkout DIR] [--profile N] [FILE ...]
+
+Each figure is the least of `--repeat` runs. `--checkout DIR` grades with another checkout's `checkers` (e.g. /work/main), for a figure
+before a change beside one after it; `--profile N` prints the graded runs' N costliest
+functions (cProfile, cumulative over all files). Without files: a fixed sample of the corpus
+and the real-code corpus. No sandbox, no limits: a bench of grill's own cost, not of isolation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GRADER = ROOT / "tests" / "grader"
+SAMPLE = [
+    *sorted((GRADER / "corpus").glob("*.py"))[::20],
+    *(
+        GRADER / "realcode" / name
+        for name in ("examples_mnist.py", "d2l_rnn_scratch.py", "examples_vae.py")
+    ),
+]
+SECONDS = 60.0
+
+
+def child_cpu(run: object, *args: object) -> tuple[float, str]:
+    """Run `run(*args)` in a forked child; its CPU seconds (user + system) and how it ended."""
+    pid = os.fork()
+    if pid == 0:  # the child: its exit status says how the run ended; its output is dropped
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        sys.argv = [str(args[1])]  # a script reads its own arguments, not the bench's
+        code = 0
+        try:
+            run(*args)  # type: ignore[operator]
+        except BaseException:  # noqa: BLE001 - a failed run is still a figure
+            code = 3
+        os._exit(code)
+    _, status, usage = os.wait4(pid, 0)
+    ended = "ok" if os.waitstatus_to_exitcode(status) == 0 else "failed"
+    return usage.ru_utime + usage.ru_stime, ended
+
+
+def least(repeat: int, run: object, *args: object) -> tuple[float, str]:
+    """The least CPU of `repeat` runs (the machine is shared: the least is the least noisy)."""
+    runs = [child_cpu(run, *args) for _ in range(max(repeat, 1))]
+    return min(seconds for seconds, _ in runs), runs[-1][1]
+
+
+def plain(source: str, filename: str) -> None:
+    exec(compile(source, filename, "exec"), {"__name__": "__main__"})
+
+
+def graded(source: str, filename: str, profile_to: str | None) -> None:
+    import cProfile
+
+    from checkers.measure.grade import grade_job
+
+    profiler = cProfile.Profile() if profile_to else None
+
+    def finish(_result: object) -> None:  # the budget ran out: measured, end the child here
+        done()
+
+    def done() -> None:
+        if profiler is not None and profile_to is not None:
+            profiler.disable()
+            profiler.dump_stats(profile_to)
+        os._exit(0)
+
+    payload = {"source": source, "filename": filename, "seconds": SECONDS, "own_file": True}
+    if profiler is not None:
+        profiler.enable()
+    grade_job(payload, finish)  # type: ignore[arg-type]
+    done()
+
+
+def policy_us(rounds: int = 10_000) -> float:
+    """Microseconds `admit` (stand-ins, then `closed_reason`) takes per object, over the mix
+    a training loop hands it most (bound C methods, torch functions, torch's methods, the
+    snippet's own objects, lists, modules, optimizers); the policy pays it on every attribute
+    read and call."""
+    import torch
+
+    from checkers.policy import identity
+    from checkers.policy.refusal import candidate_classes
+
+    class Own:
+        pass
+
+    candidate_classes().add(Own)
+    items: list[object] = []
+    model = torch.nn.Linear(2, 2)
+    values = [
+        items.append,
+        {}.get,
+        torch.zeros(1).detach,
+        torch.mm,
+        torch.tensor,
+        isinstance,
+        torch.nn.Module.parameters,
+        Own(),
+        items,
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        model.parameters,
+    ]
+    judge = identity.admit
+    spans = []
+    for _ in range(5):  # the least of five: the machine is shared
+        started = time.process_time()
+        for _ in range(rounds):
+            for value in values:
+                judge(value)
+        spans.append(time.process_time() - started)
+    return min(spans) / (rounds * len(values)) * 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--checkout", type=Path, default=ROOT)
+    parser.add_argument("--profile", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each; the least CPU")
+    parser.add_argument("files", nargs="*", type=Path)
+    args = parser.parse_args()
+    args.files = [path.resolve() for path in args.files]
+    sys.path.insert(0, str(args.checkout.resolve()))
+    os.chdir(tempfile.mkdtemp(prefix="bench-grade-cost-"))
+    from checkers.measure import grade
+
+    grade.warm()  # as the sandbox's warm worker does before any run
+    profiles: list[str] = []
+    total_plain = total_graded = 0.0
+    print(f"checkout: {args.checkout.resolve()}")
+    print(f"{'file':48} {'plain s':>8} {'graded s':>9} {'ratio':>6}")
+    for path in args.files or SAMPLE:
+        source = path.read_text()
+        profile_to = f"graded-{len(profiles)}.prof" if args.profile else None
+        plain_s, plain_end = least(args.repeat, plain, source, str(path))
+        graded_s, graded_end = least(args.repeat, graded, source, str(path), profile_to)
+        if profile_to is not None and Path(profile_to).exists():
+            profiles.append(profile_to)
+        total_plain += plain_s
+        total_graded += graded_s
+        note = "" if (plain_end, graded_end) == ("ok", "ok") else f" ({plain_end}/{graded_end})"
+        print(
+            f"{path.name[:48]:48} {plain_s:8.2f} {graded_s:9.2f} "
+            f"{graded_s / max(plain_s, 1e-3):6.2f}{note}"
+        )
+    count = len(args.files or SAMPLE)
+    print(
+        f"{'total (' + str(count) + ' files)':48} {total_plain:8.2f} {total_graded:9.2f} "
+        f"{total_graded / max(total_plain, 1e-3):6.2f}"
+    )
+    print(
+        f"graded CPU per file: {total_graded / count:.3f} s; over plain: "
+        f"{(total_graded - total_plain) / count:.3f} s"
+    )
+    print(f"policy: {policy_us():.2f} us per object judged (a snippet's usual mix)")
+    if profiles:
+        stats = pstats.Stats(*profiles)
+        stats.sort_stats("tottime").print_stats(args.profile)
+        stats.sort_stats("cumulative").print_stats(args.profile)
+    return 0
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    code = main()
+    print(f"wall: {time.perf_counter() - started:.1f} s")
+    sys.exit(code)
