@@ -15,7 +15,8 @@ import pytest
 from pace import bound
 
 from app.cli import main
-from app.commands.lint import LintWorkers, idle_cores
+from app.commands import lint as lint_command
+from app.commands.lint import LintWorkers, busy_cores_now, idle_cores
 from checkers.verdict import Expectation, Verdict
 from questions.lint import grade_code_tasks, lint_paths
 from questions.loader import load_card_file
@@ -352,11 +353,30 @@ def test_the_worker_first_on_a_device_is_the_shared_one_and_only_those_started_a
     assert found[0].closed and not first.closed
 
 
-@pytest.mark.parametrize("cores, load, expected", [(2, 0.3, 2), (2, 3.9, 1), (16, 1.0, 4)])
-def test_run_grades_as_many_tasks_at_once_as_cores_are_idle(monkeypatch, cores, load, expected):
+@pytest.mark.parametrize("cores, busy, expected", [(2, 0.3, 2), (2, 3.9, 1), (16, 1.0, 4)])
+def test_run_grades_as_many_tasks_at_once_as_cores_are_idle_now(monkeypatch, cores, busy, expected):
+    """The cores busy now decide, not the load average: it lags a minute behind, and read 1.3
+    on two cores just left quiet by a test suite."""
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(lint_command, "busy_cores_now", lambda: busy)
+    monkeypatch.setattr(os, "getloadavg", lambda: (cores, cores, cores))
+    assert idle_cores() == expected
+
+
+@pytest.mark.parametrize("cores, load, expected", [(2, 0.3, 2), (2, 3.9, 1), (16, 1.0, 4)])
+def test_without_a_count_of_busy_cores_the_load_average_decides(monkeypatch, cores, load, expected):
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(lint_command, "busy_cores_now", lambda: None)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
     assert idle_cores() == expected
+
+
+def test_the_busy_cores_are_read_from_the_system_where_it_counts_them():
+    busy = busy_cores_now(0.05)
+    if not Path("/proc/stat").exists():
+        assert busy is None
+    else:
+        assert busy is not None and 0.0 <= busy <= (os.cpu_count() or 1)
 
 
 def test_run_on_several_workers_grades_tasks_at_once_and_reports_in_the_cards_order(tmp_path):

@@ -37,12 +37,44 @@ MOST_WORKERS = 4
 """`--run` grades at most this many code tasks at once (each worker holds torch in memory)."""
 
 
+BUSY_SAMPLE_S = 0.25
+"""How long `--run` watches the cores before it decides how many workers to start."""
+
+
 def idle_cores() -> int:
     """How many code tasks `--run` grades at once: one per core the machine leaves idle (a run
     is CPU-bound; on a busy machine more workers only share the same cores), at least one and
-    at most `MOST_WORKERS`."""
-    idle = (os.cpu_count() or 1) - int(os.getloadavg()[0])
+    at most `MOST_WORKERS`. The cores busy now, where the system says (Linux's /proc/stat);
+    elsewhere the load average, which lags a minute behind: right after a test suite it read
+    1.3 on two quiet cores and `--run` started one worker."""
+    busy = busy_cores_now()
+    if busy is None:
+        busy = os.getloadavg()[0]
+    idle = (os.cpu_count() or 1) - int(busy)
     return max(1, min(idle, MOST_WORKERS))
+
+
+def busy_cores_now(seconds: float = BUSY_SAMPLE_S) -> float | None:
+    """How many cores' worth of time was spent busy over the next `seconds`, from /proc/stat's
+    first line (its idle and iowait columns are idle time); None where there is no such file."""
+
+    def times() -> tuple[int, int] | None:
+        try:
+            with open("/proc/stat", encoding="ascii") as stat:
+                fields = [int(field) for field in stat.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        return sum(fields), sum(fields[3:5])
+
+    before = times()
+    if before is None:
+        return None
+    time.sleep(seconds)
+    after = times()
+    if after is None or after[0] <= before[0]:
+        return None
+    idle_share = (after[1] - before[1]) / (after[0] - before[0])
+    return (os.cpu_count() or 1) * (1.0 - idle_share)
 
 
 class LintWorkers:
