@@ -653,7 +653,8 @@ def summarize(
             if saved and not life.hooked:
                 for kept in saved_tensors(node):
                     storages[torch._C.TensorBase.data_ptr(kept)] = storage_bytes(kept)
-        stack.extend(child for child, _ in node.next_functions)
+        for child, _ in node.next_functions:
+            stack.append(child)
     token = root.metadata.get(TOKEN)
     holder = found.holder
     tensor = cast(torch.Tensor, holder) if storage.is_a(holder, torch.Tensor) else None

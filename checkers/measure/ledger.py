@@ -55,7 +55,7 @@ from torch.overrides import TorchFunctionMode
 
 from checkers.measure import storage
 from checkers.measure.memory import CudaAllocator, HostHeap, OffHeap, TensorPeak
-from checkers.measure.rates import PerUpdate, ScalarReads, given_to, is_host_sync
+from checkers.measure.rates import HOST_SYNC_RULES, PerUpdate, ScalarReads, given_to
 from checkers.measure.retained import grad_fn_of
 from checkers.measurements import Holder
 from checkers.policy.standins import stand_in
@@ -231,6 +231,8 @@ class Ledger(TorchFunctionMode):
         self.memory_by_step = OffHeap()
         self.reserved_by_step = OffHeap()
         self.memory_by_backward = OffHeap()
+        """Memory at each backward pass, read only until the first optimizer step: the curve
+        of a run that takes none (with steps, the curve is by step)."""
         self.lives: set[_Life] = set()
         self.live_by_born = OffHeap()
         """Per generation: how many nodes born in it are alive now."""
@@ -319,6 +321,8 @@ class Ledger(TorchFunctionMode):
         self._apply: classmethod[autograd_function.Function, ..., object] | None = None
         self._installed_apply: classmethod[autograd_function.Function, ..., object] | None = None
         self._hooks: list[torch.utils.hooks.RemovableHandle] = []
+        self._on_death = self._died
+        """Each node's death callback: one bound method for them all."""
 
     # -- installing -----------------------------------------------------------------------
 
@@ -379,7 +383,7 @@ class Ledger(TorchFunctionMode):
 
     def _mode_on(self) -> bool:
         """Put the mode back on torch's stack where torch hid it; True when it did."""
-        if self._paused or any(mode is self for mode in _mode_stack()):
+        if self._paused or _on_stack(self):
             return False
         torch._C._push_on_torch_function_stack(self)
         return True
@@ -423,7 +427,7 @@ class Ledger(TorchFunctionMode):
             and (
                 self._inside > 0
                 or (self._paused or torch._C._is_torch_function_mode_enabled())
-                and any(mode is self for mode in _mode_stack())
+                and _on_stack(self)
             )
         )
 
@@ -436,31 +440,40 @@ class Ledger(TorchFunctionMode):
         args: Sequence[object] = (),
         kwargs: Mapping[str, object] | None = None,
     ) -> object:
-        kwargs = kwargs or {}
-        counted = not self._paused and is_host_sync(func, args, kwargs)
+        # Every torch call of the run comes through here: one frame, and each check made once
+        # (the calls it makes are the ones it cannot avoid).
+        if kwargs is None:
+            kwargs = {}
+        calls = self._calls
+        if self._paused:
+            calls.append((args, kwargs, False))
+            try:
+                return func(*args, **kwargs)
+            finally:
+                calls.pop()
+        try:
+            rule = HOST_SYNC_RULES.get(func)
+        except TypeError:  # an unhashable callable reached torch's dispatch: none of those
+            rule = None
+        counted = rule is not None and rule(args, kwargs)
         if counted:
             self.per_update.count("host_syncs")
-        self._calls.append((args, kwargs, counted))
+        calls.append((args, kwargs, counted))
         try:
-            return self._call(func, args, kwargs)
+            if not _GRAD_ENABLED():
+                return func(*args, **kwargs)
+            self._inside += 1
+            try:
+                result = func(*args, **kwargs)
+            finally:
+                self._inside -= 1
+            if _GRAD_ENABLED():  # the call may have switched it (set_grad_enabled)
+                self.observe(result)
+                if args and args[0] is not result:  # an in-place call: its target's new grad_fn
+                    self.observe(args[0], depth=0)
+            return result
         finally:
-            self._calls.pop()
-
-    def _call(
-        self, func: Callable[..., object], args: Sequence[object], kwargs: Mapping[str, object]
-    ) -> object:
-        if self._paused or not torch.is_grad_enabled():
-            return func(*args, **kwargs)
-        self._inside += 1
-        try:
-            result = func(*args, **kwargs)
-        finally:
-            self._inside -= 1
-        if torch.is_grad_enabled():  # the call may have switched it (set_grad_enabled)
-            self.observe(result)
-            if args:
-                self.observe(args[0], depth=0)  # an in-place call gives its target a new grad_fn
-        return result
+            calls.pop()
 
     def _scalar_read(self, tensor: object) -> None:
         """A tensor element read into a Python number (`rates.ScalarReads`): a host sync when
@@ -486,13 +499,15 @@ class Ledger(TorchFunctionMode):
             except RuntimeError:
                 node = None
             if node is not None and TOKEN not in node.metadata:
-                self._discover([node])
+                self._discover((node,))
+        elif id(kind) in _NO_GRAPH:  # a number, a size, a dtype: the next most common
+            return
         elif storage.is_a(value, torch.Tensor):
             with torch._C.DisableTorchFunctionSubclass():  # no subclass getter of theirs
                 node = cast("GraphNode | None", grad_fn_of(cast(torch.Tensor, value)))
             if node is not None and TOKEN not in node.metadata:
-                self._discover([node])
-        elif depth and (type(value) is tuple or type(value) is list):
+                self._discover((node,))
+        elif depth and (kind is tuple or kind is list):
             for item in cast("list[object]", value):  # (exact types: C iteration only)
                 self.observe(item, depth - 1)
 
@@ -502,6 +517,7 @@ class Ledger(TorchFunctionMode):
         stack = [node for node in roots if node is not None]
         line: int | None = UNSET
         made: list[tuple[_Life, tuple[tuple[GraphNode | None, int], ...]]] = []
+        born = self.generation
         while stack:
             node = stack.pop()
             metadata = node.metadata
@@ -510,12 +526,20 @@ class Ledger(TorchFunctionMode):
             if line == UNSET:
                 line = self._candidate_line()
             children = node.next_functions
-            made.append((self._stamp(metadata, line), children))
-            stack.extend(child for child, _ in children if child is not None)
+            made.append((self._new_life(metadata, line, born), children))
+            for child, _ in children:
+                if child is not None:
+                    stack.append(child)
+        if not made:
+            return
+        self._count_births(born, len(made))
+        descending = 0
         for life, children in reversed(made):  # children before their parents
             if self._descends(children):
                 life.descends = True
-                self.descending.add(life.born, 1)
+                descending += 1
+        if descending:
+            self.descending.add(born, descending)
 
     def _descends(self, children: tuple[tuple[GraphNode | None, int], ...]) -> bool:
         """Whether a new node is computed from graph made before this generation (`x` in
@@ -533,9 +557,16 @@ class Ledger(TorchFunctionMode):
     def _stamp(
         self, metadata: dict[str, _Token], line: int | None, born: int | None = None
     ) -> _Life:
+        """Give a node its record, born now (or in `born`), and count it."""
+        life = self._new_life(metadata, line, self.generation if born is None else born)
+        self._count_births(life.born, 1)
+        return life
+
+    def _new_life(self, metadata: dict[str, _Token], line: int | None, born: int) -> _Life:
+        """A node's record and token, put in its metadata; counted by `_count_births`."""
         token = _Token()
-        life = _Life(token, self._died)
-        life.key = life.born = self.generation if born is None else born
+        life = _Life(token, self._on_death)
+        life.key = life.born = born
         life.first_use = UNSET
         life.line = line
         life.died = UNSET
@@ -544,11 +575,13 @@ class Ledger(TorchFunctionMode):
         token.life = life
         metadata[TOKEN] = token
         self.lives.add(life)
-        self.live_by_born.add(life.born, 1)
-        self.born_count.add(life.born, 1)
-        self.nodes_created += 1
-        self._dirty = True
         return life
+
+    def _count_births(self, born: int, count: int) -> None:
+        self.live_by_born.add(born, count)
+        self.born_count.add(born, count)
+        self.nodes_created += count
+        self._dirty = True
 
     def _live_at(self, generation: int) -> int:
         return self.live_by_born.get(generation)
@@ -573,12 +606,12 @@ class Ledger(TorchFunctionMode):
 
     def _died(self, life: _Life) -> None:
         self.lives.discard(life)
-        life.died = self.generation
-        if life.born < len(self.live_by_born):
+        generation = life.died = self.generation
+        if life.born < self.live_by_born.length:
             self.live_by_born.add(life.born, -1)
-        key = life.key
-        if key >= len(self.last_death) or self.last_death[key] < self.generation:
-            self.last_death[key] = self.generation
+        last_death = self.last_death
+        if last_death.get(life.key) < generation:  # (UNSET past its end)
+            last_death[life.key] = generation
 
     def adopt(self, root: GraphNode | None) -> int:
         """Stamp the nodes under `root` that grill did not see being made (built inside code
@@ -702,7 +735,7 @@ class Ledger(TorchFunctionMode):
                     grad = storage.grad(variable) if variable is not None else None
                     if grad is not None:
                         self.observe(grad)
-        if self.reader is not None:
+        if self.reader is not None and not self.optimizer_steps:  # (with steps: by step)
             self.memory_by_backward.append(self._read()[0])
         self.tick(0)
         return result
@@ -739,7 +772,9 @@ class Ledger(TorchFunctionMode):
                 self._earlier is None or life.born > self._earlier[1]
             ):
                 self._earlier = (node, life.born)  # the newest graph an earlier step made
-            stack.extend(child for child, _ in node.next_functions if child is not None)
+            for child, _ in node.next_functions:
+                if child is not None:
+                    stack.append(child)
         self._dirty = True
         seen.clear()
         return leaves, earlier
@@ -883,8 +918,6 @@ class Ledger(TorchFunctionMode):
             self.generation += 1
             self.step_at[self.generation] = self.steps
             self.loop_at[self.generation] = self._loop_line
-            if line and self.problem is None and not self.intact():
-                self._switched_off()
         self._tick_pass(line)
         if self.on_scan is not None:
             if len(self.lives) >= self._next_scan:
@@ -1008,6 +1041,12 @@ class Ledger(TorchFunctionMode):
 
 
 _CALLING_EACH = (map, filter, functools.reduce, itertools.starmap)
+_GRAD_ENABLED = torch.is_grad_enabled
+_NO_GRAPH = frozenset(
+    id(kind)
+    for kind in (type(None), bool, int, float, complex, str, torch.Size, torch.dtype, torch.device)
+)
+"""Exact types of what torch calls return that hold no graph (kept by id: builtins)."""
 _GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
 """`tensor.grad_fn` read from the C++ tensor (an exact Tensor: no getter of anyone's)."""
 
@@ -1064,6 +1103,15 @@ def carried_error(message: str) -> bool:
 
 def _mode_stack() -> list[object]:
     return [torch._C._get_function_stack_at(i) for i in range(torch._C._len_torch_function_stack())]
+
+
+def _on_stack(mode: object) -> bool:
+    """Whether `mode` is on torch's mode stack (looked for from the top, where it usually is;
+    every tick asks)."""
+    for index in range(torch._C._len_torch_function_stack() - 1, -1, -1):
+        if torch._C._get_function_stack_at(index) is mode:
+            return True
+    return False
 
 
 class _Engine:
