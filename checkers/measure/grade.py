@@ -36,6 +36,7 @@ from checkers.measure.instrument import EACH, ENTER, LEAVE, LOOP, TICK, instrume
 from checkers.measure.ledger import (
     ALIVE,
     HELD_SHARE,
+    LEAF,
     MIN_HELD,
     MIN_PASS,
     TOKEN,
@@ -638,7 +639,7 @@ def summarize(
         if node is None or id(node) in seen:
             continue
         seen[id(node)] = node
-        if type(node).__name__ == "AccumulateGrad":
+        if type(node) is LEAF:
             continue
         token = node.metadata.get(TOKEN)
         if token is None:

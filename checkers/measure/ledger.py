@@ -112,7 +112,8 @@ START_SAMPLES = 16
 RECURRENT_SHARE = 0.5
 """A pass whose generations mostly have this share of their nodes computed from earlier
 graph unrolls one computation (layers, timesteps): the code bounds it, it is never held."""
-LEAF = "AccumulateGrad"
+LEAF: type = torch._C._functions.AccumulateGrad  # type: ignore[attr-defined]
+"""The type of a leaf tensor's node (the only node type of that name), told by identity."""
 
 _ExcInfo = tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
 
@@ -234,9 +235,9 @@ class Ledger(TorchFunctionMode):
         """Memory at each backward pass, read only until the first optimizer step: the curve
         of a run that takes none (with steps, the curve is by step)."""
         self.lives: set[_Life] = set()
-        self.live_by_born = OffHeap()
-        """Per generation: how many nodes born in it are alive now."""
         self.born_count = OffHeap()
+        self.died_by_born = OffHeap()
+        """Per generation: how many nodes born in it have died (the rest are alive now)."""
         self.descending = OffHeap()
         """Per generation: nodes born in it, and of those, the ones computed from earlier
         graph (`_descends`)."""
@@ -468,7 +469,17 @@ class Ledger(TorchFunctionMode):
             finally:
                 self._inside -= 1
             if _GRAD_ENABLED():  # the call may have switched it (set_grad_enabled)
-                self.observe(result)
+                # `observe`, its exact-tensor case inline (most results): its graph, if new
+                kind = type(result)
+                if kind is _TENSOR or kind is _PARAMETER:
+                    try:
+                        node: GraphNode | None = _GRAD_FN(result)
+                    except RuntimeError:
+                        node = None
+                    if node is not None and TOKEN not in node.metadata:
+                        self._discover(node, 1)
+                elif id(kind) not in _NO_GRAPH:
+                    self.observe(result)
                 if args and args[0] is not result:  # an in-place call: its target's new grad_fn
                     self.observe(args[0], depth=0)
             return result
@@ -499,40 +510,44 @@ class Ledger(TorchFunctionMode):
             except RuntimeError:
                 node = None
             if node is not None and TOKEN not in node.metadata:
-                self._discover((node,))
+                self._discover(node, 1)
         elif id(kind) in _NO_GRAPH:  # a number, a size, a dtype: the next most common
             return
         elif storage.is_a(value, torch.Tensor):
             with torch._C.DisableTorchFunctionSubclass():  # no subclass getter of theirs
                 node = cast("GraphNode | None", grad_fn_of(cast(torch.Tensor, value)))
             if node is not None and TOKEN not in node.metadata:
-                self._discover((node,))
+                self._discover(node, 1)
         elif depth and (kind is tuple or kind is list):
             for item in cast("list[object]", value):  # (exact types: C iteration only)
                 self.observe(item, depth - 1)
 
-    def _discover(self, roots: Iterable[GraphNode | None]) -> None:
-        """Stamp every node under `roots` not stamped yet (stamped nodes end the walk), with the
-        snippet line running now."""
-        stack = [node for node in roots if node is not None]
+    def _discover(self, root: GraphNode, outer: int) -> None:
+        """Stamp every node under `root` not stamped yet (stamped nodes end the walk), with the
+        snippet line running now (`outer`: how many frames above this one are the ledger's, so
+        the search for that line starts past them)."""
+        stack = [root]
         line: int | None = UNSET
         made: list[tuple[_Life, tuple[tuple[GraphNode | None, int], ...]]] = []
         born = self.generation
+        new_life = self._new_life
         while stack:
             node = stack.pop()
             metadata = node.metadata
-            if TOKEN in metadata or type(node).__name__ == LEAF:
+            if TOKEN in metadata or type(node) is LEAF:
                 continue
-            if line == UNSET:
-                line = self._candidate_line()
+            if line == UNSET:  # (frames out from here: this one, then `outer` of the ledger's)
+                line = self._candidate_line(outer + 2)
             children = node.next_functions
-            made.append((self._new_life(metadata, line, born), children))
+            made.append((new_life(metadata, line, born), children))
             for child, _ in children:
                 if child is not None:
                     stack.append(child)
         if not made:
             return
-        self._count_births(born, len(made))
+        self.born_count.add(born, len(made))
+        self.nodes_created += len(made)
+        self._dirty = True
         descending = 0
         for life, children in reversed(made):  # children before their parents
             if self._descends(children):
@@ -547,7 +562,7 @@ class Ledger(TorchFunctionMode):
         it is computed from: a loop whose iterations mostly do so unrolls one computation
         (layers, timesteps), it does not repeat work over data."""
         for child, _ in children:
-            if child is None or type(child).__name__ == LEAF:
+            if child is None or type(child) is LEAF:
                 continue
             token = child.metadata.get(TOKEN)
             if token is not None and (token.life.born < self.generation or token.life.descends):
@@ -559,11 +574,13 @@ class Ledger(TorchFunctionMode):
     ) -> _Life:
         """Give a node its record, born now (or in `born`), and count it."""
         life = self._new_life(metadata, line, self.generation if born is None else born)
-        self._count_births(life.born, 1)
+        self.born_count.add(life.born, 1)
+        self.nodes_created += 1
+        self._dirty = True
         return life
 
     def _new_life(self, metadata: dict[str, _Token], line: int | None, born: int) -> _Life:
-        """A node's record and token, put in its metadata; counted by `_count_births`."""
+        """A node's record and token, put in its metadata (its caller counts the birth)."""
         token = _Token()
         life = _Life(token, self._on_death)
         life.key = life.born = born
@@ -577,14 +594,8 @@ class Ledger(TorchFunctionMode):
         self.lives.add(life)
         return life
 
-    def _count_births(self, born: int, count: int) -> None:
-        self.live_by_born.add(born, count)
-        self.born_count.add(born, count)
-        self.nodes_created += count
-        self._dirty = True
-
     def _live_at(self, generation: int) -> int:
-        return self.live_by_born.get(generation)
+        return self.born_count.get(generation) - self.died_by_born.get(generation)
 
     def recurrent(self, index: int) -> bool:
         """Whether pass `index`'s iterations mostly compute on each other's results: in the
@@ -607,8 +618,7 @@ class Ledger(TorchFunctionMode):
     def _died(self, life: _Life) -> None:
         self.lives.discard(life)
         generation = life.died = self.generation
-        if life.born < self.live_by_born.length:
-            self.live_by_born.add(life.born, -1)
+        self.died_by_born.add(life.born, 1)
         last_death = self.last_death
         if last_death.get(life.key) < generation:  # (UNSET past its end)
             last_death[life.key] = generation
@@ -618,7 +628,7 @@ class Ledger(TorchFunctionMode):
         torch runs itself, or by torch's C++): each is given the latest birth among the
         stamped nodes it was made from (it cannot be older), or now where it was made from
         leaves only. Returns how many it stamped."""
-        if root is None or TOKEN in root.metadata or type(root).__name__ == LEAF:
+        if root is None or TOKEN in root.metadata or type(root) is LEAF:
             return 0
         born: dict[int, int] = {}
         keep: dict[int, GraphNode] = {}  # holds each wrapper, so no id is reused mid-walk
@@ -634,7 +644,7 @@ class Ledger(TorchFunctionMode):
             if token is not None:
                 born[id(node)] = token.life.born
                 continue
-            if type(node).__name__ == LEAF:
+            if type(node) is LEAF:
                 born[id(node)] = UNSET
                 continue
             children = [child for child, _ in node.next_functions if child is not None]
@@ -683,8 +693,14 @@ class Ledger(TorchFunctionMode):
                     adopted += self.adopt(node)
         return adopted
 
-    def _candidate_line(self) -> int | None:
-        frame: FrameType | None = sys._getframe(1)
+    def _candidate_line(self, outer: int = 1) -> int | None:
+        """The line the snippet runs now: its innermost frame's, looked for from the frame
+        `outer` levels out from this one (1: the caller's), the ledger's own frames inside it
+        skipped (`sys._getframe` makes no frame objects for those)."""
+        try:
+            frame: FrameType | None = sys._getframe(outer)
+        except ValueError:  # no frame that far out: none of the snippet's either
+            return None
         while frame is not None:
             if frame.f_code.co_filename == self.filename:
                 return frame.f_lineno
@@ -757,7 +773,7 @@ class Ledger(TorchFunctionMode):
                 break
             seen[id(node)] = node
             metadata = node.metadata
-            if type(node).__name__ == LEAF:
+            if type(node) is LEAF:
                 leaves.append(node)
                 continue
             token = metadata.get(TOKEN)
@@ -1042,6 +1058,7 @@ class Ledger(TorchFunctionMode):
 
 _CALLING_EACH = (map, filter, functools.reduce, itertools.starmap)
 _GRAD_ENABLED = torch.is_grad_enabled
+_TENSOR, _PARAMETER = torch.Tensor, torch.nn.Parameter
 _NO_GRAPH = frozenset(
     id(kind)
     for kind in (type(None), bool, int, float, complex, str, torch.Size, torch.dtype, torch.device)
