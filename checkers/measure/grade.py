@@ -36,6 +36,7 @@ from checkers.measure.instrument import EACH, ENTER, LEAVE, LOOP, TICK, instrume
 from checkers.measure.ledger import (
     ALIVE,
     HELD_SHARE,
+    LEAF,
     MIN_HELD,
     MIN_PASS,
     TOKEN,
@@ -638,7 +639,7 @@ def summarize(
         if node is None or id(node) in seen:
             continue
         seen[id(node)] = node
-        if type(node).__name__ == "AccumulateGrad":
+        if type(node) is LEAF:
             continue
         token = node.metadata.get(TOKEN)
         if token is None:
@@ -653,7 +654,8 @@ def summarize(
             if saved and not life.hooked:
                 for kept in saved_tensors(node):
                     storages[torch._C.TensorBase.data_ptr(kept)] = storage_bytes(kept)
-        stack.extend(child for child, _ in node.next_functions)
+        for child, _ in node.next_functions:
+            stack.append(child)
     token = root.metadata.get(TOKEN)
     holder = found.holder
     tensor = cast(torch.Tensor, holder) if storage.is_a(holder, torch.Tensor) else None

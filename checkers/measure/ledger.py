@@ -55,7 +55,7 @@ from torch.overrides import TorchFunctionMode
 
 from checkers.measure import storage
 from checkers.measure.memory import CudaAllocator, HostHeap, OffHeap, TensorPeak
-from checkers.measure.rates import PerUpdate, ScalarReads, given_to, is_host_sync
+from checkers.measure.rates import HOST_SYNC_RULES, PerUpdate, ScalarReads, given_to
 from checkers.measure.retained import grad_fn_of
 from checkers.measurements import Holder
 from checkers.policy.standins import stand_in
@@ -112,7 +112,8 @@ START_SAMPLES = 16
 RECURRENT_SHARE = 0.5
 """A pass whose generations mostly have this share of their nodes computed from earlier
 graph unrolls one computation (layers, timesteps): the code bounds it, it is never held."""
-LEAF = "AccumulateGrad"
+LEAF: type = torch._C._functions.AccumulateGrad  # type: ignore[attr-defined]
+"""The type of a leaf tensor's node (the only node type of that name), told by identity."""
 
 _ExcInfo = tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
 
@@ -231,10 +232,12 @@ class Ledger(TorchFunctionMode):
         self.memory_by_step = OffHeap()
         self.reserved_by_step = OffHeap()
         self.memory_by_backward = OffHeap()
+        """Memory at each backward pass, read only until the first optimizer step: the curve
+        of a run that takes none (with steps, the curve is by step)."""
         self.lives: set[_Life] = set()
-        self.live_by_born = OffHeap()
-        """Per generation: how many nodes born in it are alive now."""
         self.born_count = OffHeap()
+        self.died_by_born = OffHeap()
+        """Per generation: how many nodes born in it have died (the rest are alive now)."""
         self.descending = OffHeap()
         """Per generation: nodes born in it, and of those, the ones computed from earlier
         graph (`_descends`)."""
@@ -319,6 +322,8 @@ class Ledger(TorchFunctionMode):
         self._apply: classmethod[autograd_function.Function, ..., object] | None = None
         self._installed_apply: classmethod[autograd_function.Function, ..., object] | None = None
         self._hooks: list[torch.utils.hooks.RemovableHandle] = []
+        self._on_death = self._died
+        """Each node's death callback: one bound method for them all."""
 
     # -- installing -----------------------------------------------------------------------
 
@@ -379,7 +384,7 @@ class Ledger(TorchFunctionMode):
 
     def _mode_on(self) -> bool:
         """Put the mode back on torch's stack where torch hid it; True when it did."""
-        if self._paused or any(mode is self for mode in _mode_stack()):
+        if self._paused or _on_stack(self):
             return False
         torch._C._push_on_torch_function_stack(self)
         return True
@@ -423,7 +428,7 @@ class Ledger(TorchFunctionMode):
             and (
                 self._inside > 0
                 or (self._paused or torch._C._is_torch_function_mode_enabled())
-                and any(mode is self for mode in _mode_stack())
+                and _on_stack(self)
             )
         )
 
@@ -436,31 +441,50 @@ class Ledger(TorchFunctionMode):
         args: Sequence[object] = (),
         kwargs: Mapping[str, object] | None = None,
     ) -> object:
-        kwargs = kwargs or {}
-        counted = not self._paused and is_host_sync(func, args, kwargs)
+        # Every torch call of the run comes through here: one frame, and each check made once
+        # (the calls it makes are the ones it cannot avoid).
+        if kwargs is None:
+            kwargs = {}
+        calls = self._calls
+        if self._paused:
+            calls.append((args, kwargs, False))
+            try:
+                return func(*args, **kwargs)
+            finally:
+                calls.pop()
+        try:
+            rule = HOST_SYNC_RULES.get(func)
+        except TypeError:  # an unhashable callable reached torch's dispatch: none of those
+            rule = None
+        counted = rule is not None and rule(args, kwargs)
         if counted:
             self.per_update.count("host_syncs")
-        self._calls.append((args, kwargs, counted))
+        calls.append((args, kwargs, counted))
         try:
-            return self._call(func, args, kwargs)
+            if not _GRAD_ENABLED():
+                return func(*args, **kwargs)
+            self._inside += 1
+            try:
+                result = func(*args, **kwargs)
+            finally:
+                self._inside -= 1
+            if _GRAD_ENABLED():  # the call may have switched it (set_grad_enabled)
+                # `observe`, its exact-tensor case inline (most results): its graph, if new
+                kind = type(result)
+                if kind is _TENSOR or kind is _PARAMETER:
+                    try:
+                        node: GraphNode | None = _GRAD_FN(result)
+                    except RuntimeError:
+                        node = None
+                    if node is not None and TOKEN not in node.metadata:
+                        self._discover(node, 1)
+                elif id(kind) not in _NO_GRAPH:
+                    self.observe(result)
+                if args and args[0] is not result:  # an in-place call: its target's new grad_fn
+                    self.observe(args[0], depth=0)
+            return result
         finally:
-            self._calls.pop()
-
-    def _call(
-        self, func: Callable[..., object], args: Sequence[object], kwargs: Mapping[str, object]
-    ) -> object:
-        if self._paused or not torch.is_grad_enabled():
-            return func(*args, **kwargs)
-        self._inside += 1
-        try:
-            result = func(*args, **kwargs)
-        finally:
-            self._inside -= 1
-        if torch.is_grad_enabled():  # the call may have switched it (set_grad_enabled)
-            self.observe(result)
-            if args:
-                self.observe(args[0], depth=0)  # an in-place call gives its target a new grad_fn
-        return result
+            calls.pop()
 
     def _scalar_read(self, tensor: object) -> None:
         """A tensor element read into a Python number (`rates.ScalarReads`): a host sync when
@@ -486,36 +510,51 @@ class Ledger(TorchFunctionMode):
             except RuntimeError:
                 node = None
             if node is not None and TOKEN not in node.metadata:
-                self._discover([node])
+                self._discover(node, 1)
+        elif id(kind) in _NO_GRAPH:  # a number, a size, a dtype: the next most common
+            return
         elif storage.is_a(value, torch.Tensor):
             with torch._C.DisableTorchFunctionSubclass():  # no subclass getter of theirs
                 node = cast("GraphNode | None", grad_fn_of(cast(torch.Tensor, value)))
             if node is not None and TOKEN not in node.metadata:
-                self._discover([node])
-        elif depth and (type(value) is tuple or type(value) is list):
+                self._discover(node, 1)
+        elif depth and (kind is tuple or kind is list):
             for item in cast("list[object]", value):  # (exact types: C iteration only)
                 self.observe(item, depth - 1)
 
-    def _discover(self, roots: Iterable[GraphNode | None]) -> None:
-        """Stamp every node under `roots` not stamped yet (stamped nodes end the walk), with the
-        snippet line running now."""
-        stack = [node for node in roots if node is not None]
+    def _discover(self, root: GraphNode, outer: int) -> None:
+        """Stamp every node under `root` not stamped yet (stamped nodes end the walk), with the
+        snippet line running now (`outer`: how many frames above this one are the ledger's, so
+        the search for that line starts past them)."""
+        stack = [root]
         line: int | None = UNSET
         made: list[tuple[_Life, tuple[tuple[GraphNode | None, int], ...]]] = []
+        born = self.generation
+        new_life = self._new_life
         while stack:
             node = stack.pop()
             metadata = node.metadata
-            if TOKEN in metadata or type(node).__name__ == LEAF:
+            if TOKEN in metadata or type(node) is LEAF:
                 continue
-            if line == UNSET:
-                line = self._candidate_line()
+            if line == UNSET:  # (frames out from here: this one, then `outer` of the ledger's)
+                line = self._candidate_line(outer + 2)
             children = node.next_functions
-            made.append((self._stamp(metadata, line), children))
-            stack.extend(child for child, _ in children if child is not None)
+            made.append((new_life(metadata, line, born), children))
+            for child, _ in children:
+                if child is not None:
+                    stack.append(child)
+        if not made:
+            return
+        self.born_count.add(born, len(made))
+        self.nodes_created += len(made)
+        self._dirty = True
+        descending = 0
         for life, children in reversed(made):  # children before their parents
             if self._descends(children):
                 life.descends = True
-                self.descending.add(life.born, 1)
+                descending += 1
+        if descending:
+            self.descending.add(born, descending)
 
     def _descends(self, children: tuple[tuple[GraphNode | None, int], ...]) -> bool:
         """Whether a new node is computed from graph made before this generation (`x` in
@@ -523,7 +562,7 @@ class Ledger(TorchFunctionMode):
         it is computed from: a loop whose iterations mostly do so unrolls one computation
         (layers, timesteps), it does not repeat work over data."""
         for child, _ in children:
-            if child is None or type(child).__name__ == LEAF:
+            if child is None or type(child) is LEAF:
                 continue
             token = child.metadata.get(TOKEN)
             if token is not None and (token.life.born < self.generation or token.life.descends):
@@ -533,9 +572,18 @@ class Ledger(TorchFunctionMode):
     def _stamp(
         self, metadata: dict[str, _Token], line: int | None, born: int | None = None
     ) -> _Life:
+        """Give a node its record, born now (or in `born`), and count it."""
+        life = self._new_life(metadata, line, self.generation if born is None else born)
+        self.born_count.add(life.born, 1)
+        self.nodes_created += 1
+        self._dirty = True
+        return life
+
+    def _new_life(self, metadata: dict[str, _Token], line: int | None, born: int) -> _Life:
+        """A node's record and token, put in its metadata (its caller counts the birth)."""
         token = _Token()
-        life = _Life(token, self._died)
-        life.key = life.born = self.generation if born is None else born
+        life = _Life(token, self._on_death)
+        life.key = life.born = born
         life.first_use = UNSET
         life.line = line
         life.died = UNSET
@@ -544,14 +592,10 @@ class Ledger(TorchFunctionMode):
         token.life = life
         metadata[TOKEN] = token
         self.lives.add(life)
-        self.live_by_born.add(life.born, 1)
-        self.born_count.add(life.born, 1)
-        self.nodes_created += 1
-        self._dirty = True
         return life
 
     def _live_at(self, generation: int) -> int:
-        return self.live_by_born.get(generation)
+        return self.born_count.get(generation) - self.died_by_born.get(generation)
 
     def recurrent(self, index: int) -> bool:
         """Whether pass `index`'s iterations mostly compute on each other's results: in the
@@ -573,19 +617,18 @@ class Ledger(TorchFunctionMode):
 
     def _died(self, life: _Life) -> None:
         self.lives.discard(life)
-        life.died = self.generation
-        if life.born < len(self.live_by_born):
-            self.live_by_born.add(life.born, -1)
-        key = life.key
-        if key >= len(self.last_death) or self.last_death[key] < self.generation:
-            self.last_death[key] = self.generation
+        generation = life.died = self.generation
+        self.died_by_born.add(life.born, 1)
+        last_death = self.last_death
+        if last_death.get(life.key) < generation:  # (UNSET past its end)
+            last_death[life.key] = generation
 
     def adopt(self, root: GraphNode | None) -> int:
         """Stamp the nodes under `root` that grill did not see being made (built inside code
         torch runs itself, or by torch's C++): each is given the latest birth among the
         stamped nodes it was made from (it cannot be older), or now where it was made from
         leaves only. Returns how many it stamped."""
-        if root is None or TOKEN in root.metadata or type(root).__name__ == LEAF:
+        if root is None or TOKEN in root.metadata or type(root) is LEAF:
             return 0
         born: dict[int, int] = {}
         keep: dict[int, GraphNode] = {}  # holds each wrapper, so no id is reused mid-walk
@@ -601,7 +644,7 @@ class Ledger(TorchFunctionMode):
             if token is not None:
                 born[id(node)] = token.life.born
                 continue
-            if type(node).__name__ == LEAF:
+            if type(node) is LEAF:
                 born[id(node)] = UNSET
                 continue
             children = [child for child, _ in node.next_functions if child is not None]
@@ -650,8 +693,14 @@ class Ledger(TorchFunctionMode):
                     adopted += self.adopt(node)
         return adopted
 
-    def _candidate_line(self) -> int | None:
-        frame: FrameType | None = sys._getframe(1)
+    def _candidate_line(self, outer: int = 1) -> int | None:
+        """The line the snippet runs now: its innermost frame's, looked for from the frame
+        `outer` levels out from this one (1: the caller's), the ledger's own frames inside it
+        skipped (`sys._getframe` makes no frame objects for those)."""
+        try:
+            frame: FrameType | None = sys._getframe(outer)
+        except ValueError:  # no frame that far out: none of the snippet's either
+            return None
         while frame is not None:
             if frame.f_code.co_filename == self.filename:
                 return frame.f_lineno
@@ -702,7 +751,7 @@ class Ledger(TorchFunctionMode):
                     grad = storage.grad(variable) if variable is not None else None
                     if grad is not None:
                         self.observe(grad)
-        if self.reader is not None:
+        if self.reader is not None and not self.optimizer_steps:  # (with steps: by step)
             self.memory_by_backward.append(self._read()[0])
         self.tick(0)
         return result
@@ -724,7 +773,7 @@ class Ledger(TorchFunctionMode):
                 break
             seen[id(node)] = node
             metadata = node.metadata
-            if type(node).__name__ == LEAF:
+            if type(node) is LEAF:
                 leaves.append(node)
                 continue
             token = metadata.get(TOKEN)
@@ -739,7 +788,9 @@ class Ledger(TorchFunctionMode):
                 self._earlier is None or life.born > self._earlier[1]
             ):
                 self._earlier = (node, life.born)  # the newest graph an earlier step made
-            stack.extend(child for child, _ in node.next_functions if child is not None)
+            for child, _ in node.next_functions:
+                if child is not None:
+                    stack.append(child)
         self._dirty = True
         seen.clear()
         return leaves, earlier
@@ -883,8 +934,6 @@ class Ledger(TorchFunctionMode):
             self.generation += 1
             self.step_at[self.generation] = self.steps
             self.loop_at[self.generation] = self._loop_line
-            if line and self.problem is None and not self.intact():
-                self._switched_off()
         self._tick_pass(line)
         if self.on_scan is not None:
             if len(self.lives) >= self._next_scan:
@@ -1008,6 +1057,13 @@ class Ledger(TorchFunctionMode):
 
 
 _CALLING_EACH = (map, filter, functools.reduce, itertools.starmap)
+_GRAD_ENABLED = torch.is_grad_enabled
+_TENSOR, _PARAMETER = torch.Tensor, torch.nn.Parameter
+_NO_GRAPH = frozenset(
+    id(kind)
+    for kind in (type(None), bool, int, float, complex, str, torch.Size, torch.dtype, torch.device)
+)
+"""Exact types of what torch calls return that hold no graph (kept by id: builtins)."""
 _GRAD_FN = torch._C.TensorBase.__dict__["grad_fn"].__get__
 """`tensor.grad_fn` read from the C++ tensor (an exact Tensor: no getter of anyone's)."""
 
@@ -1064,6 +1120,15 @@ def carried_error(message: str) -> bool:
 
 def _mode_stack() -> list[object]:
     return [torch._C._get_function_stack_at(i) for i in range(torch._C._len_torch_function_stack())]
+
+
+def _on_stack(mode: object) -> bool:
+    """Whether `mode` is on torch's mode stack (looked for from the top, where it usually is;
+    every tick asks)."""
+    for index in range(torch._C._len_torch_function_stack() - 1, -1, -1):
+        if torch._C._get_function_stack_at(index) is mode:
+            return True
+    return False
 
 
 class _Engine:

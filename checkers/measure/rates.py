@@ -214,6 +214,39 @@ _SIZED_BY_DATA: dict[Callable[..., object], DataDependentShape] = {
 }
 
 
+def _from_python_data(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    data = args[0] if args else kwargs.get("data")
+    return isinstance(data, list | tuple) and _holds_tensor(data)
+
+
+def _moves_to_host(args: Sequence[object], kwargs: Mapping[str, object]) -> bool:
+    """`.to()` of a tensor on an accelerator, to the CPU."""
+    if not args or not isinstance(args[0], torch.Tensor):
+        return False
+    source = args[0]
+    if source.device.type == "cpu":
+        return False
+    try:
+        device = torch._C._nn._parse_to(*args[1:], **kwargs)[0]  # type: ignore[call-overload]
+    except (TypeError, RuntimeError):
+        return False
+    return device is not None and device.type == "cpu"
+
+
+HostSyncRule = Callable[[Sequence[object], Mapping[str, object]], bool]
+
+HOST_SYNC_RULES: dict[Callable[..., object], HostSyncRule] = {
+    _Tensor.to: _moves_to_host,
+    **{call: shape.counts for call, shape in _SIZED_BY_DATA.items()},
+    **dict.fromkeys(_FROM_PYTHON_DATA, _from_python_data),
+    **dict.fromkeys(HOST_SYNCS, _always),
+}
+"""Per torch call that may wait for a value on the host, whether it does with these
+arguments (`is_host_sync`), in one table: the ledger looks every torch call up once, and
+most calls are in none of them. A call in several sets has the rule of the first of
+HOST_SYNCS, _FROM_PYTHON_DATA, DATA_DEPENDENT_SHAPES, `.to()`."""
+
+
 def is_host_sync(
     func: Callable[..., object], args: Sequence[object], kwargs: Mapping[str, object]
 ) -> bool:
@@ -224,26 +257,10 @@ def is_host_sync(
     on a CPU run it is how code written for any device moves its data, not a synchronisation;
     `.cpu()` names the host and always counts.)"""
     try:
-        if func in HOST_SYNCS:
-            return True
-        if func in _FROM_PYTHON_DATA:
-            data = args[0] if args else kwargs.get("data")
-            return isinstance(data, list | tuple) and _holds_tensor(data)
-        shape = _SIZED_BY_DATA.get(func)
+        rule = HOST_SYNC_RULES.get(func)
     except TypeError:  # an unhashable callable reached torch's dispatch: none of these
         return False
-    if shape is not None:
-        return shape.counts(args, kwargs)
-    if func is not _Tensor.to or not args or not isinstance(args[0], torch.Tensor):
-        return False
-    source = args[0]
-    if source.device.type == "cpu":
-        return False
-    try:
-        device = torch._C._nn._parse_to(*args[1:], **kwargs)[0]  # type: ignore[call-overload]
-    except (TypeError, RuntimeError):
-        return False
-    return device is not None and device.type == "cpu"
+    return rule is not None and rule(args, kwargs)
 
 
 SCALAR_READ = torch.ops.aten._local_scalar_dense.default

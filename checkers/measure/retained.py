@@ -107,7 +107,7 @@ def is_grader_name(name: object) -> bool:
     )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     parent: _Entry | None
     step: str
@@ -426,24 +426,42 @@ def _steps(entry: _Entry) -> list[tuple[str, str]]:
     return [*entry.head, (ELIDED, ""), *tail[-PATH_TAIL:]]
 
 
+_type_kinds: dict[int, tuple[type, str, type | None]] = {}
+
+
 def _kind(value: object) -> str:
-    if storage.is_a(value, torch.Tensor):
-        return "tensor"
-    if storage.is_node(value):
-        return "node"
-    container = storage.container_kind(value)
+    """What a path's step reached (see `Found.kinds`): the type's kind, kept per type (it is
+    read from the real MRO, which `storage` keeps per class too), with a container's length."""
+    cls = type(value)
+    known = _type_kinds.get(id(cls))
+    if known is None or known[0] is not cls:
+        known = (cls, *_type_kind(cls, value))
+        if len(_type_kinds) < 65_536:
+            _type_kinds[id(cls)] = known
+    container = known[2]
     if container is not None:
         return f"{_CONTAINER_KINDS[container]}:{container.__len__(value)}"  # type: ignore[index, attr-defined]
-    cls = type(value)
+    return known[1]
+
+
+def _type_kind(cls: type, value: object) -> tuple[str, type | None]:
+    """The kind of every value of `cls`, or the base container type whose length completes it."""
+    if storage.is_sub(cls, torch.Tensor):
+        return "tensor", None
+    if storage.is_node(value):
+        return "node", None
+    container = storage.container_kind(value)
+    if container is not None:
+        return "", container
     if any(cls is kind for kind in (types.FunctionType, types.MethodType, types.BuiltinMethodType)):
-        return "function"
-    if storage.is_a(value, torch.nn.Module):
-        return "module"
+        return "function", None
+    if storage.is_sub(cls, torch.nn.Module):
+        return "module", None
     if storage.is_sub(cls, type):
-        return "class"
+        return "class", None
     if storage.is_sub(cls, BaseException):
-        return "exception"
-    return "object"
+        return "exception", None
+    return "object", None
 
 
 def _is_grill_object(value: object) -> bool:

@@ -1,20 +1,27 @@
 """What grading costs over the snippet's own run: each file is run plainly (`exec`) and graded
 (`checkers.measure.grade.grade_job`, what the sandbox child runs), each in a forked child of a
-process that warmed up like the sandbox's worker, and the child's CPU seconds are compared.
+process that warmed up like the sandbox's worker (one torch thread, as there), and the child's
+CPU seconds are compared.
 
     .venv/bin/python tests/bench/bench_grade_cost.py [--checkout DIR] [--profile N] [FILE ...]
+    .venv/bin/python tests/bench/bench_grade_cost.py --against /work/main [FILE ...]
 
-Each figure is the least of `--repeat` runs. `--checkout DIR` grades with another checkout's `checkers` (e.g. /work/main), for a figure
-before a change beside one after it; `--profile N` prints the graded runs' N costliest
-functions (cProfile, cumulative over all files). Without files: a fixed sample of the corpus
-and the real-code corpus. No sandbox, no limits: a bench of grill's own cost, not of isolation.
+Each figure is the least of `--repeat` runs. `--checkout DIR` grades with another checkout's
+`checkers`; `--against DIR` grades each file with DIR's `checkers` and with this checkout's
+(or `--checkout`'s), one right after the other, and prints how many times less CPU the second
+takes: the figure before a change beside the one after, under the same load. `--profile N`
+prints the graded runs' N costliest functions (cProfile, cumulative over all files). Without
+files: a fixed sample of the corpus and the real-code corpus. No sandbox, no limits: a bench of
+grill's own cost, not of isolation.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import pstats
+import subprocess
 import sys
 import tempfile
 import time
@@ -125,24 +132,104 @@ def policy_us(rounds: int = 10_000) -> float:
     return min(spans) / (rounds * len(values)) * 1e6
 
 
+def start(checkout: Path) -> None:
+    """Load `checkout`'s grill as the sandbox's warm worker starts
+    (`checkers.sandbox.worker.warm`): one intra-op thread (several spin, and their CPU time is
+    noise), the compiler kept out, grill warmed up; then work in a fresh folder."""
+    sys.path.insert(0, str(checkout.resolve()))
+    os.chdir(tempfile.mkdtemp(prefix="bench-grade-cost-"))
+    import torch
+
+    from checkers.measure import grade
+    from checkers.sandbox import eager_dynamo
+
+    eager_dynamo.install(torch)
+    torch.set_num_threads(1)
+    grade.warm()
+    gc.collect()
+    gc.freeze()
+
+
+def serve(repeat: int) -> int:
+    """One side of `--against`: a file's path per line in, its plain and graded CPU out."""
+    for line in sys.stdin:
+        path = line.strip()
+        source = Path(path).read_text()
+        plain_s, _ = least(repeat, plain, source, path)
+        graded_s, ended = least(repeat, graded, source, path, None)
+        print(plain_s, graded_s, ended, flush=True)
+    return 0
+
+
+def side_by_side(args: argparse.Namespace) -> int:
+    """Each file graded by `--against` (before) and by `--checkout` (after), one right after
+    the other, so both meet the same load on a shared machine."""
+    sides = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--serve", "--checkout", str(checkout)]
+            + ["--repeat", str(args.repeat)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        for checkout in (args.against, args.checkout)
+    ]
+    print(f"before: {args.against.resolve()}\nafter: {args.checkout.resolve()}")
+    print(f"{'file':48} {'plain s':>8} {'before s':>9} {'after s':>8} {'less':>6}")
+    totals = [0.0, 0.0, 0.0]
+    for path in args.files:
+        figures = []
+        for side in sides:
+            assert side.stdin is not None and side.stdout is not None
+            side.stdin.write(f"{path}\n")
+            side.stdin.flush()
+            plain_s, graded_s, ended = side.stdout.readline().split()
+            figures.append((float(plain_s), float(graded_s), ended))
+        row = [min(f[0] for f in figures), figures[0][1], figures[1][1]]
+        totals = [total + value for total, value in zip(totals, row, strict=True)]
+        note = "" if all(f[2] == "ok" for f in figures) else " (a run failed)"
+        print(
+            f"{path.name[:48]:48} {row[0]:8.2f} {row[1]:9.2f} {row[2]:8.2f} "
+            f"{row[1] / max(row[2], 1e-3):6.2f}{note}"
+        )
+    for side in sides:
+        assert side.stdin is not None
+        side.stdin.close()
+        side.wait()
+    count = len(args.files)
+    print(
+        f"{'total (' + str(count) + ' files)':48} {totals[0]:8.2f} {totals[1]:9.2f} "
+        f"{totals[2]:8.2f} {totals[1] / max(totals[2], 1e-3):6.2f}"
+    )
+    print(
+        f"graded CPU per file: before {totals[1] / count:.3f} s, after {totals[2] / count:.3f} s;"
+        f" over plain: before {(totals[1] - totals[0]) / count:.3f} s,"
+        f" after {(totals[2] - totals[0]) / count:.3f} s"
+    )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--checkout", type=Path, default=ROOT)
     parser.add_argument("--profile", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each; the least CPU")
     parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--against", type=Path, help="a checkout graded beside --checkout")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    args.files = [path.resolve() for path in args.files]
-    sys.path.insert(0, str(args.checkout.resolve()))
-    os.chdir(tempfile.mkdtemp(prefix="bench-grade-cost-"))
-    from checkers.measure import grade
-
-    grade.warm()  # as the sandbox's warm worker does before any run
+    args.files = [path.resolve() for path in args.files] or SAMPLE
+    if args.against is not None:
+        return side_by_side(args)
+    start(args.checkout)
+    if args.serve:
+        return serve(args.repeat)
     profiles: list[str] = []
     total_plain = total_graded = 0.0
     print(f"checkout: {args.checkout.resolve()}")
     print(f"{'file':48} {'plain s':>8} {'graded s':>9} {'ratio':>6}")
-    for path in args.files or SAMPLE:
+    for path in args.files:
         source = path.read_text()
         profile_to = f"graded-{len(profiles)}.prof" if args.profile else None
         plain_s, plain_end = least(args.repeat, plain, source, str(path))
@@ -156,7 +243,7 @@ def main() -> int:
             f"{path.name[:48]:48} {plain_s:8.2f} {graded_s:9.2f} "
             f"{graded_s / max(plain_s, 1e-3):6.2f}{note}"
         )
-    count = len(args.files or SAMPLE)
+    count = len(args.files)
     print(
         f"{'total (' + str(count) + ' files)':48} {total_plain:8.2f} {total_graded:9.2f} "
         f"{total_graded / max(total_plain, 1e-3):6.2f}"
