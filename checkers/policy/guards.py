@@ -35,6 +35,7 @@ from typing import NoReturn, cast
 
 from checkers.policy import descriptors, global_state, ranked, settings, tables
 from checkers.policy.identity import (
+    OPEN_KINDS,
     ModuleProxy,
     admit,
     callable_admitted,
@@ -110,7 +111,8 @@ PLAIN_VALUES = (bool, int, float, str, type(None))
 
 def guarded_getattr(obj: object, name: object, *default: object) -> object:
     """`obj.name` in snippet code (every attribute read is rewritten to this)."""
-    _check()
+    if _measuring[0]:  # (`_check()`, inline: this runs on every attribute read)
+        raise Measuring()
     if type(name) is not str:
         raise TypeError("attribute name must be a string")
     if type(obj) is ModuleProxy:
@@ -131,7 +133,10 @@ def guarded_getattr(obj: object, name: object, *default: object) -> object:
         return _init_of(obj)
     if name == "f_back" and isinstance(obj, types.FrameType):
         return _frame_back(obj)
-    return admit(getattr(obj, name, *default), f"{_short(obj)}.{name}")
+    value = getattr(obj, name, *default)
+    if type(value) in OPEN_KINDS:  # (`admit`'s first test, before naming the read)
+        return value
+    return admit(value, f"{_short(obj)}.{name}")
 
 
 def _frame_back(frame: types.FrameType) -> types.FrameType | None:
@@ -161,6 +166,12 @@ def attribute_reason(obj: object, name: str) -> str | None:
     """Why `obj.name` is refused (the object itself being open), or None."""
     if name in _ALWAYS_CLOSED:
         return tables.INTERPRETER_DUNDERS[name]
+    if (
+        name not in tables.INTERPRETER_DUNDERS
+        and name not in tables.DENIED_ATTRIBUTES
+        and name not in tables.GRAPH_NODE_ATTRIBUTES
+    ):
+        return None  # (the cheap test first: most names are in no table)
     if is_own(obj):
         return None
     if name in tables.INTERPRETER_DUNDERS:
@@ -394,9 +405,12 @@ def guarded_call(func: Callable[..., object], *args: object, **kwargs: object) -
     """Every call in snippet code: the callee must be open, and so must what it returns. A
     class a call makes for the snippet (`namedtuple`, `Enum('Color', ...)`, `type(...)`) is the
     snippet's own."""
-    _check()
+    if _measuring[0]:  # (`_check()`, inline: this runs on every call)
+        raise Measuring()
     callee = callable_admitted(func)
     result = callee(*args, **kwargs)
+    if type(result) in OPEN_KINDS:  # (`admit`'s first test; no such value is a class)
+        return result
     if isinstance(result, type) and result is not func and _made_a_class(func, args):
         OWN_CLASSES.add(result)
         return result
@@ -450,7 +464,8 @@ def guarded_iter(iterable: Iterable[object]) -> Iterator[object]:
 
 
 def _admit_item(value: object) -> object:
-    _check()
+    if _measuring[0]:  # (`_check()`, inline: this runs on every item iterated)
+        raise Measuring()
     return admit(value)
 
 
