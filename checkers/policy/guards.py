@@ -119,10 +119,10 @@ def guarded_getattr(obj: object, name: object, *default: object) -> object:
         return module_attribute(obj, name, *default)
     if isinstance(obj, types.ModuleType):
         return module_attribute(module_proxy(obj), name, *default)
-    reason = closed_reason(obj)
+    reason = None if type(obj) in OPEN_KINDS else closed_reason(obj)
     if reason is not None:
         raise not_available(f"{describe(obj)}.{name}", reason)
-    refusal = attribute_reason(obj, name)
+    refusal = attribute_reason(obj, name) if name in _NAMES_IN_TABLES else None
     if refusal is not None:
         # `object.__setattr__` in a class's own `__setattr__`: grill's guarded twin, not a refusal
         found = getattr(obj, name, None)
@@ -160,6 +160,13 @@ def own_stack(context: int = 1) -> list[inspect.FrameInfo]:
         found.append(inspect.FrameInfo(frame, *inspect.getframeinfo(frame, context)))
         frame = _frame_back(frame)
     return found
+
+
+_NAMES_IN_TABLES = frozenset(
+    (*_ALWAYS_CLOSED, *tables.INTERPRETER_DUNDERS, *tables.DENIED_ATTRIBUTES)
+) | frozenset(tables.GRAPH_NODE_ATTRIBUTES)
+"""Every name `attribute_reason` may refuse (the tables are constants): any other name is
+judged by the object alone, without a call."""
 
 
 def attribute_reason(obj: object, name: str) -> str | None:

@@ -482,6 +482,12 @@ def _builtin_reason(function: types.BuiltinFunctionType) -> str | None:
         reason = _module_function_reason(function)
         table[id(function)] = (function, reason, None)
         return reason
+    kind = type(owner)
+    if kind in OPEN_KINDS:  # a tensor's method, a str's: `_bound_reason` without a call,
+        # as none of these kinds is a class, a function or `super`, nor claims another class
+        if kind in OWN_CLASSES:
+            return None
+        return _name_reason(owner, function.__name__)
     return _bound_reason(owner, function.__name__)
 
 
@@ -680,7 +686,10 @@ def admit(value: object, subject: str | None = None) -> object:
 
 def callable_admitted(func: Callable[..., object]) -> Callable[..., object]:
     """A callee, as the snippet may call it."""
-    found = replacement(func)
+    replaced = _replacements.get(id(func))
+    if replaced is not None and replaced[0] is func:
+        return replaced[1]  # type: ignore[return-value]  # (a stand-in is callable)
+    found = replacement(func) if type(func) is _BuiltinFunctionType else func
     if found is not func:
         return found  # type: ignore[return-value]  # (a stand-in is callable)
     reason = closed_reason(func)

@@ -6,7 +6,7 @@ process that warmed up like the sandbox's worker, and the child's CPU seconds ar
 
 Each figure is the least of `--repeat` runs. `--checkout DIR` grades with another checkout's `checkers` (e.g. /work/main), for a figure
 before a change beside one after it; `--profile N` prints the graded runs' N costliest
-functions (cProfile, cumulative over all files). Without files: a fixed sample of the corpus
+functions (cProfile, cumulative over all files) and the policy's share of their time. Without files: a fixed sample of the corpus
 and the real-code corpus. No sandbox, no limits: a bench of grill's own cost, not of isolation.
 """
 
@@ -125,6 +125,35 @@ def policy_us(rounds: int = 10_000) -> float:
     return min(spans) / (rounds * len(values)) * 1e6
 
 
+def policy_seconds(stats: pstats.Stats) -> tuple[float, float]:
+    """(seconds the policy spent, seconds in all) in the profiled graded runs: the policy's own
+    functions (`checkers/policy/`) and the C functions they call themselves, except the callee
+    a guarded call runs for the snippet; the RestrictedPython compile whole, but for the
+    grader's own rewrite it applies (`checkers.measure.instrument`)."""
+    table = stats.stats  # type: ignore[attr-defined]  # (pstats keeps it untyped)
+
+    def policy(where: tuple[str, int, str]) -> bool:
+        return "/checkers/policy/" in where[0]
+
+    spent = 0.0
+    for where, (_, _, own, whole, callers) in table.items():
+        if where[2] == "compile_candidate" and policy(where):
+            spent += whole
+        elif "/checkers/measure/" in where[0]:  # the grader's own rewrite, inside the compile
+            spent -= sum(
+                paid[3] for caller, paid in callers.items() if caller[2] == "compile_candidate"
+            )
+        elif policy(where) and not where[0].endswith("transformer.py"):
+            spent += own
+        elif where[0] == "~":  # a C function: the part its policy callers paid
+            spent += sum(
+                paid[2]
+                for caller, paid in callers.items()
+                if policy(caller) and caller[2] != "guarded_call"
+            )
+    return spent, stats.total_tt  # type: ignore[attr-defined]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--checkout", type=Path, default=ROOT)
@@ -168,6 +197,9 @@ def main() -> int:
     print(f"policy: {policy_us():.2f} us per object judged (a snippet's usual mix)")
     if profiles:
         stats = pstats.Stats(*profiles)
+        spent, whole = policy_seconds(stats)
+        print(f"policy's share of the profiled graded runs: {spent:.2f} of {whole:.2f} s", end="")
+        print(f" ({spent / max(whole, 1e-9):.1%})")
         stats.sort_stats("tottime").print_stats(args.profile)
         stats.sort_stats("cumulative").print_stats(args.profile)
     return 0
