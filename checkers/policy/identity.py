@@ -351,6 +351,8 @@ def _decisions(which: int) -> dict[int, _Decision]:
     if _decided_on[0] != len(_MODULES) or _decided_on[1] != FACTS_CHANGED[0]:
         for table in _decided:
             table.clear()
+        for methods in _methods_decided:
+            methods.clear()
         _decided_on[0], _decided_on[1] = len(_MODULES), FACTS_CHANGED[0]
     table = _decided[which + 3 * (RANKED_RUNS[0] > 0 and ranked_now() is not None)]
     if len(table) >= _DECISIONS_KEPT:
@@ -370,6 +372,20 @@ def _same_names(cls: type, names: tuple[object, object] | None) -> bool:
     if names is None:
         return True
     return _type_module(cls) is names[0] and _type_qualname(cls) is names[1]
+
+
+_MethodDecision = tuple[object, type, object, tuple[object, object] | None, str | None]
+"""(the function, the class of its owner, its name, that class's names, the decision)"""
+_methods_decided: tuple[dict[tuple[int, int], _MethodDecision], ...] = ({}, {})
+"""`_method_reason`'s decisions, outside a ranked run or in one, forgotten with the others."""
+
+
+def _method_decisions() -> dict[tuple[int, int], _MethodDecision]:
+    _decisions(_OBJECT)  # (forgets them all when a fact has moved)
+    table = _methods_decided[RANKED_RUNS[0] > 0 and ranked_now() is not None]
+    if len(table) >= _DECISIONS_KEPT:
+        table.clear()
+    return table
 
 
 def _judged_by_kind(kind: type) -> bool:
@@ -459,11 +475,37 @@ def _instance_reason(value: object, kind: type) -> str | None:
 
 
 def _method_reason(method: types.MethodType) -> str | None:
-    function = method.__func__
+    """A bound method: as open as its function and its owner, but for the names and the
+    class state the sandbox keeps. A Python function bound to an instance judged by its class
+    alone is decided once for that function, class and name."""
+    function, owner = method.__func__, method.__self__
+    if type(function) is not _FunctionType:
+        return _bound_method_reason(method, function, owner)
+    kind = type(owner)
+    name = function.__name__  # (what `method.__name__` reads)
+    table = _method_decisions()
+    key = (id(function), id(kind))
+    known = table.get(key)
+    if (
+        known is not None
+        and known[0] is function
+        and known[1] is kind
+        and known[2] is name
+        and _same_names(kind, known[3])
+    ):
+        return known[4]
+    reason = _bound_method_reason(method, function, owner)
+    instances = _decisions(_INSTANCES).get(id(kind))
+    if kind in OPEN_KINDS or instances is not None and instances[0] is kind:
+        table[key] = (function, kind, name, _names(kind), reason)
+    return reason
+
+
+def _bound_method_reason(method: types.MethodType, function: object, owner: object) -> str | None:
     reason = closed_reason(function)
     if reason is not None:
         return reason
-    owner, name = method.__self__, method.__name__
+    name = method.__name__
     reason = closed_reason(owner)
     if reason is not None:
         return reason
