@@ -6,7 +6,9 @@ process that warmed up like the sandbox's worker, and the child's CPU seconds ar
 
 Each figure is the least of `--repeat` runs. `--checkout DIR` grades with another checkout's `checkers` (e.g. /work/main), for a figure
 before a change beside one after it; `--profile N` prints the graded runs' N costliest
-functions (cProfile, cumulative over all files) and the policy's share of their time. Without files: a fixed sample of the corpus
+functions (cProfile, cumulative over all files) and the policy's share of their time;
+`--judgement` grades each file again with the policy judging no object, for the CPU its
+judgement costs. Without files: a fixed sample of the corpus
 and the real-code corpus. No sandbox, no limits: a bench of grill's own cost, not of isolation.
 """
 
@@ -84,6 +86,19 @@ def graded(source: str, filename: str, profile_to: str | None) -> None:
     done()
 
 
+def unjudged(source: str, filename: str, profile_to: str | None) -> None:
+    """`graded`, with the policy judging no object (`closed_reason` says every one is open;
+    stand-ins still replace what they stand for): the policy's judgement costs the difference,
+    a CPU figure that another process's load on the machine barely moves."""
+    from checkers.policy import guards, identity
+
+    def open_to_all(_value: object) -> None:
+        return None
+
+    identity.closed_reason = guards.closed_reason = open_to_all  # type: ignore[assignment]
+    graded(source, filename, profile_to)
+
+
 def policy_us(rounds: int = 10_000) -> float:
     """Microseconds `admit` (stand-ins, then `closed_reason`) takes per object, over the mix
     a training loop hands it most (bound C methods, torch functions, torch's methods, the
@@ -159,6 +174,9 @@ def main() -> int:
     parser.add_argument("--checkout", type=Path, default=ROOT)
     parser.add_argument("--profile", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each; the least CPU")
+    parser.add_argument(
+        "--judgement", action="store_true", help="also graded without the policy's judgement"
+    )
     parser.add_argument("files", nargs="*", type=Path)
     args = parser.parse_args()
     args.files = [path.resolve() for path in args.files]
@@ -168,7 +186,7 @@ def main() -> int:
 
     grade.warm()  # as the sandbox's warm worker does before any run
     profiles: list[str] = []
-    total_plain = total_graded = 0.0
+    total_plain = total_graded = total_unjudged = 0.0
     print(f"checkout: {args.checkout.resolve()}")
     print(f"{'file':48} {'plain s':>8} {'graded s':>9} {'ratio':>6}")
     for path in args.files or SAMPLE:
@@ -176,6 +194,8 @@ def main() -> int:
         profile_to = f"graded-{len(profiles)}.prof" if args.profile else None
         plain_s, plain_end = least(args.repeat, plain, source, str(path))
         graded_s, graded_end = least(args.repeat, graded, source, str(path), profile_to)
+        if args.judgement:
+            total_unjudged += least(args.repeat, unjudged, source, str(path), None)[0]
         if profile_to is not None and Path(profile_to).exists():
             profiles.append(profile_to)
         total_plain += plain_s
@@ -194,6 +214,12 @@ def main() -> int:
         f"graded CPU per file: {total_graded / count:.3f} s; over plain: "
         f"{(total_graded - total_plain) / count:.3f} s"
     )
+    if args.judgement:
+        judged = total_graded - total_unjudged
+        print(
+            f"the policy's judgement: {judged:.2f} of {total_graded:.2f} s graded "
+            f"({judged / max(total_graded, 1e-9):.1%}; graded without it: {total_unjudged:.2f} s)"
+        )
     print(f"policy: {policy_us():.2f} us per object judged (a snippet's usual mix)")
     if profiles:
         stats = pstats.Stats(*profiles)
