@@ -35,6 +35,7 @@ from typing import NoReturn, cast
 
 from checkers.policy import descriptors, global_state, ranked, settings, tables
 from checkers.policy.identity import (
+    OPEN_KINDS,
     ModuleProxy,
     admit,
     callable_admitted,
@@ -110,17 +111,18 @@ PLAIN_VALUES = (bool, int, float, str, type(None))
 
 def guarded_getattr(obj: object, name: object, *default: object) -> object:
     """`obj.name` in snippet code (every attribute read is rewritten to this)."""
-    _check()
+    if _measuring[0]:  # (`_check()`, inline: this runs on every attribute read)
+        raise Measuring()
     if type(name) is not str:
         raise TypeError("attribute name must be a string")
     if type(obj) is ModuleProxy:
         return module_attribute(obj, name, *default)
     if isinstance(obj, types.ModuleType):
         return module_attribute(module_proxy(obj), name, *default)
-    reason = closed_reason(obj)
+    reason = None if type(obj) in OPEN_KINDS else closed_reason(obj)
     if reason is not None:
         raise not_available(f"{describe(obj)}.{name}", reason)
-    refusal = attribute_reason(obj, name)
+    refusal = attribute_reason(obj, name) if name in _NAMES_IN_TABLES else None
     if refusal is not None:
         # `object.__setattr__` in a class's own `__setattr__`: grill's guarded twin, not a refusal
         found = getattr(obj, name, None)
@@ -131,7 +133,10 @@ def guarded_getattr(obj: object, name: object, *default: object) -> object:
         return _init_of(obj)
     if name == "f_back" and isinstance(obj, types.FrameType):
         return _frame_back(obj)
-    return admit(getattr(obj, name, *default), f"{_short(obj)}.{name}")
+    value = getattr(obj, name, *default)
+    if type(value) in OPEN_KINDS:  # (`admit`'s first test, before naming the read)
+        return value
+    return admit(value, f"{_short(obj)}.{name}")
 
 
 def _frame_back(frame: types.FrameType) -> types.FrameType | None:
@@ -157,10 +162,23 @@ def own_stack(context: int = 1) -> list[inspect.FrameInfo]:
     return found
 
 
+_NAMES_IN_TABLES = frozenset(
+    (*_ALWAYS_CLOSED, *tables.INTERPRETER_DUNDERS, *tables.DENIED_ATTRIBUTES)
+) | frozenset(tables.GRAPH_NODE_ATTRIBUTES)
+"""Every name `attribute_reason` may refuse (the tables are constants): any other name is
+judged by the object alone, without a call."""
+
+
 def attribute_reason(obj: object, name: str) -> str | None:
     """Why `obj.name` is refused (the object itself being open), or None."""
     if name in _ALWAYS_CLOSED:
         return tables.INTERPRETER_DUNDERS[name]
+    if (
+        name not in tables.INTERPRETER_DUNDERS
+        and name not in tables.DENIED_ATTRIBUTES
+        and name not in tables.GRAPH_NODE_ATTRIBUTES
+    ):
+        return None  # (the cheap test first: most names are in no table)
     if is_own(obj):
         return None
     if name in tables.INTERPRETER_DUNDERS:
@@ -394,9 +412,12 @@ def guarded_call(func: Callable[..., object], *args: object, **kwargs: object) -
     """Every call in snippet code: the callee must be open, and so must what it returns. A
     class a call makes for the snippet (`namedtuple`, `Enum('Color', ...)`, `type(...)`) is the
     snippet's own."""
-    _check()
+    if _measuring[0]:  # (`_check()`, inline: this runs on every call)
+        raise Measuring()
     callee = callable_admitted(func)
     result = callee(*args, **kwargs)
+    if type(result) in OPEN_KINDS:  # (`admit`'s first test; no such value is a class)
+        return result
     if isinstance(result, type) and result is not func and _made_a_class(func, args):
         OWN_CLASSES.add(result)
         return result
@@ -450,7 +471,8 @@ def guarded_iter(iterable: Iterable[object]) -> Iterator[object]:
 
 
 def _admit_item(value: object) -> object:
-    _check()
+    if _measuring[0]:  # (`_check()`, inline: this runs on every item iterated)
+        raise Measuring()
     return admit(value)
 
 

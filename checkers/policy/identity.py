@@ -31,8 +31,16 @@ from weakref import WeakKeyDictionary, WeakSet, WeakValueDictionary
 import torch
 
 from checkers.policy import tables
-from checkers.policy.refusal import candidate_classes, is_namespace, not_available, ranked_now
-from checkers.policy.standins import is_stand_in
+from checkers.policy.refusal import (
+    FACTS_CHANGED,
+    OWN_CLASSES,
+    RANKED_RUNS,
+    candidate_classes,
+    is_namespace,
+    not_available,
+    ranked_now,
+)
+from checkers.policy.standins import STAND_INS, is_stand_in
 
 # References taken once, at import, before any snippet runs: the snippet can rebind none of
 # them (it reaches no module globals), and nothing here looks a type up by name at call time.
@@ -56,8 +64,11 @@ _BUILTINS: dict[str, object] = dict(vars(builtins))
 _type_dict = type.__dict__["__dict__"].__get__  # a class's own namespace, read without hooks
 _type_module = type.__dict__["__module__"].__get__
 _type_qualname = type.__dict__["__qualname__"].__get__
+_type_mro = type.__dict__["__mro__"].__get__
+_type_flags = type.__dict__["__flags__"].__get__
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose `__module__`, `__qualname__` can change
 
-_FAST: set[type] = {
+OPEN_KINDS: set[type] = {
     int,
     float,
     complex,
@@ -138,7 +149,7 @@ def replace_bound(owner: type, name: str, stand_in: Callable[[Any], object]) -> 
 
 def open_type(kind: type) -> None:
     """Let instances of one of grill's stand-in types through (the snippet's `print`)."""
-    _FAST.add(kind)
+    OPEN_KINDS.add(kind)
 
 
 # -- modules: the snippet holds proxies, never a module ---------------------------------------
@@ -316,13 +327,98 @@ def _builtin_home(function: types.BuiltinFunctionType) -> tuple[str, str] | None
     return module, name  # type: ignore[return-value]  # (module is a str when holder exists)
 
 
+# -- decisions remembered ----------------------------------------------------------------------
+
+_OBJECT, _INSTANCES, _WRITERS = 0, 1, 2
+_Decision = tuple[object, str | None, tuple[object, object] | None]
+"""(the object, why it is closed or None, a class's names when decided: `_names`)"""
+_decided: tuple[dict[int, _Decision], ...] = tuple({} for _ in range(6))
+"""Decisions that rest only on what an object is (a function, a class, a C function, or the
+class of instances judged by their class alone) and on facts that only move at grill's hand
+or by a run's start and end: which classes are the snippet's, which objects are stand-ins
+(`FACTS_CHANGED`), which modules are loaded. Keyed by the object's id next to the object,
+held, so that no other object takes its id; all forgotten when one of those facts moves. A
+class's entry also keeps the names it had (`_names`), which `functools.update_wrapper` can
+change, and is taken only while it still has them. Six tables: an object's own decision or
+its instances', or a function's as a writer of class state (`tables.CLASS_STATE_WRITERS`),
+outside a ranked run or in one."""
+_decided_on = [-1, -1]
+_DECISIONS_KEPT = 1 << 16
+"""At most this many decisions a table (a snippet making functions in a loop): then anew."""
+
+
+def _decisions(which: int) -> dict[int, _Decision]:
+    if _decided_on[0] != len(_MODULES) or _decided_on[1] != FACTS_CHANGED[0]:
+        for table in _decided:
+            table.clear()
+        for methods in _methods_decided:
+            methods.clear()
+        _decided_on[0], _decided_on[1] = len(_MODULES), FACTS_CHANGED[0]
+    table = _decided[which + 3 * (RANKED_RUNS[0] > 0 and ranked_now() is not None)]
+    if len(table) >= _DECISIONS_KEPT:
+        table.clear()
+    return table
+
+
+def _names(cls: type) -> tuple[object, object] | None:
+    """What a class's placement reads and a snippet could rewrite: its module and qualname
+    (None for a static type, whose names never change)."""
+    if not _type_flags(cls) & _HEAP_TYPE:
+        return None
+    return _type_module(cls), _type_qualname(cls)
+
+
+def _same_names(cls: type, names: tuple[object, object] | None) -> bool:
+    if names is None:
+        return True
+    return _type_module(cls) is names[0] and _type_qualname(cls) is names[1]
+
+
+_MethodDecision = tuple[object, type, object, tuple[object, object] | None, str | None]
+"""(the function, the class of its owner, its name, that class's names, the decision)"""
+_methods_decided: tuple[dict[tuple[int, int], _MethodDecision], ...] = ({}, {})
+"""`_method_reason`'s decisions, outside a ranked run or in one, forgotten with the others."""
+
+
+def _method_decisions() -> dict[tuple[int, int], _MethodDecision]:
+    _decisions(_OBJECT)  # (forgets them all when a fact has moved)
+    table = _methods_decided[RANKED_RUNS[0] > 0 and ranked_now() is not None]
+    if len(table) >= _DECISIONS_KEPT:
+        table.clear()
+    return table
+
+
+def _judged_by_kind(kind: type) -> bool:
+    """Whether every instance of `kind` is judged alike, by `kind` alone: its instances are
+    neither classes, `super` objects, partials, frames nor descriptors (judged by what they
+    hold), and `isinstance` cannot see another class in them: nothing in its MRO but `object`
+    defines `__class__` or `__getattribute__`, and nothing there is the snippet's (which it
+    may change). The snippet's own classes are open whatever they define."""
+    if kind in OWN_CLASSES:
+        return True
+    if issubclass(kind, _JUDGED_ONE_BY_ONE) or kind is _MethodWrapperType:
+        return False
+    for base in _type_mro(kind):
+        if base is object:
+            continue
+        if base in OWN_CLASSES:
+            return False
+        namespace = _type_dict(base)
+        if "__class__" in namespace or "__getattribute__" in namespace:
+            return False
+    return True
+
+
+_JUDGED_ONE_BY_ONE = (type, super, _partial, _FrameType, *_DESCRIPTORS)
+
+
 # -- the rule --------------------------------------------------------------------------------
 
 
 def closed_reason(value: object) -> str | None:
     """Why a snippet may not hold `value`, or None when it may."""
     kind = type(value)
-    if kind in _FAST or kind is ModuleProxy or is_stand_in(value):
+    if kind in OPEN_KINDS or kind is ModuleProxy or STAND_INS.get(id(value)) is value:
         return None
     # The callables a snippet touches most, by exact type (which no object can fake, and
     # which none of the checks above or below them in the chain could match otherwise):
@@ -337,6 +433,19 @@ def closed_reason(value: object) -> str | None:
         if is_namespace(value) or is_global_state(value):
             return "interpreter-global state: a module's globals, or grill's"
         return None
+    if kind is type:  # a plain class: nothing in `_instance_reason` could match it sooner
+        return class_reason(value)  # type: ignore[arg-type]
+    table = _decisions(_INSTANCES)
+    known = table.get(id(kind))
+    if known is not None and known[0] is kind and _same_names(kind, known[2]):
+        return known[1]
+    reason = _instance_reason(value, kind)
+    if _judged_by_kind(kind):
+        table[id(kind)] = (kind, reason, _names(kind))
+    return reason
+
+
+def _instance_reason(value: object, kind: type) -> str | None:
     if _own(value):
         return None
     if isinstance(value, _ModuleType):
@@ -366,29 +475,85 @@ def closed_reason(value: object) -> str | None:
 
 
 def _method_reason(method: types.MethodType) -> str | None:
-    return (
-        closed_reason(method.__func__)
-        or _bound_reason(method.__self__, method.__name__)
-        or _class_state_reason(method.__func__, method.__self__)
-    )
+    """A bound method: as open as its function and its owner, but for the names and the
+    class state the sandbox keeps. A Python function bound to an instance judged by its class
+    alone is decided once for that function, class and name."""
+    function, owner = method.__func__, method.__self__
+    if type(function) is not _FunctionType:
+        return _bound_method_reason(method, function, owner)
+    kind = type(owner)
+    name = function.__name__  # (what `method.__name__` reads)
+    table = _method_decisions()
+    key = (id(function), id(kind))
+    known = table.get(key)
+    if (
+        known is not None
+        and known[0] is function
+        and known[1] is kind
+        and known[2] is name
+        and _same_names(kind, known[3])
+    ):
+        return known[4]
+    reason = _bound_method_reason(method, function, owner)
+    instances = _decisions(_INSTANCES).get(id(kind))
+    if kind in OPEN_KINDS or instances is not None and instances[0] is kind:
+        table[key] = (function, kind, name, _names(kind), reason)
+    return reason
+
+
+def _bound_method_reason(method: types.MethodType, function: object, owner: object) -> str | None:
+    reason = closed_reason(function)
+    if reason is not None:
+        return reason
+    name = method.__name__
+    reason = closed_reason(owner)
+    if reason is not None:
+        return reason
+    if _own(owner):  # (then no class state of another's is written either)
+        return None
+    return _name_reason(owner, name) or _class_state_reason(function, owner)
 
 
 def _builtin_reason(function: types.BuiltinFunctionType) -> str | None:
     owner = function.__self__
     if owner is None or isinstance(owner, _ModuleType):
-        home = _builtin_home(function)
-        if home is None:
-            return "a function grill cannot place"
-        return home_reason(*home)
+        table = _decisions(_OBJECT)
+        known = table.get(id(function))
+        if known is not None and known[0] is function:
+            return known[1]
+        reason = _module_function_reason(function)
+        table[id(function)] = (function, reason, None)
+        return reason
+    kind = type(owner)
+    if kind in OPEN_KINDS:  # a tensor's method, a str's: `_bound_reason` without a call,
+        # as none of these kinds is a class, a function or `super`, nor claims another class
+        if kind in OWN_CLASSES:
+            return None
+        return _name_reason(owner, function.__name__)
     return _bound_reason(owner, function.__name__)
+
+
+def _module_function_reason(function: types.BuiltinFunctionType) -> str | None:
+    """A C function of a module (or of none): as open as where it really lives."""
+    home = _builtin_home(function)
+    if home is None:
+        return "a function grill cannot place"
+    return home_reason(*home)
 
 
 def _class_state_reason(function: object, owner: object) -> str | None:
     """`tables.CLASS_STATE_WRITERS` bound to a class the snippet did not define."""
-    if not isinstance(function, _FunctionType) or _own(owner):
+    if not isinstance(function, _FunctionType):
         return None
-    home = _function_home(function)
-    return tables.CLASS_STATE_WRITERS.get(".".join(home)) if home is not None else None
+    table = _decisions(_WRITERS)
+    known = table.get(id(function))
+    if known is not None and known[0] is function:
+        why = known[1]
+    else:
+        home = _function_home(function)
+        why = tables.CLASS_STATE_WRITERS.get(".".join(home)) if home is not None else None
+        table[id(function)] = (function, why, None)
+    return None if why is None or _own(owner) else why
 
 
 def class_state_reason(function: object, owner: object) -> str | None:
@@ -401,8 +566,13 @@ def _bound_reason(owner: object, name: str) -> str | None:
     reason = closed_reason(owner)
     if reason is not None:
         return reason
-    if _own(owner) or isinstance(owner, type) and owner in candidate_classes():
+    if _own(owner):  # (a class the snippet defined is its own too)
         return None
+    return _name_reason(owner, name)
+
+
+def _name_reason(owner: object, name: str) -> str | None:
+    """The names of methods that are effects, or lead to the protocols the sandbox keeps."""
     if name == "__get__" and isinstance(owner, _DESCRIPTORS):  # `type(x).attr.__get__(x)`
         name = owner.__name__
         if name in tables.GRAPH_NODE_ATTRIBUTES:
@@ -415,8 +585,18 @@ def _bound_reason(owner: object, name: str) -> str | None:
 
 
 def class_reason(cls: type) -> str | None:
-    if cls in candidate_classes() or is_stand_in(cls):
+    if cls in OWN_CLASSES or is_stand_in(cls):
         return None
+    table = _decisions(_OBJECT)
+    known = table.get(id(cls))
+    if known is not None and known[0] is cls and _same_names(cls, known[2]):
+        return known[1]
+    reason = _class_reason(cls)
+    table[id(cls)] = (cls, reason, _names(cls))
+    return reason
+
+
+def _class_reason(cls: type) -> str | None:
     home = _class_home(cls)
     if home is not None:
         return _placed_class_reason(cls, home, ranked_now() is not None)
@@ -454,6 +634,16 @@ def _placed_class_reason(cls: type, home: tuple[str, str], ranked: bool) -> str 
 
 
 def function_reason(function: types.FunctionType) -> str | None:
+    table = _decisions(_OBJECT)
+    known = table.get(id(function))
+    if known is not None and known[0] is function:
+        return known[1]
+    reason = _function_reason(function)
+    table[id(function)] = (function, reason, None)
+    return reason
+
+
+def _function_reason(function: types.FunctionType) -> str | None:
     if _own(function) or is_stand_in(function):
         return None
     home = _function_home(function)
@@ -499,7 +689,7 @@ def _is_exception(name: str) -> bool:
 
 def _own(value: object) -> bool:
     """The snippet's own: a class it defined, an instance of one, a function it defined."""
-    classes = candidate_classes()
+    classes = OWN_CLASSES
     if isinstance(value, type):
         return value in classes
     if type(value) in classes:
@@ -520,9 +710,12 @@ def admit(value: object, subject: str | None = None) -> object:
     """`value` as the snippet may hold it: itself, grill's stand-in for it, or a refusal
     naming `subject` (how the snippet reached it), else the value itself."""
     kind = type(value)
-    if kind in _FAST:
+    if kind in OPEN_KINDS:
         return value
-    found = replacement(value)
+    replaced = _replacements.get(id(value))
+    if replaced is not None and replaced[0] is value:
+        return replaced[1]
+    found = replacement(value) if kind is _BuiltinFunctionType else value
     if found is not value:
         return found
     if isinstance(value, _ModuleType):
@@ -535,7 +728,10 @@ def admit(value: object, subject: str | None = None) -> object:
 
 def callable_admitted(func: Callable[..., object]) -> Callable[..., object]:
     """A callee, as the snippet may call it."""
-    found = replacement(func)
+    replaced = _replacements.get(id(func))
+    if replaced is not None and replaced[0] is func:
+        return replaced[1]  # type: ignore[return-value]  # (a stand-in is callable)
+    found = replacement(func) if type(func) is _BuiltinFunctionType else func
     if found is not func:
         return found  # type: ignore[return-value]  # (a stand-in is callable)
     reason = closed_reason(func)

@@ -83,6 +83,12 @@ class Run:
     """What the sandbox changed to run the snippet (a DataLoader's workers kept in process)."""
 
 
+FACTS_CHANGED = [0]
+"""How often a fact the policy's remembered decisions rest on has changed: a class became the
+snippet's own, an object became a stand-in, a run started or ended (`identity` forgets its
+decisions when this moves)."""
+
+
 class ClassSet:
     """Classes held weakly and told apart by identity alone. A `weakref.WeakSet` hashes the
     class it is asked about, which makes a weak reference and calls its metaclass's `__hash__`
@@ -96,6 +102,7 @@ class ClassSet:
     def add(self, cls: type) -> None:
         key = id(cls)
         self._refs[key] = weakref.ref(cls, lambda ref: self._forget(key, ref))
+        FACTS_CHANGED[0] += 1
 
     def _forget(self, key: int, ref: weakref.ref[type]) -> None:
         if self._refs.get(key) is ref:
@@ -117,28 +124,30 @@ _namespaces: dict[int, dict[str, object]] = {}
 """The namespaces themselves, held so that no other dict takes a registered one's id."""
 
 
-_ranked_runs = [0]
+RANKED_RUNS = [0]
 """How many live runs are ranked: while none is, `ranked_now` costs nothing."""
 
 
 def start_run(namespace: dict[str, object], run: Run) -> None:
     _runs[id(namespace)] = run
     _namespaces[id(namespace)] = namespace
+    FACTS_CHANGED[0] += 1
     if run.ranked is not None:
-        _ranked_runs[0] += 1
+        RANKED_RUNS[0] += 1
 
 
 def end_run(namespace: dict[str, object]) -> None:
     """Forget a finished snippet's namespace (its guards then act as outside any snippet)."""
     run = _runs.pop(id(namespace), None)
     _namespaces.pop(id(namespace), None)
+    FACTS_CHANGED[0] += 1
     if run is not None and run.ranked is not None:
-        _ranked_runs[0] -= 1
+        RANKED_RUNS[0] -= 1
 
 
 def ranked_now() -> Ranked | None:
     """The rank the code running now belongs to, when it is a rank of a ranked run."""
-    if not _ranked_runs[0]:
+    if not RANKED_RUNS[0]:
         return None
     run = current_run()
     return run.ranked if run is not None else None

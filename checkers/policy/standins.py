@@ -18,24 +18,25 @@ import traceback
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
-from checkers.policy.refusal import candidate_classes, current_run, not_available
+from checkers.policy.refusal import FACTS_CHANGED, candidate_classes, current_run, not_available
 
 if TYPE_CHECKING:
     from torch.utils.data import DataLoader as TorchDataLoader
 
-_stand_ins: dict[int, object] = {}
+STAND_INS: dict[int, object] = {}
 
 T = TypeVar("T")
 
 
 def stand_in(function: T) -> T:
     """Mark `function` (or a class) as one a snippet may hold and call; returns it."""
-    _stand_ins[id(function)] = function
+    STAND_INS[id(function)] = function
+    FACTS_CHANGED[0] += 1
     return function
 
 
 def is_stand_in(value: object) -> bool:
-    return _stand_ins.get(id(value)) is value
+    return STAND_INS.get(id(value)) is value
 
 
 def _named(function: T, module: str, name: str) -> T:

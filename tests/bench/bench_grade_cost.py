@@ -10,9 +10,10 @@ Each figure is the least of `--repeat` runs. `--checkout DIR` grades with anothe
 `checkers`; `--against DIR` grades each file with DIR's `checkers` and with this checkout's
 (or `--checkout`'s), one right after the other, and prints how many times less CPU the second
 takes: the figure before a change beside the one after, under the same load. `--profile N`
-prints the graded runs' N costliest functions (cProfile, cumulative over all files). Without
-files: a fixed sample of the corpus and the real-code corpus. No sandbox, no limits: a bench of
-grill's own cost, not of isolation.
+prints the graded runs' N costliest functions (cProfile, cumulative over all files) and the
+policy's share of their time; `--judgement` grades each file again with the policy judging no
+object, for the CPU its judgement costs. Without files: a fixed sample of the corpus and the
+real-code corpus. No sandbox, no limits: a bench of grill's own cost, not of isolation.
 """
 
 from __future__ import annotations
@@ -89,6 +90,19 @@ def graded(source: str, filename: str, profile_to: str | None) -> None:
         profiler.enable()
     grade_job(payload, finish)  # type: ignore[arg-type]
     done()
+
+
+def unjudged(source: str, filename: str, profile_to: str | None) -> None:
+    """`graded`, with the policy judging no object (`closed_reason` says every one is open;
+    stand-ins still replace what they stand for): the policy's judgement costs the difference,
+    a CPU figure that another process's load on the machine barely moves."""
+    from checkers.policy import guards, identity
+
+    def open_to_all(_value: object) -> None:
+        return None
+
+    identity.closed_reason = guards.closed_reason = open_to_all  # type: ignore[assignment]
+    graded(source, filename, profile_to)
 
 
 def policy_us(rounds: int = 10_000) -> float:
@@ -210,11 +224,43 @@ def side_by_side(args: argparse.Namespace) -> int:
     return 0
 
 
+def policy_seconds(stats: pstats.Stats) -> tuple[float, float]:
+    """(seconds the policy spent, seconds in all) in the profiled graded runs: the policy's own
+    functions (`checkers/policy/`) and the C functions they call themselves, except the callee
+    a guarded call runs for the snippet; the RestrictedPython compile whole, but for the
+    grader's own rewrite it applies (`checkers.measure.instrument`)."""
+    table = stats.stats  # type: ignore[attr-defined]  # (pstats keeps it untyped)
+
+    def policy(where: tuple[str, int, str]) -> bool:
+        return "/checkers/policy/" in where[0]
+
+    spent = 0.0
+    for where, (_, _, own, whole, callers) in table.items():
+        if where[2] == "compile_candidate" and policy(where):
+            spent += whole
+        elif "/checkers/measure/" in where[0]:  # the grader's own rewrite, inside the compile
+            spent -= sum(
+                paid[3] for caller, paid in callers.items() if caller[2] == "compile_candidate"
+            )
+        elif policy(where) and not where[0].endswith("transformer.py"):
+            spent += own
+        elif where[0] == "~":  # a C function: the part its policy callers paid
+            spent += sum(
+                paid[2]
+                for caller, paid in callers.items()
+                if policy(caller) and caller[2] != "guarded_call"
+            )
+    return spent, stats.total_tt  # type: ignore[attr-defined]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--checkout", type=Path, default=ROOT)
     parser.add_argument("--profile", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each; the least CPU")
+    parser.add_argument(
+        "--judgement", action="store_true", help="also graded without the policy's judgement"
+    )
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--against", type=Path, help="a checkout graded beside --checkout")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -226,7 +272,7 @@ def main() -> int:
     if args.serve:
         return serve(args.repeat)
     profiles: list[str] = []
-    total_plain = total_graded = 0.0
+    total_plain = total_graded = total_unjudged = 0.0
     print(f"checkout: {args.checkout.resolve()}")
     print(f"{'file':48} {'plain s':>8} {'graded s':>9} {'ratio':>6}")
     for path in args.files:
@@ -234,6 +280,8 @@ def main() -> int:
         profile_to = f"graded-{len(profiles)}.prof" if args.profile else None
         plain_s, plain_end = least(args.repeat, plain, source, str(path))
         graded_s, graded_end = least(args.repeat, graded, source, str(path), profile_to)
+        if args.judgement:
+            total_unjudged += least(args.repeat, unjudged, source, str(path), None)[0]
         if profile_to is not None and Path(profile_to).exists():
             profiles.append(profile_to)
         total_plain += plain_s
@@ -252,9 +300,18 @@ def main() -> int:
         f"graded CPU per file: {total_graded / count:.3f} s; over plain: "
         f"{(total_graded - total_plain) / count:.3f} s"
     )
+    if args.judgement:
+        judged = total_graded - total_unjudged
+        print(
+            f"the policy's judgement: {judged:.2f} of {total_graded:.2f} s graded "
+            f"({judged / max(total_graded, 1e-9):.1%}; graded without it: {total_unjudged:.2f} s)"
+        )
     print(f"policy: {policy_us():.2f} us per object judged (a snippet's usual mix)")
     if profiles:
         stats = pstats.Stats(*profiles)
+        spent, whole = policy_seconds(stats)
+        print(f"policy's share of the profiled graded runs: {spent:.2f} of {whole:.2f} s", end="")
+        print(f" ({spent / max(whole, 1e-9):.1%})")
         stats.sort_stats("tottime").print_stats(args.profile)
         stats.sort_stats("cumulative").print_stats(args.profile)
     return 0
