@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from pilot_wait import drained, until, until_screen
 from textual.widgets import OptionList, Static
 from ui_fakes import NOW, SIZE
@@ -14,7 +15,7 @@ from app.practice.tasks import fix_attempt
 from app.ui.dialogs.confirm import GiveUpDialog
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.dialogs.solution import SolutionDialog
-from app.ui.screens.practice import PracticeScreen
+from app.ui.screens.practice import PracticeScreen, practice_screen
 from app.ui.widgets.bar_chart import BarChart
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.verdict_panel import VerdictPanel
@@ -49,8 +50,23 @@ REFUSED = Verdict.not_graded(
 TIMEOUT = Verdict.not_graded("timeout", "cpu", "The run took longer than 30 s.")
 
 
+@pytest.fixture
+def make_app(make_app):
+    """The app opened on the code task's card, as home's practice would open it: what is tested
+    here is that screen, so home is neither composed nor drawn first (a third of each test's
+    time). Home's own way into practice is tests/ui/test_ui_practice.py's."""
+
+    def make(**overrides):
+        app = make_app(
+            start_screen=lambda: practice_screen(app, [app.library.card("running-loss")]),
+            **overrides,
+        )
+        return app
+
+    return make
+
+
 async def open_code_task(app, pilot) -> CodeTaskPanel:
-    app.practise([app.library.card("running-loss")])
     screen = await until_screen(pilot, PracticeScreen)
     panel = await until(pilot, lambda: screen.query_one(CodeTaskPanel))
     await pilot.press("ctrl+o")
