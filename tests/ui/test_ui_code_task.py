@@ -3,6 +3,7 @@ earned or asked for."""
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 
 import pytest
@@ -15,7 +16,7 @@ from app.practice.tasks import fix_attempt
 from app.ui.dialogs.confirm import GiveUpDialog
 from app.ui.dialogs.self_grade import SelfGradeDialog
 from app.ui.dialogs.solution import SolutionDialog
-from app.ui.screens.practice import PracticeScreen, practice_screen
+from app.ui.screens.practice import PracticeScreen
 from app.ui.widgets.bar_chart import BarChart
 from app.ui.widgets.code_task import CodeTaskPanel
 from app.ui.widgets.verdict_panel import VerdictPanel
@@ -52,18 +53,8 @@ TIMEOUT = Verdict.not_graded("timeout", "cpu", "The run took longer than 30 s.")
 
 @pytest.fixture
 def make_app(make_app):
-    """The app opened on the code task's card, as home's practice would open it: what is tested
-    here is that screen, so home is neither composed nor drawn first (a third of each test's
-    time). Home's own way into practice is tests/ui/test_ui_practice.py's."""
-
-    def make(**overrides):
-        app = make_app(
-            start_screen=lambda: practice_screen(app, [app.library.card("running-loss")]),
-            **overrides,
-        )
-        return app
-
-    return make
+    """The app opened on the code task's card: what is tested here is that screen."""
+    return functools.partial(make_app, practising=["running-loss"])
 
 
 async def open_code_task(app, pilot) -> CodeTaskPanel:
