@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from ui_fakes import NOW, FakeClock, FakeRunner
 
 from app.progress.history import History
 from app.ui.app import GrillApp
+from app.ui.screens.practice import practice_screen
 from questions.library import Library
 from questions.loader import load_library
 
@@ -52,7 +54,14 @@ def runner() -> FakeRunner:
 def make_app(library, history, clock, runner):
     """Build a GrillApp over the fixtures; keyword arguments override any part."""
 
-    def make(**overrides) -> GrillApp:
+    def make(*, practising: Sequence[str] = (), **overrides) -> GrillApp:
+        """`practising=[card ids]` opens the app on the practice of those cards, as home's
+        practise would, without composing and drawing home first: for a test of the practice
+        screen alone (home's own way into practice is tested through home)."""
+        if practising:
+            overrides["start_screen"] = lambda: practice_screen(
+                app, [app.library.card(card_id) for card_id in practising]
+            )
         options = {
             "library": library,
             "history": history,
@@ -61,6 +70,7 @@ def make_app(library, history, clock, runner):
             "now": lambda: NOW,
             **overrides,
         }
-        return GrillApp(options.pop("library"), options.pop("history"), **options)
+        app = GrillApp(options.pop("library"), options.pop("history"), **options)
+        return app
 
     return make

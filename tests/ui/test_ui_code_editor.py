@@ -24,7 +24,7 @@ def test_a_new_line_keeps_the_indentation_and_follows_blocks():
 
 
 async def test_enter_indents_and_backspace_dedents_in_the_editor(make_app):
-    app = make_app()
+    app = make_app(practising=["running-loss"])
     async with app.run_test(size=(120, 36)) as pilot:
         panel = await open_code_task(app, pilot)
         editor = panel.editor
@@ -40,9 +40,8 @@ async def test_at_100_columns_the_result_goes_under_an_editor_as_wide_as_the_ter
 ):
     """Beside the result at 100 columns the editor had 56 and cut long lines."""
     runner.verdict = LEAK
-    app = make_app()
+    app = make_app(practising=["running-loss"])
     async with app.run_test(size=(100, 30)) as pilot:
-        app.practise([app.library.card("running-loss")])
         screen = await until_screen(pilot, PracticeScreen)
         panel = await until(pilot, lambda: screen.query_one(CodeTaskPanel))
         await pilot.press("ctrl+o")

@@ -3,8 +3,10 @@ earned or asked for."""
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 
+import pytest
 from pilot_wait import drained, until, until_screen
 from textual.widgets import OptionList, Static
 from ui_fakes import NOW, SIZE
@@ -49,8 +51,13 @@ REFUSED = Verdict.not_graded(
 TIMEOUT = Verdict.not_graded("timeout", "cpu", "The run took longer than 30 s.")
 
 
+@pytest.fixture
+def make_app(make_app):
+    """The app opened on the code task's card: what is tested here is that screen."""
+    return functools.partial(make_app, practising=["running-loss"])
+
+
 async def open_code_task(app, pilot) -> CodeTaskPanel:
-    app.practise([app.library.card("running-loss")])
     screen = await until_screen(pilot, PracticeScreen)
     panel = await until(pilot, lambda: screen.query_one(CodeTaskPanel))
     await pilot.press("ctrl+o")

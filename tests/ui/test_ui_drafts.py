@@ -19,7 +19,7 @@ LEAK = Verdict(verdict="leak", device="cpu", steps=60, message="`running` keeps 
 
 
 async def open_task(app, pilot) -> CodeTaskPanel:
-    app.practise([app.library.card(TASK)])
+    """The task's code editor, on the practice screen the app opened on (or went to)."""
     screen = await until_screen(pilot, PracticeScreen)
     await until(pilot, lambda: screen.query(CodeTaskPanel))
     await pilot.press("ctrl+o")
@@ -40,6 +40,7 @@ async def test_typed_code_is_kept_as_a_draft_and_restored_next_session(make_app,
     draft = grill_home / "drafts" / f"{TASK}.py"
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
+        app.practise([app.library.card(TASK)])
         panel = await open_task(app, pilot)
         await pilot.press(*"# mine", "enter")
         await until(pilot, draft.exists)  # written shortly after the last keystroke
@@ -48,7 +49,7 @@ async def test_typed_code_is_kept_as_a_draft_and_restored_next_session(make_app,
         await pilot.press("escape")  # leaving asks nothing: the code is kept, and saved now
         assert isinstance(app.screen, HomeScreen)
         assert draft.read_text() == "# mine\n#" + starter(app)
-    app = make_app()
+    app = make_app(practising=[TASK])
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_task(app, pilot)
         assert panel.editor.text == "# mine\n#" + starter(app)
@@ -59,7 +60,7 @@ async def test_reset_asks_first_and_then_removes_the_draft(make_app, grill_home)
     draft = grill_home / "drafts" / f"{TASK}.py"
     draft.parent.mkdir(parents=True)
     draft.write_text("# kept\n")
-    app = make_app()
+    app = make_app(practising=[TASK])
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_task(app, pilot)
         assert panel.editor.text == "# kept\n"
@@ -78,7 +79,7 @@ async def test_a_draft_that_cannot_be_read_leaves_the_starter_and_says_so(make_a
     draft = grill_home / "drafts" / f"{TASK}.py"
     draft.parent.mkdir(parents=True)
     draft.write_bytes(b"\xff\xfe")
-    app = make_app()
+    app = make_app(practising=[TASK])
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_task(app, pilot)
         assert panel.editor.text == starter(app)
@@ -107,7 +108,7 @@ async def test_hints_seen_from_the_command_line_show_and_new_ones_are_remembered
     make_app, runner, history
 ):
     runner.verdict = LEAK
-    app = make_app()
+    app = make_app(practising=[TASK])
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_task(app, pilot)
         await pilot.press("ctrl+r")
@@ -117,7 +118,7 @@ async def test_hints_seen_from_the_command_line_show_and_new_ones_are_remembered
         await until(pilot, lambda: panel.hints_shown == 1)
         assert hints_shown(history, TASK) == 1, "the hint asked for is remembered"
     record_hints_shown(history, TASK, 2)
-    app = make_app()
+    app = make_app(practising=[TASK])
     async with app.run_test(size=SIZE) as pilot:
         panel = await open_task(app, pilot)
         hints = str(panel.query_one("#code-hints").render())

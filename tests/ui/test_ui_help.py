@@ -101,9 +101,8 @@ async def test_f1_and_question_mark_open_help_with_the_screens_purpose_and_every
 
 
 async def test_typing_a_question_mark_in_an_answer_types_it(make_app):
-    app = make_app()
+    app = make_app(practising=["no-grad"])
     async with app.run_test(size=SIZE) as pilot:
-        app.practise([app.library.card("no-grad")])
         screen = await until_screen(pilot, PracticeScreen)
         await pilot.press("w", "h", "y", "question_mark")
         await until(pilot, lambda: screen.answer_text == "why?")
@@ -130,9 +129,8 @@ async def test_the_first_run_explains_practice_grading_and_mocks_once(
 
 async def test_below_the_usable_size_every_screen_asks_for_a_bigger_terminal(make_app):
     """At 40x12 a screen shows the size notice instead of a layout squeezed out of shape."""
-    app = make_app()
+    app = make_app(practising=["running-loss"])
     async with app.run_test(size=(40, 12)) as pilot:
-        app.practise([app.library.card("running-loss")])
         screen = await until_screen(pilot, PracticeScreen)
         notice = await until(pilot, lambda: screen.query_one(TooSmallNotice))
         await until(pilot, lambda: notice.display)
@@ -227,7 +225,6 @@ async def test_with_a_broken_history_a_theme_change_says_it_is_not_saved(
 
 
 async def test_a_practice_screen_reaches_the_app_through_its_typed_accessor(make_app):
-    app = make_app()
+    app = make_app(practising=["no-grad"])
     async with app.run_test(size=SIZE) as pilot:
-        app.practise([app.library.card("no-grad")])
         assert (await until_screen(pilot, PracticeScreen)).grill is app

@@ -26,9 +26,8 @@ def revealed_kinds(screen: PracticeScreen) -> list[str]:
 
 
 async def test_clock_runs_until_the_first_reveal(make_app, clock):
-    app = make_app()
+    app = make_app(practising=["no-grad"])
     async with app.run_test(size=SIZE) as pilot:
-        practise(app, ["no-grad"])
         screen = await until_screen(pilot, PracticeScreen)
         clock.advance(25)
         answer_clock = screen.query_one(AnswerClock)
@@ -42,9 +41,8 @@ async def test_clock_runs_until_the_first_reveal(make_app, clock):
 
 
 async def test_reveal_goes_step_by_step_with_follow_ups_one_at_a_time(make_app):
-    app = make_app()
+    app = make_app(practising=["running-loss"])
     async with app.run_test(size=SIZE) as pilot:
-        practise(app, ["running-loss"])
         screen = await until_screen(pilot, PracticeScreen)
         await pilot.press("ctrl+n", "ctrl+n")
         await until(pilot, lambda: revealed_kinds(screen) == ["key_points:0", "basic:0"])
@@ -69,9 +67,8 @@ async def test_reveal_goes_step_by_step_with_follow_ups_one_at_a_time(make_app):
 
 async def test_level_comes_from_settings_and_switches_per_card(make_app, history):
     history.set_setting("level", "senior")
-    app = make_app()
+    app = make_app(practising=["no-grad"])
     async with app.run_test(size=SIZE) as pilot:
-        practise(app, ["no-grad"])
         screen = await until_screen(pilot, PracticeScreen)
         await pilot.press(*["ctrl+n"] * 4)
         tier_text = await until(pilot, lambda: screen.query_one("#tier-text", Static))
@@ -85,9 +82,8 @@ async def test_level_comes_from_settings_and_switches_per_card(make_app, history
 async def test_self_grade_preticks_from_the_answer_and_records_the_attempt(
     make_app, history, clock
 ):
-    app = make_app()
+    app = make_app(practising=["no-grad", "retain-graph"])
     async with app.run_test(size=SIZE) as pilot:
-        practise(app, ["no-grad", "retain-graph"])
         screen = await until_screen(pilot, PracticeScreen)
         await pilot.press(*"It builds a graph and wastes memory")
         await until(pilot, lambda: screen.answer_text == "It builds a graph and wastes memory")
@@ -138,9 +134,8 @@ async def test_a_red_flag_said_rates_again(make_app, history):
 
 
 async def test_escape_in_self_grade_returns_to_the_card_without_recording(make_app, history):
-    app = make_app()
+    app = make_app(practising=["no-grad"])
     async with app.run_test(size=SIZE) as pilot:
-        practise(app, ["no-grad"])
         screen = await until_screen(pilot, PracticeScreen)
         await pilot.press("ctrl+g")
         await until_screen(pilot, SelfGradeDialog)
@@ -293,9 +288,8 @@ async def test_escape_after_a_run_with_the_code_unchanged_leaves_at_once(make_ap
 
 async def test_the_answer_clock_holds_while_the_code_task_is_open(make_app, clock):
     """It times the answer, as its budgets do, not the minutes spent on the code."""
-    app = make_app()
+    app = make_app(practising=["running-loss"])
     async with app.run_test(size=SIZE) as pilot:
-        practise(app, ["running-loss"])
         screen = await until_screen(pilot, PracticeScreen)
         answer_clock = screen.query_one(AnswerClock)
         panel = await until(pilot, lambda: screen.code_panel)

@@ -22,8 +22,8 @@ def rating_text(dialog) -> str:
     return str(dialog.query_one("#self-grade-rating").render())
 
 
-async def open_dialog(app, pilot, card_id: str) -> SelfGradeDialog:
-    app.practise([app.library.card(card_id)])
+async def open_dialog(app, pilot) -> SelfGradeDialog:
+    """The self-grade of the practice screen the app opened on (or went to)."""
     await until_screen(pilot, PracticeScreen)
     await pilot.press("ctrl+g")
     return await until_screen(pilot, SelfGradeDialog)
@@ -31,9 +31,9 @@ async def open_dialog(app, pilot, card_id: str) -> SelfGradeDialog:
 
 async def test_space_ticks_a_key_point_as_soon_as_the_dialog_opens(make_app):
     """The key points' tick list has the focus on opening, so space ticks without a tab first."""
-    app = make_app()
+    app = make_app(practising=["no-grad"])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await open_dialog(app, pilot, "no-grad")
+        dialog = await open_dialog(app, pilot)
         assert "0 of 3 key points" in rating_text(dialog)
         await pilot.press("space")
         await until(pilot, lambda: "1 of 3 key points" in rating_text(dialog))
@@ -42,7 +42,8 @@ async def test_space_ticks_a_key_point_as_soon_as_the_dialog_opens(make_app):
 async def test_keys_1_to_4_record_the_users_rating_whatever_the_suggestion(make_app, history):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await open_dialog(app, pilot, "no-grad")
+        app.practise([app.library.card("no-grad")])
+        dialog = await open_dialog(app, pilot)
         assert "Suggested: Again" in rating_text(dialog)
         await pilot.press("3")
         await until_screen(pilot, HomeScreen)
@@ -62,9 +63,9 @@ async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_a
             started_at=NOW - timedelta(days=5),
         )
     )
-    app = make_app()
+    app = make_app(practising=["no-grad"])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await open_dialog(app, pilot, "no-grad")
+        dialog = await open_dialog(app, pilot)
         labels = [
             str(dialog.query_one(f"#self-grade-{r}", Button).label)
             for r in ("again", "hard", "good", "easy")
@@ -85,9 +86,8 @@ async def test_each_rating_says_when_the_card_comes_back_and_recording_says_it_a
 async def test_a_clean_run_counts_as_half_the_question_and_the_dialog_says_so(make_app, runner):
     """A clean fix with nothing typed earns the code half, not "Again (0 of 5 key points)"."""
     runner.verdict = CLEAN
-    app = make_app()
+    app = make_app(practising=["running-loss"])
     async with app.run_test(size=SIZE) as pilot:
-        app.practise([app.library.card("running-loss")])
         panel = (await until_screen(pilot, PracticeScreen)).code_panel
         await pilot.press("ctrl+r")
         await until(pilot, lambda: panel.verdict == CLEAN)
@@ -154,9 +154,9 @@ async def test_the_notice_says_the_same_interval_as_the_button(make_app, history
     from ui_fakes import NOW
 
     moments = iter([NOW + timedelta(seconds=s) for s in range(0, 600, 20)])
-    app = make_app(now=lambda: next(moments))
+    app = make_app(now=lambda: next(moments), practising=["no-grad"])
     async with app.run_test(size=SIZE) as pilot:
-        dialog = await open_dialog(app, pilot, "no-grad")
+        dialog = await open_dialog(app, pilot)
         button = str(dialog.query_one("#self-grade-hard", Button).label)
         minutes = button.rsplit("· ", 1)[1].removesuffix("m")
         await pilot.press("2")
