@@ -415,26 +415,88 @@ def guarded_call(func: Callable[..., object], *args: object, **kwargs: object) -
     if _measuring[0]:  # (`_check()`, inline: this runs on every call)
         raise Measuring()
     callee = callable_admitted(func)
+    if len(args) == 3 and isinstance(func, type) and issubclass(func, type):
+        args = _in_snippet_module(args)
     result = callee(*args, **kwargs)
     if type(result) in OPEN_KINDS:  # (`admit`'s first test; no such value is a class)
         return result
-    if isinstance(result, type) and result is not func and _made_a_class(func, args):
+    if (
+        isinstance(result, type)
+        and result is not func
+        and _made_a_class(func, args, kwargs, result)
+    ):
         OWN_CLASSES.add(result)
         return result
     return admit(result)
 
 
-def _made_a_class(func: object, args: tuple[object, ...]) -> bool:
-    """Whether this call built a new class: a class factory (`namedtuple`), a metaclass called
-    as `M(name, bases, namespace)`, or an Enum's functional API `Enum('Color', 'RED GREEN')`
-    (`type(x)` and `Color(1)` only look one up)."""
+def _made_a_class(
+    func: object, args: tuple[object, ...], kwargs: dict[str, object], made: type
+) -> bool:
+    """Whether this call built `made`, a new class, for the snippet: a class factory
+    (`namedtuple`), a metaclass called as `M(name, bases, namespace)`, or an Enum's functional
+    API `Enum('Color', 'RED GREEN')` (`type(x)` and `Color(1)` only look one up); where the
+    snippet's own metaclass did the making, only as `made_by_snippet` allows."""
     if id(func) in _CLASS_FACTORIES:
-        return True
+        return not _snippet_metaclass_in(func, args, kwargs) or made_by_snippet(made)
     if not isinstance(func, type):
         return False
     if issubclass(func, type):
-        return len(args) == 3
-    return isinstance(func, enum.EnumType) and len(args) >= 2
+        return len(args) == 3 and (func not in OWN_CLASSES or made_by_snippet(made))
+    return (
+        isinstance(func, enum.EnumType)
+        and len(args) >= 2
+        and (type(func) not in OWN_CLASSES or made_by_snippet(made))
+    )
+
+
+SNIPPET_MODULE = "__main__"
+"""The snippet's `__name__`: it runs as a script does."""
+
+_MODULE_OF = type.__dict__["__module__"].__get__
+"""A class's `__module__` as type keeps it, past any property its metaclass defines."""
+
+
+def made_by_snippet(made: type) -> bool:
+    """Whether `made`, returned by the snippet's own metaclass, was made in snippet code. Such a
+    metaclass may return any class it can reach (`torch.Tensor`, `nn.Module`) instead of a new
+    one, and a class it returned must not become the snippet's to change; a class made in
+    snippet code carries the snippet's module (its `class` statement's namespace, or
+    `type.__new__` called from its code), which a library class never does."""
+    return bool(_MODULE_OF(made) == SNIPPET_MODULE)
+
+
+def _in_snippet_module(args: tuple[object, ...]) -> tuple[object, ...]:
+    """`M(name, bases, namespace)`'s arguments with the module plain Python gives the class (the
+    caller's, the snippet's), which `type.__new__` would take from this module's frame."""
+    name, bases, namespace = args
+    if type(namespace) is not dict or "__module__" in namespace:
+        return args
+    return name, bases, {"__module__": SNIPPET_MODULE, **namespace}
+
+
+def _snippet_metaclass_in(
+    func: object, args: tuple[object, ...], kwargs: dict[str, object]
+) -> bool:
+    """Whether a class factory that takes bases and keywords (`types.new_class`,
+    `dataclasses.make_dataclass`) may have made its class through the snippet's own
+    metaclass, or through anything it cannot tell (bases that are not a plain tuple of
+    classes, a metaclass that is not a library class)."""
+    if func is types.new_class:
+        bases = kwargs.get("bases", args[1] if len(args) > 1 else ())
+        keywords = kwargs.get("kwds", args[2] if len(args) > 2 else None) or {}
+    elif func is dataclasses.make_dataclass:
+        bases, keywords = kwargs.get("bases", ()), {}
+    else:
+        return False  # (`namedtuple`, `NamedTuple`, `TypedDict` take no metaclass)
+    if type(bases) is not tuple or type(keywords) is not dict:
+        return True
+    metaclass = keywords.get("metaclass", type)
+    return (
+        not isinstance(metaclass, type)
+        or metaclass in OWN_CLASSES
+        or any(not isinstance(base, type) or type(base) in OWN_CLASSES for base in bases)
+    )
 
 
 def guarded_getitem(container: object, key: object) -> object:
@@ -579,7 +641,8 @@ class ClassMaker:
     ) -> type:
         meta = _metaclass(bases, kwargs)
         cls: type = meta(name, bases, namespace, **_class_keywords(kwargs))
-        OWN_CLASSES.add(cls)
+        if meta not in OWN_CLASSES or made_by_snippet(cls):
+            OWN_CLASSES.add(cls)
         return cls
 
 

@@ -67,7 +67,7 @@ def candidate_namespace(
     own_file = place_own_file(filename, script) if script is not None else None
     namespace: dict[str, object] = {
         "__builtins__": candidate_builtins(),
-        "__name__": "__main__",
+        "__name__": guards.SNIPPET_MODULE,
         "__file__": own_file or filename,
         "__doc__": None,
         "__metaclass__": guards.ClassMaker(),

@@ -469,6 +469,24 @@ REFUSED = [
         "'typing.get_type_hints' is not available",
     ),
     (
+        "metaclass-call-returns-a-torch-class",
+        "import torch\nclass M(type):\n    def __new__(m, *a):\n        return torch.Tensor\n"
+        "T = M('X', (), {})\nT.data_ptr = print",
+        "changing a class the snippet did not define",
+    ),
+    (
+        "class-statement-metaclass-returns-a-torch-class",
+        "import torch\nclass M(type):\n    def __new__(m, *a, **k):\n        return torch.nn.Module\n"
+        "class X(metaclass=M):\n    pass\nX.zero_grad = print",
+        "changing a class the snippet did not define",
+    ),
+    (
+        "new-class-through-a-metaclass-that-returns-a-torch-class",
+        "import types, torch\nclass M(type):\n    def __new__(m, *a, **k):\n        return torch.nn.Module\n"
+        "X = types.new_class('X', (), {'metaclass': M})\nX.zero_grad = print",
+        "changing a class the snippet did not define",
+    ),
+    (
         "copyreg",
         "import copyreg\ncopyreg.dispatch_table",
         "'copyreg.dispatch_table' is not available",
@@ -531,6 +549,20 @@ HELD = [
     ("vars", "vars()", "ok"),
     ("dunder-getattr-method", "class A:\n    def __getattr__(self, name):\n        return 1", "ok"),
     ("metaclass", "class M(type):\n    pass\nclass A(metaclass=M):\n    pass", "ok"),
+    (
+        "classes-made-through-the-snippets-metaclass-are-its-own",
+        "class M(type):\n    def describe(cls):\n        return cls.__name__\n"
+        "class A(metaclass=M):\n    pass\nA.x = 1\nB = M('B', (), {})\nB.x = 1\n"
+        "assert B.describe() == 'B'",
+        "ok",
+    ),
+    (
+        "classes-made-by-factories-are-the-snippets-own",
+        "import types, dataclasses, collections, enum\nX = types.new_class('X', ())\nX.y = 1\n"
+        "D = dataclasses.make_dataclass('D', ['a'])\nD.y = 1\nP = collections.namedtuple('P', 'a')\n"
+        "P.y = 1\nC = enum.Enum('C', 'RED GREEN')\nC.y = 1",
+        "ok",
+    ),
     ("dataclass-asdict", "from dataclasses import asdict", "ok"),
     ("cudnn-other-switch", "import torch\ntorch.backends.cudnn.enabled = False", "ok"),
     ("backends-other", "import torch\ntorch.backends.mkldnn", "ok"),
