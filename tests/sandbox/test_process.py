@@ -23,7 +23,9 @@ def test_parent_side_imports_neither_torch_nor_the_policy():
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('torch', 'RestrictedPython', 'textual') or m == 'checkers.policy'))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=bound(2)
+    )
     assert out.stdout.strip() == "[]"
 
 
