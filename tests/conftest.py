@@ -1,6 +1,7 @@
 """Suite-wide fixtures."""
 
 import ctypes
+import functools
 import os
 import subprocess
 import sys
@@ -86,6 +87,18 @@ def _drop_permission_override() -> None:
             raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
 
 
+@functools.cache
+def _can_drop_permission_override() -> bool:
+    """Whether a new program can start without the override: asked once per test process."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "pass"],
+        preexec_fn=_drop_permission_override,
+        check=False,
+        timeout=bound(1),
+    )
+    return probe.returncode == 0
+
+
 @pytest.fixture
 def unprivileged() -> Unprivileged:
     """Tests run as root here, which reads a mode-000 folder; the child gives up that override
@@ -93,10 +106,7 @@ def unprivileged() -> Unprivileged:
     Skipped, with the reason, where the override cannot be given up."""
     if os.geteuid() != 0:
         return Unprivileged(None)
-    probe = subprocess.run(
-        [sys.executable, "-c", "pass"], preexec_fn=_drop_permission_override, check=False
-    )
-    if probe.returncode != 0:
+    if not _can_drop_permission_override():
         pytest.skip(
             "running as root without the right to drop CAP_DAC_OVERRIDE, so file modes cannot apply"
         )

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,7 +57,7 @@ def test_the_app_without_a_terminal_refuses_in_one_line_with_status_2(case, term
         },
         stderr=subprocess.PIPE,
         text=True,
-        timeout=60,
+        timeout=bound(3),  # a refusal before Textual loads
         **streams,
     )
     assert done.returncode == 2

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 from app.cli import main
 from checkers import api
@@ -188,7 +189,7 @@ def test_check_without_a_gpu_in_a_fresh_process_prints_no_traceback(tmp_path):
         env={**os.environ, "GRILL_HOME": str(tmp_path)},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bound(3),  # refused before a worker starts
     )
     assert done.returncode == 4
     assert done.stderr.startswith("grill check: No CUDA device is available")
@@ -260,7 +261,7 @@ def test_standard_output_on_a_full_device_is_one_line_not_an_ignored_exception(t
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
-            timeout=120,
+            timeout=bound(3),
         )
     assert done.returncode == 4, done.stderr
     assert done.stderr == ("grill stats: No space left on device; the command stopped there\n"), (

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from pace import bound
 
 from app.cli import build_parser, main
 
@@ -48,7 +49,10 @@ def test_check_help_lists_every_exit_status(capsys, code):
 
 def test_python_m_checkers_help_lists_them_too():
     done = subprocess.run(
-        [sys.executable, "-m", "checkers", "--help"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "checkers", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=bound(2),
     )
     assert "4  grill's own fault" in done.stdout
 

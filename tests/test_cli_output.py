@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 from app.cli import main
 from app.progress.history import History
@@ -39,7 +40,7 @@ def grill(*argv: str, env: dict[str, str], stdout_closed: bool = False, **kwargs
     if stdout_closed:
         command = ["bash", "-c", 'exec "$@" >&-', "grill", *command]
     return subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=not stdout_closed, timeout=120, **kwargs
+        command, cwd=ROOT, env=env, capture_output=not stdout_closed, timeout=bound(3), **kwargs
     )
 
 
@@ -108,7 +109,9 @@ def test_a_reader_gone_ends_the_command_with_its_own_status(env):
     command = [sys.executable, "-m", "app.cli", "task", "hint", TASK]
     reader = subprocess.Popen(["true"], stdin=subprocess.PIPE)
     reader.wait()
-    done = subprocess.run(command, cwd=ROOT, env=env, stdout=reader.stdin, stderr=subprocess.PIPE)
+    done = subprocess.run(
+        command, cwd=ROOT, env=env, stdout=reader.stdin, stderr=subprocess.PIPE, timeout=bound(3)
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""
     second = grill("task", "hint", TASK, env=env)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 from checkers.inputs import (
     SECONDS,
@@ -48,7 +49,7 @@ def grill(*args: str, home: Path) -> subprocess.CompletedProcess:
         preexec_fn=_limit_memory,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bound(5),  # a 100 MB stream read in the slowest case
     )
 
 
@@ -198,7 +199,7 @@ def test_a_draft_that_is_no_plain_file_of_draft_size_is_refused_unread(tmp_path,
         preexec_fn=_limit_memory,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bound(3),
     )
     assert done.returncode == 0, done.stderr
     rest = "" if kind == "sparse-100MB" else ", not a plain file"

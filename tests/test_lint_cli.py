@@ -156,6 +156,7 @@ def test_a_file_name_that_is_not_utf8_is_printed_not_a_crash(tmp_path):
             capture_output=True,
             text=True,
             encoding="utf-8",
+            timeout=bound(3),
         )
         assert run.returncode == 1, run.stderr
         outputs.append(run.stdout)
@@ -423,7 +424,12 @@ def test_lint_without_run_imports_neither_torch_nor_textual():
         "print('torch' in sys.modules, 'textual' in sys.modules)"
     )
     out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=PACKS, capture_output=True, text=True, check=True
+        [sys.executable, "-c", probe],
+        cwd=PACKS,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=bound(3),
     )
     assert out.stdout.splitlines()[-1] == "False False"
 

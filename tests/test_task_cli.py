@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 from app import paths
 from app.cli import main
@@ -351,7 +352,7 @@ def test_python_m_checkers_refuses_a_task_and_says_which_command_grades_one(tmp_
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=bound(3),  # a usage error: no worker starts
     )
     assert done.returncode == 2 and done.stdout == ""
     assert f"grill check --task {TASK} FILE" in done.stderr

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pace import bound
 
 from app.cli import main
 from checkers.outputs import sweep_partials, whole_file, write_whole
@@ -44,7 +45,7 @@ def grill(*argv: str, home: Path, limit: int | None = None) -> subprocess.Comple
         env={**os.environ, "GRILL_HOME": str(home), "GRILL_PACKS": str(FIXTURE_PACKS), **no_cache},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bound(5),  # some run without cached bytecode
         preexec_fn=None if limit is None else files_limited_to(limit),
     )
 

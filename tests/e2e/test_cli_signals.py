@@ -65,4 +65,4 @@ def test_a_signal_someone_ignores_stays_ignored():
         "import app.cli\napp.cli.dispatch = lambda target, args: signal.getsignal(signal.SIGHUP) is signal.SIG_IGN\n"
         "sys.exit(0 if main(['stats']) else 1)"
     )
-    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode == 0
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=bound(3)).returncode == 0

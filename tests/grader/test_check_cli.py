@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from pace import bound
+from warm_worker import lend_shared_worker
 
 from app.cli import main
 from checkers.sandbox import Sandbox
@@ -25,12 +27,19 @@ STABLE_FIELDS = {
 }
 
 
+@pytest.fixture
+def lent_worker(monkeypatch):
+    """The command grades on the process's warm worker (`warm_worker`), not one of its own."""
+    lend_shared_worker(monkeypatch)
+
+
 def check(capsys, *argv):
     status = main(["check", "--device", "cpu", *argv])
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
 
+@pytest.mark.usefixtures("lent_worker")
 def test_a_clean_loop_exits_0_with_the_curve_and_no_table(capsys):
     status, out, _ = check(capsys, str(CORPUS / "clean_item_total.py"))
     assert status == 0
@@ -39,6 +48,7 @@ def test_a_clean_loop_exits_0_with_the_curve_and_no_table(capsys):
     assert "Still holding graphs" not in out
 
 
+@pytest.mark.usefixtures("lent_worker")
 def test_a_leak_exits_1_with_the_culprit_table_and_hint(capsys):
     status, out, _ = check(capsys, str(CORPUS / "leak_list_of_losses.py"))
     assert status == 1
@@ -47,6 +57,7 @@ def test_a_leak_exits_1_with_the_culprit_table_and_hint(capsys):
     assert "Hint:" in out
 
 
+@pytest.mark.usefixtures("lent_worker")
 def test_json_is_exactly_one_object_with_the_stable_fields(capsys):
     status, out, _ = check(capsys, "--json", "--steps", "20", str(CORPUS / "leak_running_total.py"))
     data = json.loads(out)
@@ -67,7 +78,16 @@ def test_json_is_exactly_one_object_with_the_stable_fields(capsys):
     assert data["error"] is None
 
 
-def test_several_files_share_one_worker_and_exit_with_the_worst_status(capsys):
+def test_several_files_share_one_worker_and_exit_with_the_worst_status(capsys, monkeypatch):
+    """The command's own worker: one for all its files, closed when it is done."""
+    started: list[Sandbox] = []
+    real_start = Sandbox.start
+
+    def start(self):
+        started.append(self)
+        return real_start(self)
+
+    monkeypatch.setattr(Sandbox, "start", start)
     status, out, _ = check(
         capsys,
         "--json",
@@ -80,8 +100,11 @@ def test_several_files_share_one_worker_and_exit_with_the_worst_status(capsys):
         ("leak_list_of_losses.py", "leak"),
     ]
     assert status == 1
+    assert len(set(map(id, started))) == 1, "the files shared one sandbox"
+    assert started[0]._process is None, "its worker was closed"
 
 
+@pytest.mark.usefixtures("lent_worker")
 def test_a_snippet_that_trains_nothing_says_so_instead_of_a_bare_clean(capsys, tmp_path):
     snippet = tmp_path / "nothing.py"
     snippet.write_text("total = 0\nfor i in range(100):\n    total += i\n")
@@ -91,6 +114,7 @@ def test_a_snippet_that_trains_nothing_says_so_instead_of_a_bare_clean(capsys, t
     assert data["training"]["graph_nodes"] == 0
 
 
+@pytest.mark.usefixtures("lent_worker")
 def test_a_refused_snippet_is_not_graded_exit_3_with_its_line(capsys, tmp_path):
     snippet = tmp_path / "escape.py"
     snippet.write_text("import torch\nfor i in range(3):\n    torch.os.system('true')\n")
@@ -101,6 +125,7 @@ def test_a_refused_snippet_is_not_graded_exit_3_with_its_line(capsys, tmp_path):
     assert data["error"]["line"] == 3
 
 
+@pytest.mark.usefixtures("lent_worker")
 def test_an_error_in_the_snippet_shows_only_its_own_traceback(capsys, tmp_path):
     snippet = tmp_path / "broken.py"
     snippet.write_text("import torch\nx = torch.zeros(2)\nfor i in range(3):\n    x[7] = 1\n")
@@ -161,6 +186,7 @@ def test_python_dash_m_checkers_gives_the_same_json():
         ],
         capture_output=True,
         text=True,
+        timeout=bound(6),  # a worker's start and one corpus file, quiet
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["verdict"] == "clean"

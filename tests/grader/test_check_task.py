@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from warm_worker import lend_shared_worker
 
 from app import paths
 from app.cli import main
@@ -28,6 +29,13 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "SHIPPED_PACKS", tmp_path / "no-shipped-packs")
     monkeypatch.chdir(tmp_path)
     return folder
+
+
+@pytest.fixture(autouse=True)
+def lent_worker(monkeypatch):
+    """The command and the app's runner grade on the process's warm worker (`warm_worker`):
+    what they say and record is the same on a worker of their own."""
+    lend_shared_worker(monkeypatch)
 
 
 @pytest.fixture(scope="module")

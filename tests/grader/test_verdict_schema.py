@@ -6,6 +6,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from warm_worker import lend_shared_worker
 
 from app.cli import main
 from checkers.verdict_schema import VERSION, generated, published
@@ -60,7 +61,8 @@ def test_grill_schema_verdict_takes_no_folder(capsys):
         "leak_running_total.py",
     ],
 )
-def test_grill_check_json_follows_the_schema(capsys, validator, name):
+def test_grill_check_json_follows_the_schema(capsys, validator, name, monkeypatch):
+    lend_shared_worker(monkeypatch)  # what it prints, not whose worker graded it
     status = main(["check", "--json", "--device", "cpu", "--steps", "20", str(CORPUS / name)])
     record = json.loads(capsys.readouterr().out)
     assert status in (0, 1)
@@ -68,7 +70,8 @@ def test_grill_check_json_follows_the_schema(capsys, validator, name):
     validator.validate(record)
 
 
-def test_a_verdict_not_graded_follows_the_schema_too(capsys, validator, tmp_path):
+def test_a_verdict_not_graded_follows_the_schema_too(capsys, validator, tmp_path, monkeypatch):
+    lend_shared_worker(monkeypatch)
     broken = tmp_path / "raises.py"
     broken.write_text("import torch\nraise RuntimeError('no data')\n", encoding="utf-8")
     status = main(["check", "--json", "--device", "cpu", str(broken)])

@@ -23,7 +23,9 @@ def test_parent_side_imports_neither_torch_nor_the_policy():
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('torch', 'RestrictedPython', 'textual') or m == 'checkers.policy'))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=bound(2)
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -80,7 +82,7 @@ def test_a_worker_killed_between_runs_is_replaced_silently_and_leaves_no_folder(
     with sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS) as box:
         first = worker_pid(box)
         os.killpg(first, signal.SIGKILL)
-        time.sleep(0.2)
+        assert wait_for(lambda: box._process.poll() is not None), "the killed worker lives on"
         assert box.run(SNIPPET, {"source": "result = 4"}).result == {"result": 4}
         assert worker_pid(box) != first
         assert len(list(tmp_path.glob("grill-sandbox-*"))) == 1, "the dead worker's folder stays"
@@ -154,8 +156,17 @@ def test_close_leaves_no_process_behind(secret):
     box = sandbox_with_jobs(device="cpu", warm=False, limits=TEST_LIMITS).start()
     tree = process_tree(worker_pid(box))
     box.close()
-    time.sleep(0.2)
-    assert all(not os.path.exists(f"/proc/{pid}") or zombie(pid) for pid in tree)
+    assert wait_for(lambda: all(not os.path.exists(f"/proc/{pid}") or zombie(pid) for pid in tree))
+
+
+def wait_for(condition, quiet_s: float = 0.2) -> bool:
+    """Whether `condition()` came true within `bound(quiet_s)`, looked at every 10 ms."""
+    deadline = time.monotonic() + bound(quiet_s)
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def zombie(pid: int) -> bool:

@@ -19,6 +19,7 @@ from pace import bound
 from sandbox_witness import process_tree, worker_pid
 
 from checkers import api
+from checkers.__main__ import main as checkers_main
 from checkers.api import UsageError, grade_source
 from checkers.sandbox import Sandbox
 from checkers.sandbox.child import CRASH_LOG
@@ -95,19 +96,17 @@ def test_a_rank_count_out_of_range_is_a_usage_error_before_any_worker_starts(cou
 
 
 @pytest.mark.parametrize("count", ["0", "17", "100000000000000000000"])
-def test_the_cli_says_the_range_of_ranks_and_exits_2(tmp_path, count):
+def test_the_cli_says_the_range_of_ranks_and_exits_2(tmp_path, capsys, monkeypatch, count):
+    """`python -m checkers` called in this process: a usage error starts nothing, so a process
+    of its own would show nothing more (test_check_cli runs it as one)."""
+    monkeypatch.setattr(Sandbox, "start", lambda self: pytest.fail("a worker was started"))
     snippet = tmp_path / "ddp.py"
     snippet.write_text("import torch\n")
-    run = subprocess.run(
-        [sys.executable, "-m", "checkers", "--ranks", count, str(snippet)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=bound(3),
-    )
-    assert run.returncode == EXIT_USAGE, run.stderr
-    assert "--ranks must be" in run.stderr and "from 1 to 16" in run.stderr
-    assert "Traceback" not in run.stderr
+    returncode = checkers_main(["--ranks", count, str(snippet)])
+    stderr = capsys.readouterr().err
+    assert returncode == EXIT_USAGE, stderr
+    assert "--ranks must be" in stderr and "from 1 to 16" in stderr
+    assert "Traceback" not in stderr
 
 
 # -- snippets a rank cannot run ------------------------------------------------------------
