@@ -23,12 +23,12 @@ run test test-fast bench: export PYTHONDONTWRITEBYTECODE =
 
 # Every test, spread over the cores; pytest's last line is the suite's wall time.
 test: setup
-	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -q -n $(WORKERS)
 
 # The edit loop: each test file's first test, but none below an e2e/ folder (the others are
 # marked slow: tests/edit_loop.py), so every file, and with them every package, still runs.
 test-fast: setup
-	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup -m "not slow"
+	$(BIN)/python -m pytest -q -n $(WORKERS) -m "not slow"
 
 # Formatting, lint, types, the layers and dead code; tests/e2e/test_check_bites.py shows each one
 # fails on a planted violation.

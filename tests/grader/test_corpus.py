@@ -48,14 +48,6 @@ def _graded(source: str, filename: str) -> Verdict:
     )
 
 
-def together(value: object, group: str, id: str):
-    """A parameter whose tests run in the same test process as the others of its `group`
-    (`make test` spreads them with `--dist loadgroup`): tests that read one file's verdict, or
-    grade fixes of one task against its reference run, then pay for that run once, not once per
-    process they happened to land in."""
-    return pytest.param(value, id=id, marks=pytest.mark.xdist_group(group))
-
-
 def graded(path: Path) -> Verdict:
     """The verdict of a labelled file, graded once per process however many tests read it
     (its label, its message and hint): the same text, the same budget, the same verdict."""
@@ -75,7 +67,7 @@ ONE_RUN_CANNOT_TELL = {
 }
 
 
-@pytest.mark.parametrize("path", [together(path, path.stem, path.stem) for path in CORPUS])
+@pytest.mark.parametrize("path", CORPUS, ids=[path.stem for path in CORPUS])
 def test_corpus_snippet_gets_its_measured_label(path):
     if path.name in ONE_RUN_CANNOT_TELL:
         pytest.xfail(ONE_RUN_CANNOT_TELL[path.name])
@@ -153,7 +145,7 @@ EXPLAINED = {
 }
 
 
-@pytest.mark.parametrize("stem", [together(stem, stem, stem) for stem in sorted(EXPLAINED)])
+@pytest.mark.parametrize("stem", sorted(EXPLAINED))
 def test_a_leak_message_names_the_holder_and_line_and_the_hint_the_fix(stem):
     """The candidate reads where the graphs are kept, which line kept them, and what to store."""
     holder, line, fix = EXPLAINED[stem]
@@ -162,7 +154,6 @@ def test_a_leak_message_names_the_holder_and_line_and_the_hint_the_fix(stem):
     assert fix in verdict.hint, verdict.hint
 
 
-@pytest.mark.xdist_group("leak_reinforce_stats_keep_policy_loss")
 def test_a_buffer_a_backward_reads_back_is_never_named_nor_told_to_be_detached():
     """REINFORCE's episode buffer (policy.saved_log_probs) is read back for the episode's loss:
     detaching it would stop the policy gradient."""
@@ -174,7 +165,7 @@ def test_a_buffer_a_backward_reads_back_is_never_named_nor_told_to_be_detached()
 TASK_FILES = {loaded.card.id: loaded.path for loaded in SHIPPED if loaded.card.code_task}
 
 
-@pytest.mark.parametrize("path", [together(path, id, id) for id, path in TASK_FILES.items()])
+@pytest.mark.parametrize("path", TASK_FILES.values(), ids=TASK_FILES)
 def test_grill_lint_run_passes_on_each_shipped_task(capsys, path):
     """Every shipped task's starter fails as its card says, its solution passes and each tried
     fix grades as it expects, graded by the grader users run (`grill lint --run CARD`; CI runs
@@ -249,7 +240,7 @@ break: its wrong fixes are its own tried fixes)."""
 
 
 @pytest.mark.parametrize("how", ["no-updates", "fewer-steps", "detached"])
-@pytest.mark.parametrize("card", [together(card, card.id, card.id) for card in TRAINING_TASKS])
+@pytest.mark.parametrize("card", TRAINING_TASKS, ids=[card.id for card in TRAINING_TASKS])
 def test_a_fix_that_stops_the_leak_by_breaking_the_task_is_wrong(card, how, sandbox):
     """No optimizer update, half the training steps, the loss detached before backward: each
     keeps no graph and is `wrong`. Where the task's own code then trips over what the break
