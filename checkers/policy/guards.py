@@ -954,16 +954,32 @@ class PolicedFormatter(string.Formatter):
 
 def policed_formatter(method: Callable[..., object]) -> Callable[..., object]:
     """The policed stand-in for a `format`/`format_map` method, bound or not."""
-    formatter = PolicedFormatter()
     template = getattr(method, "__self__", None)
-    policed: Callable[..., object]
-    if not isinstance(template, str):  # str.format(template, ...) read from the class
+    if type(template) is str:  # (a str subclass may hash and compare as its own code says)
+        return _bound_formatter(template, method.__name__)
+    if isinstance(template, str):
+        return _formatter(template, method.__name__)
 
-        def policed(template: object, *args: object, **kwargs: object) -> object:
-            if not isinstance(template, str):
-                raise TypeError(f"descriptor '{method.__name__}' requires a 'str' object")
-            return policed_formatter(getattr(template, method.__name__))(*args, **kwargs)
-    elif method.__name__ == "format_map":
+    def policed(template: object, *args: object, **kwargs: object) -> object:
+        if not isinstance(template, str):  # str.format(template, ...) read from the class
+            raise TypeError(f"descriptor '{method.__name__}' requires a 'str' object")
+        return policed_formatter(getattr(template, method.__name__))(*args, **kwargs)
+
+    return _shown_as(policed, method.__name__)
+
+
+@functools.lru_cache(maxsize=1024)
+def _bound_formatter(template: str, name: str) -> Callable[..., object]:
+    """One stand-in per template and method, however often a loop reads `'{}'.format`: a new
+    stand-in each time would grow the stand-ins by one per step and make the policy forget the
+    decisions it remembers (`identity`) at every read."""
+    return _formatter(template, name)
+
+
+def _formatter(template: str, name: str) -> Callable[..., object]:
+    formatter = PolicedFormatter()
+    policed: Callable[..., object]
+    if name == "format_map":
 
         def policed(mapping: Mapping[str, object]) -> object:
             return formatter.vformat(template, (), mapping)
@@ -972,7 +988,11 @@ def policed_formatter(method: Callable[..., object]) -> Callable[..., object]:
         def policed(*args: object, **kwargs: object) -> object:
             return formatter.vformat(template, args, kwargs)
 
-    policed.__name__ = policed.__qualname__ = f"str.{method.__name__}"  # what its repr shows
+    return _shown_as(policed, name)
+
+
+def _shown_as(policed: Callable[..., object], name: str) -> Callable[..., object]:
+    policed.__name__ = policed.__qualname__ = f"str.{name}"  # what its repr shows
     policed.__module__ = "builtins"
     return stand_in(policed)
 

@@ -104,3 +104,17 @@ def test_an_instance_whose_class_claims_another_is_judged_one_by_one() -> None:
 
     assert not identity._judged_by_kind(Claims)
     assert identity._judged_by_kind(type(guards.PrintSink(1)))
+
+
+def test_a_template_formatted_at_every_step_adds_one_stand_in_and_forgets_no_decision() -> None:
+    """`'step {}'.format(step)` in a loop: were each read a new stand-in, the stand-ins would
+    grow by one per step and every remembered decision would be dropped at each read."""
+    from checkers.policy.refusal import FACTS_CHANGED
+    from checkers.policy.standins import STAND_INS
+
+    template = "".join(["step {} of ", "{}"])  # made at run time, as a loop's own string is
+    guards.policed_formatter(template.format)  # the first read may add its stand-in
+    stand_ins, facts = len(STAND_INS), FACTS_CHANGED[0]
+    shown = [guards.policed_formatter(template.format)(step, 50) for step in range(50)]
+    assert shown[7] == "step 7 of 50"
+    assert (len(STAND_INS), FACTS_CHANGED[0]) == (stand_ins, facts)
