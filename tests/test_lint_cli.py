@@ -417,21 +417,10 @@ def test_run_without_a_grader_is_a_usage_error(capsys, monkeypatch):
     assert "the grader is not available" in err
 
 
-def test_lint_without_run_imports_neither_torch_nor_textual():
+def test_lint_without_run_imports_neither_torch_nor_textual(imported_after):
     """Checking content must stay fast and headless: only `--run` may load the grader."""
-    probe = (
-        "import sys\nfrom app.cli import main\nmain(['lint', 'good'])\n"
-        "print('torch' in sys.modules, 'textual' in sys.modules)"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=PACKS,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=bound(3),
-    )
-    assert out.stdout.splitlines()[-1] == "False False"
+    modules = imported_after(f"from app.cli import main\nmain(['lint', {str(PACKS / 'good')!r}])")
+    assert modules.of("torch", "textual") == []
 
 
 @pytest.mark.parametrize("mode", [0o000, 0o311], ids=["mode 000", "mode 0311"])
