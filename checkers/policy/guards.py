@@ -173,11 +173,7 @@ def attribute_reason(obj: object, name: str) -> str | None:
     """Why `obj.name` is refused (the object itself being open), or None."""
     if name in _ALWAYS_CLOSED:
         return tables.INTERPRETER_DUNDERS[name]
-    if (
-        name not in tables.INTERPRETER_DUNDERS
-        and name not in tables.DENIED_ATTRIBUTES
-        and name not in tables.GRAPH_NODE_ATTRIBUTES
-    ):
+    if name not in _NAMES_IN_TABLES:
         return None  # (the cheap test first: most names are in no table)
     if is_own(obj):
         return None
