@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from pace import bound
+from terminal_signals import as_from_a_terminal
 
 from app.cli import main
 from app.commands import lint as lint_command
@@ -568,6 +569,7 @@ def test_watch_lints_again_at_each_save_until_ctrl_c(tmp_path):
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "GRILL_HOME": str(tmp_path / "home")},
+        preexec_fn=as_from_a_terminal,  # Ctrl+C reaches it however the suite was started
     )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(
