@@ -7,6 +7,12 @@ summed test time per folder from pytest's JUnit XML. `--before FILE` puts an ear
 beside it (save one with `--keep FILE`). Busy seconds count every process on the machine: on a
 shared one, read the load average printed before the run.
 
+It also says where those CPU seconds went, from /proc sampled through the run: pytest's own
+processes (the tests themselves), the sandbox workers (their warm start and every graded run,
+which are their forked children), and the rest (the commands tests start, bubblewrap, the
+kernel, anything else on the machine). A process is read last up to `SAMPLE_S` before it ends,
+so the first two are a little low and the rest a little high.
+
     .venv/bin/python tests/bench/bench_suite.py [--keep FILE] [--before FILE] [-- PYTEST-ARGS]
 """
 
@@ -17,6 +23,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from collections import defaultdict
@@ -33,6 +40,75 @@ def busy_and_total() -> tuple[float, float]:
     total = sum(fields[:8])
     ticks = os.sysconf("SC_CLK_TCK")
     return (total - idle) / ticks, total / ticks
+
+
+SAMPLE_S = 0.25
+SANDBOX_WORKER = b"checkers.sandbox.worker"
+
+
+class CpuByKind:
+    """CPU seconds of pytest's processes and of the sandbox workers (with the run children
+    they reaped), sampled from /proc until `stop()`."""
+
+    def __init__(self, pytest_pid: int):
+        self.pytest_pid = pytest_pid
+        self.pytest: dict[int, float] = {}
+        self.sandbox: dict[int, float] = {}
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> dict[str, float]:
+        self._stopped.set()
+        self._thread.join()
+        return {"pytest": sum(self.pytest.values()), "sandbox": sum(self.sandbox.values())}
+
+    def _sample(self) -> None:
+        ticks = os.sysconf("SC_CLK_TCK")
+        while not self._stopped.wait(SAMPLE_S):
+            seen = {}
+            for entry in os.scandir("/proc"):
+                if entry.name.isdigit():
+                    found = _stat(int(entry.name))
+                    if found is not None:
+                        seen[int(entry.name)] = found
+            for pid, (parent, own, reaped, command) in seen.items():
+                if pid == self.pytest_pid or parent == self.pytest_pid:
+                    self.pytest[pid] = own / ticks  # reaped: the commands tests ran, counted below
+                elif (
+                    _is_worker(command)
+                    and not _is_worker(seen.get(parent, _GONE)[3])
+                    and self._descends(parent, seen)
+                ):  # a worker of this suite, not one of its forked runs (in its reaped time)
+                    self.sandbox[pid] = (own + reaped) / ticks
+
+    def _descends(self, pid: int, seen: dict[int, tuple[int, int, int, bytes]]) -> bool:
+        while pid > 1:
+            if pid == self.pytest_pid:
+                return True
+            pid = seen.get(pid, _GONE)[0]
+        return False
+
+
+_GONE = (0, 0, 0, b"")
+
+
+def _is_worker(command: bytes) -> bool:
+    """A sandbox worker's Python (bubblewrap's command line names the worker too)."""
+    return SANDBOX_WORKER in command and not command.split(b"\0", 1)[0].endswith(b"bwrap")
+
+
+def _stat(pid: int) -> tuple[int, int, int, bytes] | None:
+    """A process's parent, own CPU ticks, its reaped children's, and its command line."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            command = cmdline.read()
+    except OSError:  # gone, or not ours to read
+        return None
+    parent, utime, stime, cutime, cstime = (int(fields[i]) for i in (1, 11, 12, 13, 14))
+    return parent, utime + stime, cutime + cstime, command
 
 
 def per_folder(junit: Path) -> dict[str, tuple[float, int]]:
@@ -74,14 +150,22 @@ def main() -> int:
         print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
         busy_then, total_then = busy_and_total()
         started = time.monotonic()
-        status = subprocess.call(
+        suite = subprocess.Popen(
             [sys.executable, "-m", "pytest", *pytest_args, f"--junitxml={junit}"], cwd=ROOT
         )
+        sampled = CpuByKind(suite.pid)
+        status = suite.wait()
         wall = time.monotonic() - started
+        by_kind = sampled.stop()
         busy_now, total_now = busy_and_total()
         busy, total = busy_now - busy_then, total_now - total_then
         print(
             f"\npytest exit {status}; wall {wall:.0f} s; machine busy {busy:.0f} CPU-s of {total:.0f}"
+        )
+        rest = busy - by_kind["pytest"] - by_kind["sandbox"]
+        print(
+            f"of which pytest's processes {by_kind['pytest']:.0f}, sandbox workers and their runs"
+            f" {by_kind['sandbox']:.0f}, the rest {rest:.0f}"
         )
         print(table(per_folder(junit), per_folder(args.before) if args.before else {}))
     return status
