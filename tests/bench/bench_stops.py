@@ -35,6 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from terminal_signals import as_from_a_terminal  # noqa: E402  (the tests' own helper)
+
 FIXTURE_PACKS = ROOT / "tests" / "ui" / "fixtures" / "packs"
 HANG_S = 30.0
 """A command still going this long after the signal hangs."""
@@ -86,13 +89,6 @@ class Round:
     @property
     def clean(self) -> bool:
         return not (self.hung or self.folders or self.processes)
-
-
-def as_from_a_terminal() -> None:
-    """SIGINT and SIGHUP at their defaults, whatever started this script (a background job
-    ignores SIGINT, `nohup` SIGHUP)."""
-    for number in (signal.SIGINT, signal.SIGHUP):
-        signal.signal(number, signal.SIG_DFL)
 
 
 def become_subreaper() -> None:
