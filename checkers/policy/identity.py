@@ -25,7 +25,7 @@ import sys
 import types
 from collections import OrderedDict, defaultdict, deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 from weakref import WeakKeyDictionary, WeakSet, WeakValueDictionary
 
 import torch
@@ -35,7 +35,6 @@ from checkers.policy.refusal import (
     FACTS_CHANGED,
     OWN_CLASSES,
     RANKED_RUNS,
-    candidate_classes,
     is_namespace,
     not_available,
     ranked_now,
@@ -368,10 +367,26 @@ def _names(cls: type) -> tuple[object, object] | None:
     return _type_module(cls), _type_qualname(cls)
 
 
-def _same_names(cls: type, names: tuple[object, object] | None) -> bool:
+def _same_names(judged: object, names: tuple[object, object] | None) -> bool:
+    """Whether a class still has the names it was decided with (anything else has none)."""
     if names is None:
         return True
-    return _type_module(cls) is names[0] and _type_qualname(cls) is names[1]
+    return _type_module(judged) is names[0] and _type_qualname(judged) is names[1]
+
+
+_Judged = TypeVar("_Judged")
+
+
+def _remembered(which: int, judged: _Judged, decide: Callable[[_Judged], str | None]) -> str | None:
+    """`decide(judged)`, remembered in table `which` for as long as the facts it rests on hold
+    (`_decisions`), and, for a class, as long as it keeps its names."""
+    table = _decisions(which)
+    known = table.get(id(judged))
+    if known is not None and known[0] is judged and _same_names(judged, known[2]):
+        return known[1]
+    reason = decide(judged)
+    table[id(judged)] = (judged, reason, _names(judged) if isinstance(judged, type) else None)
+    return reason
 
 
 _MethodDecision = tuple[object, type, object, tuple[object, object] | None, str | None]
@@ -517,13 +532,7 @@ def _bound_method_reason(method: types.MethodType, function: object, owner: obje
 def _builtin_reason(function: types.BuiltinFunctionType) -> str | None:
     owner = function.__self__
     if owner is None or isinstance(owner, _ModuleType):
-        table = _decisions(_OBJECT)
-        known = table.get(id(function))
-        if known is not None and known[0] is function:
-            return known[1]
-        reason = _module_function_reason(function)
-        table[id(function)] = (function, reason, None)
-        return reason
+        return _remembered(_OBJECT, function, _module_function_reason)
     kind = type(owner)
     if kind in OPEN_KINDS:  # a tensor's method, a str's: `_bound_reason` without a call,
         # as none of these kinds is a class, a function or `super`, nor claims another class
@@ -545,15 +554,13 @@ def _class_state_reason(function: object, owner: object) -> str | None:
     """`tables.CLASS_STATE_WRITERS` bound to a class the snippet did not define."""
     if not isinstance(function, _FunctionType):
         return None
-    table = _decisions(_WRITERS)
-    known = table.get(id(function))
-    if known is not None and known[0] is function:
-        why = known[1]
-    else:
-        home = _function_home(function)
-        why = tables.CLASS_STATE_WRITERS.get(".".join(home)) if home is not None else None
-        table[id(function)] = (function, why, None)
+    why = _remembered(_WRITERS, function, _writer_reason)
     return None if why is None or _own(owner) else why
+
+
+def _writer_reason(function: types.FunctionType) -> str | None:
+    home = _function_home(function)
+    return tables.CLASS_STATE_WRITERS.get(".".join(home)) if home is not None else None
 
 
 def class_state_reason(function: object, owner: object) -> str | None:
@@ -587,13 +594,7 @@ def _name_reason(owner: object, name: str) -> str | None:
 def class_reason(cls: type) -> str | None:
     if cls in OWN_CLASSES or is_stand_in(cls):
         return None
-    table = _decisions(_OBJECT)
-    known = table.get(id(cls))
-    if known is not None and known[0] is cls and _same_names(cls, known[2]):
-        return known[1]
-    reason = _class_reason(cls)
-    table[id(cls)] = (cls, reason, _names(cls))
-    return reason
+    return _remembered(_OBJECT, cls, _class_reason)
 
 
 def _class_reason(cls: type) -> str | None:
@@ -625,7 +626,7 @@ def _placed_class_reason(cls: type, home: tuple[str, str], ranked: bool) -> str 
     if reason is not None:
         return reason
     for base in cls.__mro__[1:-1]:
-        if base in candidate_classes() or is_stand_in(base):
+        if base in OWN_CLASSES or is_stand_in(base):
             continue
         base_home = _class_home(base)
         if base_home is not None and _home_reason(*base_home, ranked) is not None:
@@ -634,13 +635,7 @@ def _placed_class_reason(cls: type, home: tuple[str, str], ranked: bool) -> str 
 
 
 def function_reason(function: types.FunctionType) -> str | None:
-    table = _decisions(_OBJECT)
-    known = table.get(id(function))
-    if known is not None and known[0] is function:
-        return known[1]
-    reason = _function_reason(function)
-    table[id(function)] = (function, reason, None)
-    return reason
+    return _remembered(_OBJECT, function, _function_reason)
 
 
 def _function_reason(function: types.FunctionType) -> str | None:
@@ -689,16 +684,15 @@ def _is_exception(name: str) -> bool:
 
 def _own(value: object) -> bool:
     """The snippet's own: a class it defined, an instance of one, a function it defined."""
-    classes = OWN_CLASSES
     if isinstance(value, type):
-        return value in classes
-    if type(value) in classes:
+        return value in OWN_CLASSES
+    if type(value) in OWN_CLASSES:
         return True
     if isinstance(value, _FunctionType):
         return is_namespace(value.__globals__)
     if isinstance(value, super):
         target = value.__self__  # type: ignore[attr-defined]  # (typeshed omits it)
-        return type(target) in classes or isinstance(target, type) and target in classes
+        return type(target) in OWN_CLASSES or isinstance(target, type) and target in OWN_CLASSES
     return False
 
 

@@ -177,11 +177,6 @@ def current_run() -> Run | None:
     return next(reversed(_runs.values()), None)
 
 
-def candidate_classes() -> ClassSet:
-    """The classes snippets defined."""
-    return OWN_CLASSES
-
-
 def candidate_line() -> int | None:
     """The line of the innermost candidate frame on the current stack, if any."""
     frame = candidate_frame()

@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
-from checkers.policy.refusal import FACTS_CHANGED, candidate_classes, current_run, not_available
+from checkers.policy.refusal import FACTS_CHANGED, OWN_CLASSES, current_run, not_available
 
 if TYPE_CHECKING:
     from torch.utils.data import DataLoader as TorchDataLoader
@@ -181,11 +181,10 @@ def candidate_dataclass(
     rewrite that class's `__init__`, `__eq__`... (nn.Module's, say), which would fool the grader."""
 
     def decorate(cls: type) -> type:
-        classes = candidate_classes()
-        if cls not in classes:
+        if cls not in OWN_CLASSES:
             raise not_available(f"dataclass({getattr(cls, '__qualname__', type(cls).__name__)})")
         made: type = dataclasses.dataclass(cls, **options)
-        classes.add(made)  # slots=True builds a new class: it is still the snippet's own
+        OWN_CLASSES.add(made)  # slots=True builds a new class: it is still the snippet's own
         return made
 
     _named(decorate, "dataclasses", "dataclass")

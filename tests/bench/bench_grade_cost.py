@@ -113,12 +113,12 @@ def policy_us(rounds: int = 10_000) -> float:
     import torch
 
     from checkers.policy import identity
-    from checkers.policy.refusal import candidate_classes
+    from checkers.policy.refusal import OWN_CLASSES
 
     class Own:
         pass
 
-    candidate_classes().add(Own)
+    OWN_CLASSES.add(Own)
     items: list[object] = []
     model = torch.nn.Linear(2, 2)
     values = [
